@@ -1,0 +1,97 @@
+import type { MiddlewareHandler } from "hono";
+import { digestsEqual, parseToken, type Scope, secretMatches } from "../auth/keys";
+import { sha256Hex } from "../lib/ids";
+import type { AppEnv, ProjectRecord } from "./context";
+import { ApiError } from "./errors";
+
+const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1] ?? null;
+
+interface KeyRow {
+	id: string;
+	tenant_id: string;
+	user_id: string;
+	digest: string;
+	scopes: string;
+	project_id: string | null;
+}
+
+/**
+ * Resolves the Bearer API key to tenant, user and scopes. Looked up on every request, so a
+ * deleted key stops working on the next one.
+ */
+export function requireKey(): MiddlewareHandler<AppEnv> {
+	return async function requireKey(c, next) {
+		const token = bearer(c.req.header("Authorization"));
+		const parsed = token ? parseToken(token) : null;
+		if (!token || !parsed) throw new ApiError(401, "unauthorized", "a valid API key is required (Authorization: Bearer cairn_…)");
+		const row = await c.env.DB.prepare("SELECT id, tenant_id, user_id, digest, scopes, project_id FROM api_keys WHERE id = ?")
+			.bind(parsed.id)
+			.first<KeyRow>();
+		const digest = await sha256Hex(token);
+		// Compare against a dummy digest when the id is unknown, so timing does not reveal which ids exist.
+		const ok = digestsEqual(digest, row?.digest ?? "0".repeat(64)) && row !== null;
+		if (!ok || !row) throw new ApiError(401, "unauthorized", "the API key is not valid");
+		c.set("auth", {
+			tenantId: row.tenant_id,
+			userId: row.user_id,
+			keyId: row.id,
+			scopes: JSON.parse(row.scopes) as Scope[],
+			projectId: row.project_id,
+		});
+		await next();
+	};
+}
+
+export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
+	return async function requireScope(c, next) {
+		if (!c.get("auth").scopes.includes(scope)) {
+			throw new ApiError(403, "forbidden", `this API key lacks the "${scope}" scope`);
+		}
+		await next();
+	};
+}
+
+/** Read for safe methods, write for everything else. */
+export function requireMethodScope(): MiddlewareHandler<AppEnv> {
+	return async function requireMethodScope(c, next) {
+		const scope: Scope = ["GET", "HEAD", "OPTIONS"].includes(c.req.method) ? "read" : "write";
+		if (!c.get("auth").scopes.includes(scope)) {
+			throw new ApiError(403, "forbidden", `this API key lacks the "${scope}" scope`);
+		}
+		await next();
+	};
+}
+
+/**
+ * Loads `:projectId` within the key's tenant. Another tenant's project is indistinguishable from a
+ * missing one (404); a project-limited key reaching for another project of its tenant gets 403.
+ */
+export function loadProject(): MiddlewareHandler<AppEnv> {
+	return async function loadProject(c, next) {
+		const auth = c.get("auth");
+		const projectId = c.req.param("projectId") ?? "";
+		const project = await c.env.DB.prepare(
+			"SELECT id, tenant_id, name, canonical_key, git_remote, root_path, created_at FROM projects WHERE id = ? AND tenant_id = ?",
+		)
+			.bind(projectId, auth.tenantId)
+			.first<ProjectRecord>();
+		if (!project) throw new ApiError(404, "not_found", "project not found");
+		if (auth.projectId && auth.projectId !== project.id) {
+			throw new ApiError(403, "forbidden", "this API key is limited to another project");
+		}
+		c.set("project", project);
+		c.set("projectContext", { tenantId: auth.tenantId, userId: auth.userId, projectId: project.id });
+		await next();
+	};
+}
+
+/** The operator's token (`CAIRN_ADMIN_TOKEN`), used only to create tenants. */
+export function requireAdminToken(): MiddlewareHandler<AppEnv> {
+	return async function requireAdminToken(c, next) {
+		const token = bearer(c.req.header("Authorization"));
+		if (!token || !(await secretMatches(token, c.env.CAIRN_ADMIN_TOKEN ?? ""))) {
+			throw new ApiError(401, "unauthorized", "the operator token (CAIRN_ADMIN_TOKEN) is required");
+		}
+		await next();
+	};
+}

@@ -1,0 +1,100 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { issueKey, SCOPES } from "../../auth/keys";
+import { newId } from "../../lib/ids";
+import { parseSettingsPatch, readLevel, writeLevel } from "../../settings/settings";
+import { requireAdminToken, requireScope } from "../auth";
+import type { AppEnv } from "../context";
+import { errors, SettingsPatchSchema } from "../schemas";
+
+export const adminRoutes = new OpenAPIHono<AppEnv>();
+
+const createTenant = createRoute({
+	method: "post",
+	path: "/v1/admin/tenants",
+	tags: ["admin"],
+	summary: "Create a tenant, its first user and an all-scopes key (operator token)",
+	middleware: [requireAdminToken()] as const,
+	request: {
+		body: {
+			required: true,
+			content: {
+				"application/json": {
+					schema: z.object({ name: z.string().trim().min(1).max(120), user: z.string().trim().min(1).max(120) }),
+				},
+			},
+		},
+	},
+	responses: {
+		201: {
+			description: "Created; the key's token is shown only here",
+			content: {
+				"application/json": {
+					schema: z.object({
+						tenant: z.object({ id: z.string(), name: z.string() }),
+						user: z.object({ id: z.string(), name: z.string() }),
+						key: z.object({ id: z.string(), token: z.string(), scopes: z.array(z.string()) }),
+					}),
+				},
+			},
+		},
+		...errors(400, 401),
+	},
+});
+
+adminRoutes.openapi(createTenant, async (c) => {
+	const { name, user } = c.req.valid("json");
+	const tenantId = newId("ten");
+	const userId = newId("usr");
+	const key = await issueKey();
+	const scopes = [...SCOPES];
+	await c.env.DB.batch([
+		c.env.DB.prepare("INSERT INTO tenants (id, name) VALUES (?, ?)").bind(tenantId, name),
+		c.env.DB.prepare("INSERT INTO users (id, tenant_id, name) VALUES (?, ?, ?)").bind(userId, tenantId, user),
+		c.env.DB.prepare("INSERT INTO api_keys (id, tenant_id, user_id, name, digest, scopes) VALUES (?, ?, ?, ?, ?, ?)").bind(
+			key.id,
+			tenantId,
+			userId,
+			"initial admin key",
+			key.digest,
+			JSON.stringify(scopes),
+		),
+	]);
+	return c.json(
+		{ tenant: { id: tenantId, name }, user: { id: userId, name: user }, key: { id: key.id, token: key.token, scopes } },
+		201,
+	);
+});
+
+const policyResponse = { "application/json": { schema: z.object({ policy: z.record(z.string(), z.unknown()) }) } };
+
+adminRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/admin/policy",
+		tags: ["settings"],
+		summary: "The tenant's managed policy (wins over project and user settings)",
+		middleware: [requireScope("admin")] as const,
+		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(401, 403) },
+	}),
+	async (c) => {
+		const { tenantId } = c.get("auth");
+		return c.json({ policy: await readLevel(c.env.DB, tenantId, "policy", tenantId) }, 200);
+	},
+);
+
+adminRoutes.openapi(
+	createRoute({
+		method: "put",
+		path: "/v1/admin/policy",
+		tags: ["settings"],
+		summary: "Patch the tenant's managed policy; null clears a key",
+		middleware: [requireScope("admin")] as const,
+		request: { body: { required: true, content: { "application/json": { schema: SettingsPatchSchema } } } },
+		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(400, 401, 403) },
+	}),
+	async (c) => {
+		const { tenantId } = c.get("auth");
+		const patch = parseSettingsPatch(c.req.valid("json"));
+		return c.json({ policy: await writeLevel(c.env.DB, tenantId, "policy", tenantId, patch) }, 200);
+	},
+);

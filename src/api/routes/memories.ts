@@ -1,0 +1,391 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { getIndex } from "../../memory/index-file";
+import { skillKey, summaryKey } from "../../memory/paths";
+import {
+	deleteMemory,
+	getMemoryRow,
+	getVersion,
+	listMemories,
+	listVersions,
+	type MemoryRow,
+	type MemorySource,
+	readMemoryContent,
+	toMetadata,
+	writeMemory,
+} from "../../memory/store";
+import {
+	assertValidName,
+	MEMORY_SCOPES,
+	MEMORY_TYPES,
+	type MemoryScope,
+	NAME_PATTERN,
+	parseTopicFile,
+	type TopicFile,
+	validateFields,
+} from "../../memory/topic-file";
+import { effectiveSettings } from "../../settings/settings";
+import type { AppEnv } from "../context";
+import { ApiError, badRequest, notFound } from "../errors";
+import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";
+
+export const memoryRoutes = new OpenAPIHono<AppEnv>();
+
+const MARKDOWN = "text/markdown; charset=utf-8";
+const BATCH_LIMIT = 100;
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const memoryParams = z.object({ projectId: ProjectIdParam, name: NameParam });
+const memoryResponse = { "application/json": { schema: z.object({ memory: MemoryMetadataSchema }) } };
+const markdownResponse = { "text/markdown": { schema: z.string() } };
+
+/** `X-Cairn-Session` marks an explicit write by an agent; extraction skips what the agent wrote itself. */
+function writeSource(c: Context<AppEnv>): { source: MemorySource; sessionId: string | null } {
+	const session = c.req.header("X-Cairn-Session");
+	if (session === undefined) return { source: "user", sessionId: null };
+	if (!SESSION_ID.test(session)) throw badRequest("X-Cairn-Session must be 1-128 characters of letters, digits, '.', '_', ':' or '-'", { field: "X-Cairn-Session" });
+	return { source: "agent", sessionId: session };
+}
+
+function parseIfMatch(header: string | undefined): number | "*" | undefined {
+	if (header === undefined) return undefined;
+	const value = header.trim();
+	if (value === "*") return "*";
+	const m = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
+	if (!m?.[1]) throw badRequest('If-Match must be a version ETag such as "3"', { field: "If-Match" });
+	return Number(m[1]);
+}
+
+/** Refuses writes to a scope that settings or managed policy switched off. */
+async function assertScopeEnabled(c: Context<AppEnv>, scope: MemoryScope) {
+	const ctx = c.get("projectContext");
+	const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+	const key = scope === "team" ? "memories.teamMemory" : "memories.personalMemory";
+	if (settings[key].value === false) {
+		throw new ApiError(403, "feature_disabled", `${scope} memory is turned off (${key}, set by ${settings[key].source})`);
+	}
+}
+
+/** Finds a memory: the given scope, or personal first and then team when no scope is given. */
+async function findMemory(c: Context<AppEnv>, name: string, scope: MemoryScope | undefined): Promise<MemoryRow> {
+	const ctx = c.get("projectContext");
+	for (const s of scope ? [scope] : MEMORY_SCOPES) {
+		const row = await getMemoryRow(c.env.DB, ctx, s, name);
+		if (row) return row;
+	}
+	throw notFound("memory");
+}
+
+async function readBody(c: Context<AppEnv>, name: string): Promise<TopicFile> {
+	const contentType = (c.req.header("Content-Type") ?? "").toLowerCase();
+	const raw = await c.req.text();
+	if (contentType.startsWith("text/markdown") || contentType.startsWith("text/plain")) {
+		const file = parseTopicFile(raw);
+		if (file.name !== name) throw badRequest("frontmatter name must equal the name in the path", { field: "name" });
+		return file;
+	}
+	if (contentType.startsWith("application/json")) {
+		let json: unknown;
+		try {
+			json = JSON.parse(raw);
+		} catch {
+			throw badRequest("body is not valid JSON", { field: "body" });
+		}
+		if (!json || typeof json !== "object" || Array.isArray(json)) throw badRequest("body must be a JSON object", { field: "body" });
+		const fields = json as Record<string, unknown>;
+		const { type, description } = validateFields(fields);
+		if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
+		return { name, type, description, body: fields.body };
+	}
+	throw new ApiError(415, "unsupported_media_type", "send text/markdown (a topic file) or application/json");
+}
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "put",
+		path: "/v1/projects/{projectId}/memories/{name}",
+		tags: ["memories"],
+		summary: "Create or update a topic file (explicit write)",
+		request: {
+			params: memoryParams,
+			query: z.object({ scope: ScopeQuery }),
+			headers: z.object({
+				"if-match": z.string().optional().openapi({ description: 'Expected version, e.g. "3"; "*" requires that it exists' }),
+				"x-cairn-session": z.string().optional().openapi({ description: "Agent session id; marks the write as the agent's own" }),
+			}),
+			body: {
+				// Not `required`: the JSON schema is then applied only to JSON bodies, and markdown passes to readBody.
+				required: false,
+				content: {
+					"text/markdown": { schema: z.string().openapi({ example: "---\nname: testing-conventions\ndescription: Use the real database in integration tests.\ntype: feedback\n---\n\nUse the real DB by default.\n" }) },
+					"application/json": { schema: MemoryJsonBodySchema },
+				},
+			},
+		},
+		responses: {
+			201: { description: "Created", content: memoryResponse },
+			200: { description: "Updated or unchanged", content: memoryResponse },
+			...errors(400, 401, 403, 404, 412, 413, 415, 422),
+		},
+	}),
+	async (c) => {
+		const { name } = c.req.valid("param");
+		const scope = c.req.valid("query").scope ?? "personal";
+		const ifMatch = parseIfMatch(c.req.header("If-Match"));
+		const origin = writeSource(c);
+		const file = await readBody(c, name);
+		await assertScopeEnabled(c, scope);
+		const result = await writeMemory(c.env, c.get("projectContext"), { scope, file, ifMatch, ...origin });
+		c.header("ETag", `"${result.memory.version}"`);
+		return c.json({ memory: result.memory }, result.status === "created" ? 201 : 200);
+	},
+);
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/memories/{name}",
+		tags: ["memories"],
+		summary: "Read a topic file (markdown, or JSON with Accept: application/json)",
+		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
+		responses: {
+			200: {
+				description: "The file",
+				content: {
+					...markdownResponse,
+					"application/json": { schema: z.object({ memory: MemoryMetadataSchema.extend({ body: z.string() }) }) },
+				},
+			},
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const { name } = c.req.valid("param");
+		const row = await findMemory(c, name, c.req.valid("query").scope);
+		const content = await readMemoryContent(c.env, c.get("projectContext"), row);
+		c.header("ETag", `"${row.version}"`);
+		if ((c.req.header("Accept") ?? "").includes("application/json")) {
+			return c.json({ memory: { ...toMetadata(row), body: parseTopicFile(content).body } }, 200);
+		}
+		return c.body(content, 200, { "Content-Type": MARKDOWN });
+	},
+);
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "delete",
+		path: "/v1/projects/{projectId}/memories/{name}",
+		tags: ["memories"],
+		summary: "Delete a topic file and its history",
+		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
+		responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
+	}),
+	async (c) => {
+		const { name } = c.req.valid("param");
+		await deleteMemory(c.env, c.get("projectContext"), c.req.valid("query").scope ?? "personal", name);
+		return c.body(null, 204);
+	},
+);
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/memories",
+		tags: ["memories"],
+		summary: "List memory metadata (personal and team), optionally filtered",
+		request: {
+			params: z.object({ projectId: ProjectIdParam }),
+			query: z.object({
+				scope: ScopeQuery,
+				type: z.enum(MEMORY_TYPES).optional(),
+				limit: z.coerce.number().int().min(1).max(1000).optional(),
+				cursor: z.string().max(200).optional(),
+			}),
+		},
+		responses: {
+			200: {
+				description: "Memories, by name",
+				content: { "application/json": { schema: z.object({ memories: z.array(MemoryMetadataSchema), nextCursor: z.string().nullable() }) } },
+			},
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const { scope, type, limit = 1000, cursor } = c.req.valid("query");
+		let after: { name: string; scope: MemoryScope } | undefined;
+		if (cursor) {
+			const [n, s] = cursor.split(":");
+			if (!n || !NAME_PATTERN.test(n) || (s !== "personal" && s !== "team")) throw badRequest("cursor is not valid", { field: "cursor" });
+			after = { name: n, scope: s };
+		}
+		const rows = await listMemories(c.env.DB, c.get("projectContext"), { scope, type, limit, after });
+		const last = rows.at(-1);
+		return c.json({ memories: rows.map(toMetadata), nextCursor: rows.length === limit && last ? `${last.name}:${last.scope}` : null }, 200);
+	},
+);
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/memories/batch",
+		tags: ["memories"],
+		summary: `Write up to ${BATCH_LIMIT} memories; one bad item does not sink the others`,
+		request: {
+			params: z.object({ projectId: ProjectIdParam }),
+			query: z.object({ scope: ScopeQuery }),
+			// Items are checked one by one in the handler so that one bad item fails alone.
+			body: {
+				required: true,
+				content: {
+					"application/json": {
+						schema: z.object({ memories: z.array(z.unknown().openapi({ description: "A BatchMemoryInput: {name, type, description, body}" })) }),
+					},
+				},
+			},
+		},
+		responses: {
+			200: {
+				description: "Per-item results, in request order",
+				content: {
+					"application/json": {
+						schema: z.object({
+							results: z.array(
+								z.object({
+									name: z.string(),
+									status: z.enum(["created", "updated", "unchanged", "error"]),
+									error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
+								}),
+							),
+						}),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404, 413),
+		},
+	}),
+	async (c) => {
+		const scope = c.req.valid("query").scope ?? "personal";
+		const origin = writeSource(c);
+		await assertScopeEnabled(c, scope);
+		const items = c.req.valid("json").memories;
+		if (items.length > BATCH_LIMIT) throw badRequest(`at most ${BATCH_LIMIT} memories per batch`, { field: "memories" });
+		const results = [];
+		const seen = new Set<string>();
+		for (const [i, item] of items.entries()) {
+			const fields = (item && typeof item === "object" ? item : {}) as Record<string, unknown>;
+			const name = typeof fields.name === "string" ? fields.name : "";
+			const label = NAME_PATTERN.test(name) ? name : `#${i}`;
+			try {
+				assertValidName(name);
+				if (seen.has(name)) throw badRequest("name appears twice in this batch", { field: "name" });
+				seen.add(name);
+				const { type, description } = validateFields(fields);
+				if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
+				const result = await writeMemory(c.env, c.get("projectContext"), { scope, ...origin, file: { name, type, description, body: fields.body } });
+				results.push({ name: label, status: result.status });
+			} catch (err) {
+				if (!(err instanceof ApiError) || err.status >= 500) throw err;
+				results.push({ name: label, status: "error" as const, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+			}
+		}
+		return c.json({ results }, 200);
+	},
+);
+
+const historyParams = memoryParams.extend({});
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/memories/{name}/history",
+		tags: ["memories"],
+		summary: "Versions of a topic file, newest first",
+		request: { params: historyParams, query: z.object({ scope: ScopeQuery }) },
+		responses: {
+			200: {
+				description: "Versions",
+				content: {
+					"application/json": {
+						schema: z.object({ versions: z.array(z.object({ version: z.number().int(), updatedAt: z.string(), source: z.string(), sessionId: z.string().nullable() })) }),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const row = await findMemory(c, c.req.valid("param").name, c.req.valid("query").scope);
+		const versions = await listVersions(c.env.DB, row.id);
+		return c.json({ versions: versions.map((v) => ({ version: v.version, updatedAt: v.created_at, source: v.source, sessionId: v.session_id })) }, 200);
+	},
+);
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/memories/{name}/history/{version}",
+		tags: ["memories"],
+		summary: "One version's markdown",
+		request: {
+			params: memoryParams.extend({ version: z.coerce.number().int().min(1).max(999_999_999).openapi({ param: { name: "version", in: "path" } }) }),
+			query: z.object({ scope: ScopeQuery }),
+		},
+		responses: { 200: { description: "That version", content: markdownResponse }, ...errors(400, 401, 403, 404) },
+	}),
+	async (c) => {
+		const { name, version } = c.req.valid("param");
+		const row = await findMemory(c, name, c.req.valid("query").scope);
+		const v = await getVersion(c.env.DB, row.id, version);
+		if (!v) throw notFound("version");
+		const content = await readMemoryContent(c.env, c.get("projectContext"), v);
+		c.header("ETag", `"${v.version}"`);
+		return c.body(content, 200, { "Content-Type": MARKDOWN });
+	},
+);
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/index",
+		tags: ["memories"],
+		summary: "MEMORY.md: one line per topic file, grouped by type, within 200 lines and 25,000 bytes",
+		request: { params: z.object({ projectId: ProjectIdParam }) },
+		responses: { 200: { description: "MEMORY.md", content: markdownResponse }, ...errors(401, 403, 404) },
+	}),
+	async (c) => c.body(await getIndex(c.env, c.get("projectContext")), 200, { "Content-Type": MARKDOWN }),
+);
+
+const MEMORY_URL = /^memory:\/\/root(?:\/(?:(MEMORY\.md)|(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md))?$/;
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/resolve",
+		tags: ["memories"],
+		summary: "Resolve a memory:// URL to its markdown",
+		request: {
+			params: z.object({ projectId: ProjectIdParam }),
+			query: z.object({ url: z.string().min(1).max(300).openapi({ example: "memory://root/MEMORY.md" }) }),
+		},
+		responses: { 200: { description: "The artifact", content: markdownResponse }, ...errors(400, 401, 403, 404) },
+	}),
+	async (c) => {
+		const m = MEMORY_URL.exec(c.req.valid("query").url);
+		if (!m) {
+			throw badRequest("url must be memory://root, memory://root/MEMORY.md, memory://root/<name>.md or memory://root/skills/<name>/SKILL.md", { field: "url" });
+		}
+		const ctx = c.get("projectContext");
+		const [, index, team, name, skill] = m;
+		let text: string | undefined;
+		if (index) text = await getIndex(c.env, ctx);
+		else if (name) {
+			const row = await findMemory(c, name, team ? "team" : undefined);
+			text = await readMemoryContent(c.env, ctx, row);
+		} else {
+			const object = await c.env.FILES.get(skill ? skillKey(ctx.tenantId, ctx.projectId, skill) : summaryKey(ctx.tenantId, ctx.projectId));
+			if (!object) throw notFound(skill ? "skill" : "memory summary");
+			text = await object.text();
+		}
+		return c.body(text, 200, { "Content-Type": MARKDOWN });
+	},
+);

@@ -1,0 +1,70 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { effectiveSettings, parseSettingsPatch, readLevel, type SettingsLevel, writeLevel } from "../../settings/settings";
+import type { AppEnv } from "../context";
+import { errors, ProjectIdParam, SettingsPatchSchema } from "../schemas";
+
+export const settingsRoutes = new OpenAPIHono<AppEnv>();
+
+const settingsResponse = { "application/json": { schema: z.object({ settings: z.record(z.string(), z.unknown()) }) } };
+const body = { required: true, content: { "application/json": { schema: SettingsPatchSchema } } };
+
+/** GET and PUT for one settings level; the subject (user or project) comes from the request context. */
+function levelRoutes(level: Exclude<SettingsLevel, "policy">, path: string, subject: (c: Context<AppEnv>) => string) {
+	const params = level === "project" ? { params: z.object({ projectId: ProjectIdParam }) } : {};
+	settingsRoutes.openapi(
+		createRoute({
+			method: "get",
+			path,
+			tags: ["settings"],
+			summary: `The ${level} settings level (only the keys set here)`,
+			request: params,
+			responses: { 200: { description: "Settings", content: settingsResponse }, ...errors(401, 403, 404) },
+		}),
+		async (c) => c.json({ settings: await readLevel(c.env.DB, c.get("auth").tenantId, level, subject(c)) }, 200),
+	);
+	settingsRoutes.openapi(
+		createRoute({
+			method: "put",
+			path,
+			tags: ["settings"],
+			summary: `Patch the ${level} settings level with dotted keys; null clears a key`,
+			request: { ...params, body },
+			responses: { 200: { description: "Settings", content: settingsResponse }, ...errors(400, 401, 403, 404) },
+		}),
+		async (c) => {
+			const patch = parseSettingsPatch(await c.req.json());
+			return c.json({ settings: await writeLevel(c.env.DB, c.get("auth").tenantId, level, subject(c), patch) }, 200);
+		},
+	);
+}
+
+levelRoutes("user", "/v1/settings", (c) => c.get("auth").userId);
+levelRoutes("project", "/v1/projects/{projectId}/settings", (c) => c.get("project").id);
+
+settingsRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/settings/effective",
+		tags: ["settings"],
+		summary: "Every setting's effective value for the caller in this project, and its source",
+		request: { params: z.object({ projectId: ProjectIdParam }) },
+		responses: {
+			200: {
+				description: "Effective settings",
+				content: {
+					"application/json": {
+						schema: z.object({
+							settings: z.record(z.string(), z.object({ value: z.union([z.boolean(), z.number(), z.string()]), source: z.enum(["default", "user", "project", "policy"]) })),
+						}),
+					},
+				},
+			},
+			...errors(401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const { tenantId, userId } = c.get("auth");
+		return c.json({ settings: await effectiveSettings(c.env.DB, tenantId, userId, c.get("project").id) }, 200);
+	},
+);

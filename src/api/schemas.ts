@@ -1,0 +1,72 @@
+import { z } from "@hono/zod-openapi";
+import { MAX_DESCRIPTION_CHARS, MEMORY_SCOPES, MEMORY_TYPES } from "../memory/topic-file";
+
+export const ErrorSchema = z
+	.object({
+		error: z.object({
+			code: z.string().openapi({ example: "invalid_request" }),
+			message: z.string(),
+			details: z.record(z.string(), z.unknown()).optional(),
+		}),
+	})
+	.openapi("Error");
+
+const errorContent = { "application/json": { schema: ErrorSchema } };
+/** Standard error responses, declared once and spread into each route. */
+export const errors = (...statuses: (400 | 401 | 403 | 404 | 412 | 413 | 415 | 422)[]) =>
+	Object.fromEntries(statuses.map((s) => [s, { description: "Error", content: errorContent }]));
+
+export const NameParam = z
+	.string()
+	.regex(/^[a-z0-9][a-z0-9-]{0,63}$/)
+	.openapi({ param: { name: "name", in: "path" }, example: "testing-conventions" });
+export const ProjectIdParam = z.string().min(1).max(64).openapi({ param: { name: "projectId", in: "path" }, example: "prj_0123456789abcdef" });
+
+export const ScopeQuery = z.enum(MEMORY_SCOPES).optional().openapi({ param: { name: "scope", in: "query" } });
+
+export const MemoryMetadataSchema = z
+	.object({
+		name: z.string(),
+		type: z.enum(MEMORY_TYPES),
+		description: z.string(),
+		scope: z.enum(MEMORY_SCOPES),
+		path: z.string().openapi({ example: "memory://root/testing-conventions.md" }),
+		version: z.number().int(),
+		createdAt: z.string(),
+		updatedAt: z.string(),
+		verifiedAt: z.string(),
+		source: z.enum(["user", "agent", "extraction", "consolidation", "import"]),
+		sessionId: z.string().nullable(),
+		timesServed: z.number().int(),
+		lastServedAt: z.string().nullable(),
+	})
+	.openapi("MemoryMetadata");
+
+export const MemoryJsonBodySchema = z
+	.object({
+		type: z.enum(MEMORY_TYPES),
+		description: z.string().min(1).max(MAX_DESCRIPTION_CHARS),
+		body: z.string(),
+	})
+	.openapi("MemoryInput");
+
+export const BatchItemSchema = MemoryJsonBodySchema.extend({ name: z.string() }).openapi("BatchMemoryInput");
+
+export const ProjectSchema = z
+	.object({ id: z.string(), name: z.string(), canonicalKey: z.string(), createdAt: z.string() })
+	.openapi("Project");
+
+export const KeySchema = z
+	.object({
+		id: z.string(),
+		name: z.string(),
+		scopes: z.array(z.enum(["read", "write", "admin"])),
+		projectId: z.string().nullable(),
+		userId: z.string(),
+		createdAt: z.string(),
+	})
+	.openapi("ApiKey");
+
+export const SettingsPatchSchema = z
+	.record(z.string(), z.union([z.boolean(), z.number(), z.string(), z.null()]))
+	.openapi("SettingsPatch", { example: { "memories.enabled": true, "memories.minRolloutIdleHours": 6 } });

@@ -1,0 +1,95 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { loadProject, requireKey, requireMethodScope } from "./api/auth";
+import type { AppEnv } from "./api/context";
+import { ApiError, errorResponse } from "./api/errors";
+import { adminRoutes } from "./api/routes/admin";
+import { keyRoutes } from "./api/routes/keys";
+import { memoryRoutes } from "./api/routes/memories";
+import { projectRoutes } from "./api/routes/projects";
+import { settingsRoutes } from "./api/routes/settings";
+import { BatchItemSchema } from "./api/schemas";
+
+/** Request bodies: a topic file is ≤ 64 KB; a batch of 100 needs more room. */
+const BODY_LIMIT = 256 * 1024;
+const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * Zod validation failures become 400s that name the field. A bad memory name in the path is
+ * `invalid_name`. Values are never echoed: they may be untrusted text.
+ */
+export const validationHook = (
+	result: { success: boolean; target?: string; error?: { issues: { path: PropertyKey[]; message: string }[] } },
+	c: Parameters<typeof errorResponse>[0],
+) => {
+	if (result.success) return;
+	const issue = result.error?.issues[0];
+	const field = issue?.path.map(String).join(".") || String(result.target ?? "body");
+	if (result.target === "param" && field === "name") {
+		return errorResponse(
+			c,
+			new ApiError(400, "invalid_name", "memory name must be 1-64 characters of lowercase letters, digits and '-', starting with a letter or digit"),
+		);
+	}
+	return errorResponse(c, new ApiError(400, "invalid_request", `invalid ${result.target ?? "request"} field "${field}": ${issue?.message ?? "invalid"}`, { field }));
+};
+
+export function createApp() {
+	const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+	app.onError((err, c) => {
+		if (err instanceof ApiError) return errorResponse(c, err);
+		if (err instanceof HTTPException) {
+			const code = err.status === 413 ? "payload_too_large" : err.status === 415 ? "unsupported_media_type" : "invalid_request";
+			const status = err.status >= 500 ? 400 : err.status;
+			return errorResponse(c, new ApiError(status as 400, code, code === "invalid_request" ? "the request could not be read" : err.message));
+		}
+		// Internal detail goes to the log only; callers get a message Cairn controls.
+		console.error("unhandled error", err instanceof Error ? err.stack : String(err));
+		return errorResponse(c, new ApiError(500, "internal_error", "internal error"));
+	});
+	app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", "no such route")));
+
+	app.get("/health", (c) => c.json({ status: "ok" }));
+
+	const tooLarge = (limit: number) => () => {
+		throw new ApiError(413, "payload_too_large", `request body exceeds ${limit} bytes`);
+	};
+	app.use("/v1/projects/:projectId/memories/batch", bodyLimit({ maxSize: BATCH_BODY_LIMIT, onError: tooLarge(BATCH_BODY_LIMIT) }));
+	app.use("/v1/*", async (c, next) => {
+		if (c.req.path.endsWith("/memories/batch")) return next();
+		return bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) })(c, next);
+	});
+
+	// Tenant creation uses the operator token; every other /v1 route uses an API key.
+	const keyAuth = requireKey();
+	app.use("/v1/*", async (c, next) => (c.req.path === "/v1/admin/tenants" ? next() : keyAuth(c, next)));
+	app.use("/v1/projects/:projectId", loadProject());
+	app.use("/v1/projects/:projectId/*", loadProject(), requireMethodScope());
+	app.use("/v1/settings", requireMethodScope());
+
+	// An empty memory name ("/memories/") would otherwise fall through to "no such route".
+	app.all("/v1/projects/:projectId/memories/", () => {
+		throw new ApiError(400, "invalid_name", "memory name must not be empty");
+	});
+
+	app.route("/", adminRoutes);
+	app.route("/", keyRoutes);
+	app.route("/", projectRoutes);
+	app.route("/", memoryRoutes);
+	app.route("/", settingsRoutes);
+
+	app.openAPIRegistry.register("BatchMemoryInput", BatchItemSchema);
+	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", { type: "http", scheme: "bearer", description: "cairn_<id>_<secret>" });
+	app.doc31("/openapi.json", {
+		openapi: "3.1.0",
+		info: {
+			title: "Cairn",
+			version: "0.1.0",
+			description: "Long-term memory for coding agents. Errors are always {\"error\":{\"code\",\"message\",\"details\"?}}.",
+		},
+		security: [{ apiKey: [] }],
+	});
+	return app;
+}

@@ -1,0 +1,15 @@
+import { createApp } from "./app";
+import { sweepOrphans } from "./maintenance/sweep";
+import { handleExtractBatch } from "./pipeline/consumer";
+
+export { ProjectCoordinator } from "./coordinator/project-coordinator";
+
+const app = createApp();
+
+export default {
+	fetch: app.fetch,
+	queue: handleExtractBatch,
+	async scheduled(_controller, env, ctx) {
+		ctx.waitUntil(sweepOrphans(env).then((n) => console.log(`sweep: removed ${n} orphaned objects`)));
+	},
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,21 @@
+import type { MemoryScope } from "./topic-file";
+
+/** R2 layout; see docs/storage.md. Only generated ids, hashes and validated names appear in keys. */
+export const projectPrefix = (tenantId: string, projectId: string) => `tenants/${tenantId}/projects/${projectId}/`;
+
+export const objectKey = (tenantId: string, projectId: string, hash: string) =>
+	`${projectPrefix(tenantId, projectId)}objects/${hash}.md`;
+
+export const indexKey = (tenantId: string, projectId: string, userId: string) =>
+	`${projectPrefix(tenantId, projectId)}index/${userId}/MEMORY.md`;
+
+/** The memory:// URL of a topic file; team files live under `team/` so names never collide. */
+export const memoryUrl = (scope: MemoryScope, name: string) =>
+	scope === "team" ? `memory://root/team/${name}.md` : `memory://root/${name}.md`;
+
+export const relativePath = (scope: MemoryScope, name: string) => (scope === "team" ? `team/${name}.md` : `${name}.md`);
+
+export const summaryKey = (tenantId: string, projectId: string) => `${projectPrefix(tenantId, projectId)}memory_summary.md`;
+
+export const skillKey = (tenantId: string, projectId: string, name: string) =>
+	`${projectPrefix(tenantId, projectId)}skills/${name}/SKILL.md`;

@@ -1,0 +1,284 @@
+import { ApiError, notFound } from "../api/errors";
+import { nowIso, sha256Hex } from "../lib/ids";
+import { findSecrets, ruleNames } from "../security/secrets";
+import { memoryUrl, objectKey } from "./paths";
+import {
+	assertBodySize,
+	assertValidName,
+	type MemoryScope,
+	type MemoryType,
+	renderTopicFile,
+	type TopicFile,
+} from "./topic-file";
+
+export type MemorySource = "user" | "agent" | "extraction" | "consolidation" | "import";
+
+/** Who is acting, on which project: always derived from the API key, never from the request. */
+export interface ProjectContext {
+	tenantId: string;
+	userId: string;
+	projectId: string;
+}
+
+export interface MemoryRow {
+	id: number;
+	scope: MemoryScope;
+	owner_id: string;
+	name: string;
+	type: MemoryType;
+	description: string;
+	version: number;
+	content_hash: string;
+	bytes: number;
+	source: MemorySource;
+	session_id: string | null;
+	author_id: string;
+	created_at: string;
+	updated_at: string;
+	verified_at: string;
+	times_served: number;
+	last_served_at: string | null;
+}
+
+export interface MemoryMetadata {
+	name: string;
+	type: MemoryType;
+	description: string;
+	scope: MemoryScope;
+	path: string;
+	version: number;
+	createdAt: string;
+	updatedAt: string;
+	verifiedAt: string;
+	source: MemorySource;
+	sessionId: string | null;
+	timesServed: number;
+	lastServedAt: string | null;
+}
+
+export function toMetadata(row: MemoryRow): MemoryMetadata {
+	return {
+		name: row.name,
+		type: row.type,
+		description: row.description,
+		scope: row.scope,
+		path: memoryUrl(row.scope, row.name),
+		version: row.version,
+		createdAt: row.created_at,
+		updatedAt: row.updated_at,
+		verifiedAt: row.verified_at,
+		source: row.source,
+		sessionId: row.session_id,
+		timesServed: row.times_served,
+		lastServedAt: row.last_served_at,
+	};
+}
+
+const ownerOf = (ctx: ProjectContext, scope: MemoryScope) => (scope === "team" ? "" : ctx.userId);
+
+export async function getMemoryRow(db: D1Database, ctx: ProjectContext, scope: MemoryScope, name: string) {
+	return db
+		.prepare("SELECT * FROM memories WHERE project_id = ? AND scope = ? AND owner_id = ? AND name = ?")
+		.bind(ctx.projectId, scope, ownerOf(ctx, scope), name)
+		.first<MemoryRow>();
+}
+
+export interface WriteInput {
+	scope: MemoryScope;
+	file: TopicFile;
+	source: MemorySource;
+	sessionId?: string | null;
+	/** Expected current version (`If-Match`); "*" requires that the memory exists. */
+	ifMatch?: number | "*";
+}
+
+export interface WriteResult {
+	status: "created" | "updated" | "unchanged";
+	memory: MemoryMetadata;
+}
+
+/** Points where a test can make a write fail, to prove the ordering leaves no dangling pointer. */
+export interface WriteFaults {
+	afterObjectPut?: () => void | Promise<void>;
+}
+
+/** Scans the parts of a memory that are free text; throws 422 naming rules, never the secret. */
+export async function assertNoSecrets(file: TopicFile): Promise<void> {
+	const findings = await findSecrets(`${file.description}\n${file.body}`);
+	if (findings.length > 0) {
+		throw new ApiError(422, "secret_detected", "memory contains what looks like a secret; remove it and retry", {
+			rules: ruleNames(findings),
+		});
+	}
+}
+
+/**
+ * Writes one topic file. Order: the content-addressed R2 object first, then one D1 batch that
+ * inserts the version row, moves the memory's pointer and replaces its FTS row together. A crash
+ * between the two leaves an unreferenced object (swept later), never a pointer to nothing.
+ * Cost is independent of how many memories the project holds.
+ */
+export async function writeMemory(
+	env: Env,
+	ctx: ProjectContext,
+	input: WriteInput,
+	faults: WriteFaults = {},
+): Promise<WriteResult> {
+	const { file, scope } = input;
+	assertValidName(file.name);
+	assertBodySize(file.body);
+	await assertNoSecrets(file);
+
+	const content = renderTopicFile(file);
+	const hash = await sha256Hex(content);
+	const current = await getMemoryRow(env.DB, ctx, scope, file.name);
+
+	if (input.ifMatch !== undefined) {
+		const matches = input.ifMatch === "*" ? current !== null : current?.version === input.ifMatch;
+		if (!matches) {
+			throw new ApiError(412, "version_conflict", "the memory changed since the version given in If-Match", {
+				currentVersion: current?.version ?? null,
+			});
+		}
+	}
+	if (current && current.content_hash === hash) return { status: "unchanged", memory: toMetadata(current) };
+
+	await env.FILES.put(objectKey(ctx.tenantId, ctx.projectId, hash), content, {
+		httpMetadata: { contentType: "text/markdown; charset=utf-8" },
+	});
+	await faults.afterObjectPut?.();
+
+	const now = nowIso();
+	const bytes = new TextEncoder().encode(content).byteLength;
+	const owner = ownerOf(ctx, scope);
+	const sessionId = input.sessionId ?? null;
+	const db = env.DB;
+	const identity = "project_id = ? AND scope = ? AND owner_id = ? AND name = ?";
+	const identityArgs = [ctx.projectId, scope, owner, file.name];
+	const bumpIndex = db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId);
+
+	const statements = current
+		? [
+				// The (memory_id, version) primary key makes a concurrent writer's batch fail as a whole.
+				db
+					.prepare(
+						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, type, description, source, session_id, author_id, created_at)
+						 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					)
+					.bind(current.id, ctx.projectId, current.version + 1, hash, file.type, file.description, input.source, sessionId, ctx.userId, now),
+				db
+					.prepare(
+						`UPDATE memories SET type = ?, description = ?, version = version + 1, content_hash = ?, bytes = ?, source = ?,
+						 session_id = ?, author_id = ?, updated_at = ?, verified_at = ? WHERE id = ? AND version = ?`,
+					)
+					.bind(file.type, file.description, hash, bytes, input.source, sessionId, ctx.userId, now, now, current.id, current.version),
+				db.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(current.id),
+				db
+					.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)")
+					.bind(current.id, file.name, file.description, file.body),
+				bumpIndex,
+			]
+		: [
+				db
+					.prepare(
+						`INSERT INTO memories (project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, session_id, author_id, created_at, updated_at, verified_at)
+						 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					)
+					.bind(ctx.projectId, scope, owner, file.name, file.type, file.description, hash, bytes, input.source, sessionId, ctx.userId, now, now, now),
+				db
+					.prepare(
+						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, type, description, source, session_id, author_id, created_at)
+						 SELECT id, project_id, 1, content_hash, type, description, source, session_id, author_id, created_at FROM memories WHERE ${identity}`,
+					)
+					.bind(...identityArgs),
+				db
+					.prepare(`INSERT INTO memories_fts (rowid, name, description, body) SELECT id, ?, ?, ? FROM memories WHERE ${identity}`)
+					.bind(file.name, file.description, file.body, ...identityArgs),
+				bumpIndex,
+			];
+	try {
+		await db.batch(statements);
+	} catch (err) {
+		if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
+			throw new ApiError(412, "version_conflict", "the memory was changed by a concurrent write; re-read and retry");
+		}
+		throw err;
+	}
+	const row = await getMemoryRow(db, ctx, scope, file.name);
+	if (!row) throw new ApiError(412, "version_conflict", "the memory was deleted by a concurrent request");
+	return { status: current ? "updated" : "created", memory: toMetadata(row) };
+}
+
+/** Reads a memory's current file text from R2. */
+export async function readMemoryContent(env: Env, ctx: ProjectContext, row: Pick<MemoryRow, "content_hash">): Promise<string> {
+	const object = await env.FILES.get(objectKey(ctx.tenantId, ctx.projectId, row.content_hash));
+	if (!object) throw new ApiError(500, "internal_error", "memory content is temporarily unavailable");
+	return object.text();
+}
+
+/** Removes a memory, its versions and its FTS row in one batch; R2 objects are swept later. */
+export async function deleteMemory(env: Env, ctx: ProjectContext, scope: MemoryScope, name: string): Promise<void> {
+	assertValidName(name);
+	const row = await getMemoryRow(env.DB, ctx, scope, name);
+	if (!row) throw notFound("memory");
+	await env.DB.batch([
+		env.DB.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(row.id),
+		env.DB.prepare("DELETE FROM memory_versions WHERE memory_id = ?").bind(row.id),
+		env.DB.prepare("DELETE FROM memories WHERE id = ?").bind(row.id),
+		env.DB.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
+	]);
+}
+
+export interface VersionRow {
+	version: number;
+	content_hash: string;
+	source: MemorySource;
+	session_id: string | null;
+	created_at: string;
+}
+
+export async function listVersions(db: D1Database, memoryId: number): Promise<VersionRow[]> {
+	const { results } = await db
+		.prepare("SELECT version, content_hash, source, session_id, created_at FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000")
+		.bind(memoryId)
+		.all<VersionRow>();
+	return results;
+}
+
+export async function getVersion(db: D1Database, memoryId: number, version: number) {
+	return db
+		.prepare("SELECT version, content_hash, source, session_id, created_at FROM memory_versions WHERE memory_id = ? AND version = ?")
+		.bind(memoryId, version)
+		.first<VersionRow>();
+}
+
+export interface ListFilter {
+	scope?: MemoryScope;
+	type?: MemoryType;
+	limit: number;
+	/** Keyset cursor: the last (name, scope) of the previous page. */
+	after?: { name: string; scope: MemoryScope };
+}
+
+/** Memories visible to the caller: their personal ones and the project's team ones. */
+export async function listMemories(db: D1Database, ctx: ProjectContext, filter: ListFilter): Promise<MemoryRow[]> {
+	const where = ["project_id = ?", "(scope = 'team' OR owner_id = ?)"];
+	const args: unknown[] = [ctx.projectId, ctx.userId];
+	if (filter.scope) {
+		where.push("scope = ?");
+		args.push(filter.scope);
+	}
+	if (filter.type) {
+		where.push("type = ?");
+		args.push(filter.type);
+	}
+	if (filter.after) {
+		where.push("(name, scope) > (?, ?)");
+		args.push(filter.after.name, filter.after.scope);
+	}
+	const { results } = await db
+		.prepare(`SELECT * FROM memories WHERE ${where.join(" AND ")} ORDER BY name, scope LIMIT ?`)
+		.bind(...args, filter.limit)
+		.all<MemoryRow>();
+	return results;
+}

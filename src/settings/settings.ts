@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { badRequest } from "../api/errors";
+import { nowIso } from "../lib/ids";
+
+/**
+ * Every setting with its type and default (SPEC §5). Keys are dotted; bodies are partial objects.
+ * Precedence: tenant managed policy > project settings > user settings > default.
+ */
+export const SETTING_DEFINITIONS = {
+	"memories.enabled": { schema: z.boolean(), default: false, doc: "Master switch; off for a new project." },
+	"memories.autoMemory": { schema: z.boolean(), default: true, doc: "Extract memories from transcripts automatically." },
+	"memories.sessionMemory": { schema: z.boolean(), default: true, doc: "Keep a compressed summary inside long sessions." },
+	"memories.teamMemory": { schema: z.boolean(), default: true, doc: "Team-scope memory and its sync." },
+	"memories.personalMemory": { schema: z.boolean(), default: true, doc: "Personal-scope memory." },
+	"memories.assistantLog": { schema: z.boolean(), default: false, doc: "Daily logs (assistant mode only)." },
+	"memories.mode": { schema: z.enum(["coding", "assistant"]), default: "coding", doc: "coding or assistant." },
+	"memories.extractionTrigger": { schema: z.enum(["per-turn", "idle"]), default: "idle", doc: "When stage-1 extraction runs." },
+	"memories.maxRolloutAgeDays": { schema: z.number().int().min(1).max(365), default: 30, doc: "Oldest session the idle scan picks." },
+	"memories.minRolloutIdleHours": { schema: z.number().min(0).max(720), default: 12, doc: "Idle time before a session is extracted." },
+	"memories.maxRolloutsPerStartup": { schema: z.number().int().min(1).max(1000), default: 64, doc: "Sessions per idle scan." },
+	"memories.summaryInjectionTokenLimit": { schema: z.number().int().min(0).max(50_000), default: 5000, doc: "Tokens of memory_summary.md injected." },
+	"memories.sessionMemoryTokenLimit": { schema: z.number().int().min(500).max(12_000), default: 12_000, doc: "Session memory cap in tokens." },
+	"memories.recallLimit": { schema: z.number().int().min(1).max(20), default: 5, doc: "Memories returned by recall." },
+	"memories.dailyLogDays": { schema: z.number().int().min(0).max(30), default: 3, doc: "Recent daily logs added in assistant mode." },
+	"memories.extractionConcurrency": { schema: z.number().int().min(1).max(16), default: 2, doc: "Parallel extraction jobs per project." },
+} as const;
+
+export type SettingKey = keyof typeof SETTING_DEFINITIONS;
+export type SettingValue = boolean | number | string;
+export type SettingsLevel = "user" | "project" | "policy";
+export type SettingSource = "default" | SettingsLevel;
+
+export const SETTING_KEYS = Object.keys(SETTING_DEFINITIONS) as SettingKey[];
+const isSettingKey = (key: string): key is SettingKey => key in SETTING_DEFINITIONS;
+
+/**
+ * Validates a partial settings body. `null` clears a key at this level. Errors name the key,
+ * never echo the value.
+ */
+export function parseSettingsPatch(body: unknown): Record<SettingKey, SettingValue | null> {
+	if (!body || typeof body !== "object" || Array.isArray(body)) {
+		throw badRequest("settings body must be a JSON object of dotted keys", { field: "body" });
+	}
+	const out = {} as Record<SettingKey, SettingValue | null>;
+	for (const [key, value] of Object.entries(body)) {
+		if (!isSettingKey(key)) {
+			throw badRequest(`unknown setting "${key.slice(0, 80)}"`, { field: key.slice(0, 80), known: SETTING_KEYS });
+		}
+		if (value === null) {
+			out[key] = null;
+			continue;
+		}
+		const parsed = SETTING_DEFINITIONS[key].schema.safeParse(value);
+		if (!parsed.success) {
+			throw badRequest(`invalid value for "${key}": ${parsed.error.issues[0]?.message ?? "wrong type"}`, { field: key });
+		}
+		out[key] = parsed.data as SettingValue;
+	}
+	return out;
+}
+
+export async function readLevel(db: D1Database, tenantId: string, level: SettingsLevel, subjectId: string) {
+	const row = await db
+		.prepare("SELECT values_json FROM settings WHERE tenant_id = ? AND level = ? AND subject_id = ?")
+		.bind(tenantId, level, subjectId)
+		.first<{ values_json: string }>();
+	return row ? (JSON.parse(row.values_json) as Partial<Record<SettingKey, SettingValue>>) : {};
+}
+
+/** Applies a validated patch to one level. The upsert is one statement, so concurrent patches of different keys both land. */
+export async function writeLevel(
+	db: D1Database,
+	tenantId: string,
+	level: SettingsLevel,
+	subjectId: string,
+	patch: Record<string, SettingValue | null>,
+) {
+	const patchJson = JSON.stringify(patch);
+	await db
+		.prepare(
+			`INSERT INTO settings (tenant_id, level, subject_id, values_json, updated_at)
+			 VALUES (?1, ?2, ?3, json_patch('{}', ?4), ?5)
+			 ON CONFLICT (tenant_id, level, subject_id) DO UPDATE SET values_json = json_patch(values_json, ?4), updated_at = ?5`,
+		)
+		.bind(tenantId, level, subjectId, patchJson, nowIso())
+		.run();
+	return readLevel(db, tenantId, level, subjectId);
+}
+
+export interface EffectiveSetting {
+	value: SettingValue;
+	source: SettingSource;
+}
+
+export type EffectiveSettings = Record<SettingKey, EffectiveSetting>;
+
+/** Resolves every setting for (user, project) and names where each value came from. */
+export async function effectiveSettings(db: D1Database, tenantId: string, userId: string, projectId: string): Promise<EffectiveSettings> {
+	// One query for all three levels: this runs on every memory write.
+	const { results } = await db
+		.prepare(
+			`SELECT level, values_json FROM settings WHERE tenant_id = ?1 AND (
+			 (level = 'user' AND subject_id = ?2) OR (level = 'project' AND subject_id = ?3) OR (level = 'policy' AND subject_id = ?1))`,
+		)
+		.bind(tenantId, userId, projectId)
+		.all<{ level: SettingsLevel; values_json: string }>();
+	const levels = Object.fromEntries(results.map((r) => [r.level, JSON.parse(r.values_json)])) as Partial<
+		Record<SettingsLevel, Partial<Record<SettingKey, SettingValue>>>
+	>;
+	const { user = {}, project = {}, policy = {} } = levels;
+	const out = {} as EffectiveSettings;
+	for (const key of SETTING_KEYS) {
+		const layers: [SettingSource, SettingValue | undefined][] = [
+			["policy", policy[key]],
+			["project", project[key]],
+			["user", user[key]],
+		];
+		const hit = layers.find(([, v]) => v !== undefined);
+		out[key] = hit ? { value: hit[1] as SettingValue, source: hit[0] } : { value: SETTING_DEFINITIONS[key].default, source: "default" };
+	}
+	return out;
+}

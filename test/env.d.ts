@@ -1,0 +1,6 @@
+declare namespace Cloudflare {
+	interface Env {
+		/** Migrations read by vitest.config.ts and applied in test/setup.ts. */
+		TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+	}
+}
