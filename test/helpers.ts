@@ -1,0 +1,79 @@
+import { exports } from "cloudflare:workers";
+
+export const ADMIN_TOKEN = "test-admin-token";
+const BASE = "https://cairn.test";
+
+export interface CallOptions {
+	method?: string;
+	token?: string | null;
+	json?: unknown;
+	body?: string;
+	headers?: Record<string, string>;
+}
+
+/** Sends a request through the real Worker entry point. */
+export async function call(path: string, options: CallOptions = {}): Promise<Response> {
+	const headers = new Headers(options.headers);
+	if (options.token) headers.set("Authorization", `Bearer ${options.token}`);
+	let body: string | undefined = options.body;
+	if (options.json !== undefined) {
+		body = JSON.stringify(options.json);
+		if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
+	}
+	return exports.default.fetch(new Request(`${BASE}${path}`, { method: options.method ?? (body ? "POST" : "GET"), headers, body }));
+}
+
+export async function json<T = Record<string, any>>(res: Response): Promise<T> {
+	return (await res.json()) as T;
+}
+
+export interface Tenant {
+	tenantId: string;
+	userId: string;
+	token: string;
+}
+
+let counter = 0;
+
+export async function createTenant(name = `tenant-${++counter}`): Promise<Tenant> {
+	const res = await call("/v1/admin/tenants", { token: ADMIN_TOKEN, json: { name, user: "dev" } });
+	if (res.status !== 201) throw new Error(`tenant creation failed: ${res.status} ${await res.text()}`);
+	const body = await json(res);
+	return { tenantId: body.tenant.id, userId: body.user.id, token: body.key.token };
+}
+
+export async function createProject(token: string, gitRemote = `git@github.com:acme/repo-${++counter}.git`): Promise<string> {
+	const res = await call("/v1/projects", { token, json: { name: "repo", gitRemote } });
+	if (res.status !== 201 && res.status !== 200) throw new Error(`project creation failed: ${res.status} ${await res.text()}`);
+	return (await json(res)).project.id;
+}
+
+export function topicFile(name: string, description: string, type: string, body: string): string {
+	return `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n\n${body}\n`;
+}
+
+export async function putMemory(
+	token: string,
+	projectId: string,
+	name: string,
+	body = "Use the real database in integration tests.",
+	extra: { scope?: string; headers?: Record<string, string>; type?: string; description?: string } = {},
+): Promise<Response> {
+	const query = extra.scope ? `?scope=${extra.scope}` : "";
+	return call(`/v1/projects/${projectId}/memories/${name}${query}`, {
+		method: "PUT",
+		token,
+		headers: { "Content-Type": "text/markdown", ...extra.headers },
+		body: topicFile(name, extra.description ?? `About ${name}`, extra.type ?? "feedback", body),
+	});
+}
+
+/** Asserts the error shape and returns the body. */
+export async function expectError(res: Response, status: number, code: string): Promise<Record<string, any>> {
+	const body = await json(res);
+	if (res.status !== status || body?.error?.code !== code) {
+		throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(body)}`);
+	}
+	if (typeof body.error.message !== "string" || body.error.message.length === 0) throw new Error("error without message");
+	return body;
+}
