@@ -1,0 +1,63 @@
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import worker from "../src/index";
+import { describe, expect, it } from "vitest";
+import { call, createProject, createTenant, json } from "./helpers";
+
+describe("OpenAPI document", () => {
+	it("is generated from the request schemas and covers the routes", async () => {
+		const res = await call("/openapi.json");
+		expect(res.status).toBe(200);
+		const doc = await json(res);
+		expect(doc.openapi).toBe("3.1.0");
+		for (const path of [
+			"/v1/admin/tenants",
+			"/v1/keys",
+			"/v1/keys/{id}",
+			"/v1/projects",
+			"/v1/projects/{projectId}",
+			"/v1/projects/{projectId}/memories",
+			"/v1/projects/{projectId}/memories/{name}",
+			"/v1/projects/{projectId}/memories/batch",
+			"/v1/projects/{projectId}/memories/{name}/history",
+			"/v1/projects/{projectId}/memories/{name}/history/{version}",
+			"/v1/projects/{projectId}/index",
+			"/v1/projects/{projectId}/resolve",
+			"/v1/settings",
+			"/v1/projects/{projectId}/settings",
+			"/v1/projects/{projectId}/settings/effective",
+			"/v1/admin/policy",
+		]) {
+			expect(doc.paths[path], path).toBeDefined();
+		}
+		const put = doc.paths["/v1/projects/{projectId}/memories/{name}"].put;
+		expect(Object.keys(put.requestBody.content)).toEqual(["text/markdown", "application/json"]);
+		expect(put.responses["412"]).toBeDefined();
+		expect(doc.components.schemas.MemoryInput.properties.type.enum).toEqual(["user", "feedback", "project", "reference"]);
+	});
+
+	it("answers unknown routes with the error shape", async () => {
+		const res = await call("/nope");
+		expect(res.status).toBe(404);
+		expect((await json(res)).error.code).toBe("not_found");
+	});
+});
+
+describe("queue consumer and project coordinator", () => {
+	it("tells the project's coordinator about a range and drops malformed messages", async () => {
+		const tenant = await createTenant();
+		const projectId = await createProject(tenant.token);
+		const batch = createMessageBatch("cairn-extract", [
+			{ id: "m1", timestamp: new Date(), attempts: 1, body: { projectId, sessionId: "s-1", fromSeq: 0, toSeq: 10 } },
+			{ id: "m2", timestamp: new Date(), attempts: 1, body: { projectId, note: "no range" } },
+		]);
+		const ctx = createExecutionContext();
+		await worker.queue(batch, env, ctx);
+		const result = await getQueueResult(batch, ctx);
+		expect(result.explicitAcks.sort()).toEqual(["m1", "m2"]);
+		const stub = env.PROJECT_COORDINATOR.getByName(projectId);
+		expect(await stub.status()).toMatchObject({ dirty: true, generation: 1 });
+		expect(await runDurableObjectAlarm(stub)).toBe(true);
+		expect(await stub.status()).toMatchObject({ dirty: false, running: false });
+	});
+});
