@@ -29,10 +29,19 @@ export const validationHook = (
 	if (result.target === "param" && field === "name") {
 		return errorResponse(
 			c,
-			new ApiError(400, "invalid_name", "memory name must be 1-64 characters of lowercase letters, digits and '-', starting with a letter or digit"),
+			new ApiError(
+				400,
+				"invalid_name",
+				"memory name must be 1-64 characters of lowercase letters, digits and '-', starting with a letter or digit",
+			),
 		);
 	}
-	return errorResponse(c, new ApiError(400, "invalid_request", `invalid ${result.target ?? "request"} field "${field}": ${issue?.message ?? "invalid"}`, { field }));
+	return errorResponse(
+		c,
+		new ApiError(400, "invalid_request", `invalid ${result.target ?? "request"} field "${field}": ${issue?.message ?? "invalid"}`, {
+			field,
+		}),
+	);
 };
 
 export function createApp() {
@@ -43,7 +52,10 @@ export function createApp() {
 		if (err instanceof HTTPException) {
 			const code = err.status === 413 ? "payload_too_large" : err.status === 415 ? "unsupported_media_type" : "invalid_request";
 			const status = err.status >= 500 ? 400 : err.status;
-			return errorResponse(c, new ApiError(status as 400, code, code === "invalid_request" ? "the request could not be read" : err.message));
+			return errorResponse(
+				c,
+				new ApiError(status as 400, code, code === "invalid_request" ? "the request could not be read" : err.message),
+			);
 		}
 		// Internal detail goes to the log only; callers get a message Cairn controls.
 		console.error("unhandled error", err instanceof Error ? err.stack : String(err));
@@ -81,13 +93,17 @@ export function createApp() {
 	app.route("/", settingsRoutes);
 
 	app.openAPIRegistry.register("BatchMemoryInput", BatchItemSchema);
-	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", { type: "http", scheme: "bearer", description: "cairn_<id>_<secret>" });
+	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {
+		type: "http",
+		scheme: "bearer",
+		description: "cairn_<id>_<secret>",
+	});
 	app.doc31("/openapi.json", {
 		openapi: "3.1.0",
 		info: {
 			title: "Cairn",
 			version: "0.1.0",
-			description: "Long-term memory for coding agents. Errors are always {\"error\":{\"code\",\"message\",\"details\"?}}.",
+			description: 'Long-term memory for coding agents. Errors are always {"error":{"code","message","details"?}}.',
 		},
 		security: [{ apiKey: [] }],
 	});

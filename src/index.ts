@@ -8,7 +8,9 @@ const app = createApp();
 
 export default {
 	fetch: app.fetch,
-	queue: handleExtractBatch,
+	async queue(batch, env, _ctx) {
+		await handleExtractBatch(batch, env);
+	},
 	async scheduled(_controller, env, ctx) {
 		ctx.waitUntil(sweepOrphans(env).then((n) => console.log(`sweep: removed ${n} orphaned objects`)));
 	},

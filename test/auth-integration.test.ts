@@ -31,14 +31,23 @@ describe("health and tenants", () => {
 	it("rejects bad tenant bodies with a named field", async () => {
 		const missing = await expectError(await call("/v1/admin/tenants", { token: ADMIN_TOKEN, json: { name: "x" } }), 400, "invalid_request");
 		expect(missing.error.message).toContain("user");
-		await expectError(await call("/v1/admin/tenants", { token: ADMIN_TOKEN, body: "{not json", headers: { "Content-Type": "application/json" }, method: "POST" }), 400, "invalid_request");
+		await expectError(
+			await call("/v1/admin/tenants", {
+				token: ADMIN_TOKEN,
+				body: "{not json",
+				headers: { "Content-Type": "application/json" },
+				method: "POST",
+			}),
+			400,
+			"invalid_request",
+		);
 	});
 });
 
 describe("API keys", () => {
 	it("requires a valid bearer key", async () => {
 		await expectError(await call("/v1/projects"), 401, "unauthorized");
-		await expectError(await call("/v1/projects", { token: "cairn_0000000000000000_" + "a".repeat(40) }), 401, "unauthorized");
+		await expectError(await call("/v1/projects", { token: `cairn_0000000000000000_${"a".repeat(40)}` }), 401, "unauthorized");
 		await expectError(await call("/v1/projects", { token: "not-a-key" }), 401, "unauthorized");
 	});
 
@@ -51,7 +60,15 @@ describe("API keys", () => {
 		expect(key).toMatchObject({ scopes: ["read"], projectId });
 
 		expect((await call(`/v1/projects/${projectId}/memories`, { token: key.token })).status).toBe(200);
-		await expectError(await call(`/v1/projects/${projectId}/memories/x`, { token: key.token, method: "PUT", json: { type: "user", description: "d", body: "b" } }), 403, "forbidden");
+		await expectError(
+			await call(`/v1/projects/${projectId}/memories/x`, {
+				token: key.token,
+				method: "PUT",
+				json: { type: "user", description: "d", body: "b" },
+			}),
+			403,
+			"forbidden",
+		);
 		await expectError(await call("/v1/keys", { token: key.token }), 403, "forbidden");
 
 		const list = await json(await call("/v1/keys", { token: tenant.token }));
@@ -74,7 +91,11 @@ describe("API keys", () => {
 		const tenant = await createTenant();
 		await expectError(await call("/v1/keys", { token: tenant.token, json: { scopes: ["root"] } }), 400, "invalid_request");
 		await expectError(await call("/v1/keys", { token: tenant.token, json: { scopes: [] } }), 400, "invalid_request");
-		await expectError(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read"], projectId: "prj_missing" } }), 404, "not_found");
+		await expectError(
+			await call("/v1/keys", { token: tenant.token, json: { scopes: ["read"], projectId: "prj_missing" } }),
+			404,
+			"not_found",
+		);
 	});
 });
 
@@ -116,9 +137,21 @@ describe("projects", () => {
 	it("rejects bad project input", async () => {
 		const tenant = await createTenant();
 		await expectError(await call("/v1/projects", { token: tenant.token, json: { name: "x" } }), 400, "invalid_request");
-		await expectError(await call("/v1/projects", { token: tenant.token, json: { name: "x", gitRemote: "not a remote" } }), 400, "invalid_request");
-		await expectError(await call("/v1/projects", { token: tenant.token, json: { name: "x", rootPath: "relative/path" } }), 400, "invalid_request");
-		await expectError(await call("/v1/projects", { token: tenant.token, json: { gitRemote: "git@github.com:a/b.git" } }), 400, "invalid_request");
+		await expectError(
+			await call("/v1/projects", { token: tenant.token, json: { name: "x", gitRemote: "not a remote" } }),
+			400,
+			"invalid_request",
+		);
+		await expectError(
+			await call("/v1/projects", { token: tenant.token, json: { name: "x", rootPath: "relative/path" } }),
+			400,
+			"invalid_request",
+		);
+		await expectError(
+			await call("/v1/projects", { token: tenant.token, json: { gitRemote: "git@github.com:a/b.git" } }),
+			400,
+			"invalid_request",
+		);
 		await expectError(await call("/v1/projects/prj_nope", { token: tenant.token }), 404, "not_found");
 	});
 });

@@ -90,7 +90,9 @@ describe("crash safety of the write path", () => {
 
 	it("a concurrent writer with the same base version loses with a conflict, not a lost update", async () => {
 		const results = await Promise.allSettled(
-			["A", "B", "C"].map((who) => writeMemory(env, ctx, { scope: "personal", source: "user", file: { ...file(`writer ${who}`), name: "contended" } })),
+			["A", "B", "C"].map((who) =>
+				writeMemory(env, ctx, { scope: "personal", source: "user", file: { ...file(`writer ${who}`), name: "contended" } }),
+			),
 		);
 		const ok = results.filter((r) => r.status === "fulfilled");
 		expect(ok.length).toBeGreaterThanOrEqual(1);

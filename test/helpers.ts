@@ -23,7 +23,10 @@ export async function call(path: string, options: CallOptions = {}): Promise<Res
 	return exports.default.fetch(new Request(`${BASE}${path}`, { method: options.method ?? (body ? "POST" : "GET"), headers, body }));
 }
 
-export async function json<T = Record<string, any>>(res: Response): Promise<T> {
+// biome-ignore lint/suspicious/noExplicitAny: tests inspect response bodies loosely.
+export type Loose = Record<string, any>;
+
+export async function json<T = Loose>(res: Response): Promise<T> {
 	return (await res.json()) as T;
 }
 
@@ -69,7 +72,7 @@ export async function putMemory(
 }
 
 /** Asserts the error shape and returns the body. */
-export async function expectError(res: Response, status: number, code: string): Promise<Record<string, any>> {
+export async function expectError(res: Response, status: number, code: string): Promise<Loose> {
 	const body = await json(res);
 	if (res.status !== status || body?.error?.code !== code) {
 		throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(body)}`);

@@ -14,7 +14,13 @@ async function batchWrite(projectId: string, count: number, offset = 0, extra: (
 	for (let start = 0; start < count; start += 100) {
 		const memories = Array.from({ length: Math.min(100, count - start) }, (_, j) => {
 			const i = offset + start + j;
-			return { name: `memory-${String(i).padStart(5, "0")}`, type: types[i % 4], description: `Fact number ${i} about the build`, body: `Body ${i}`, ...extra(i) };
+			return {
+				name: `memory-${String(i).padStart(5, "0")}`,
+				type: types[i % 4],
+				description: `Fact number ${i} about the build`,
+				body: `Body ${i}`,
+				...extra(i),
+			};
 		});
 		const res = await call(`/v1/projects/${projectId}/memories/batch`, { token: tenant.token, json: { memories } });
 		expect(res.status).toBe(200);
@@ -24,9 +30,18 @@ async function batchWrite(projectId: string, count: number, offset = 0, extra: (
 describe("MEMORY.md", () => {
 	it("lists every memory grouped by type and stays current after writes and deletes", async () => {
 		const projectId = await createProject(tenant.token);
-		await putMemory(tenant.token, projectId, "commit-style", "Conventional commits.", { type: "user", description: "Commit messages in conventional style" });
-		await putMemory(tenant.token, projectId, "grafana", "https://grafana.internal/d/api", { type: "reference", description: "API latency dashboard" });
-		await putMemory(tenant.token, projectId, "team-rule", "Real DB in tests.", { scope: "team", description: "Integration tests use the real database" });
+		await putMemory(tenant.token, projectId, "commit-style", "Conventional commits.", {
+			type: "user",
+			description: "Commit messages in conventional style",
+		});
+		await putMemory(tenant.token, projectId, "grafana", "https://grafana.internal/d/api", {
+			type: "reference",
+			description: "API latency dashboard",
+		});
+		await putMemory(tenant.token, projectId, "team-rule", "Real DB in tests.", {
+			scope: "team",
+			description: "Integration tests use the real database",
+		});
 		const index = await (await call(`/v1/projects/${projectId}/index`, { token: tenant.token })).text();
 		expect(index).toContain("## User preferences\n- [commit-style](commit-style.md) — Commit messages in conventional style");
 		expect(index).toContain("## Feedback and rules\n- [team-rule](team/team-rule.md) (team) — Integration tests use the real database");
@@ -34,7 +49,9 @@ describe("MEMORY.md", () => {
 
 		await call(`/v1/projects/${projectId}/memories/grafana`, { token: tenant.token, method: "DELETE" });
 		await putMemory(tenant.token, projectId, "commit-style", "Gitmoji.", { type: "user", description: "Commit messages use gitmoji" });
-		const after = await (await call(`/v1/projects/${projectId}/resolve?url=${encodeURIComponent("memory://root/MEMORY.md")}`, { token: tenant.token })).text();
+		const after = await (
+			await call(`/v1/projects/${projectId}/resolve?url=${encodeURIComponent("memory://root/MEMORY.md")}`, { token: tenant.token })
+		).text();
 		expect(after).not.toContain("grafana");
 		expect(after).toContain("Commit messages use gitmoji");
 	});
@@ -52,7 +69,12 @@ describe("MEMORY.md", () => {
 	});
 
 	it("cuts at the byte cap too, at a line boundary", () => {
-		const entries = Array.from({ length: 150 }, (_, i) => ({ name: `m-${i}`, type: "project" as const, description: "d".repeat(400), scope: "personal" as const }));
+		const entries = Array.from({ length: 150 }, (_, i) => ({
+			name: `m-${i}`,
+			type: "project" as const,
+			description: "d".repeat(400),
+			scope: "personal" as const,
+		}));
 		const text = renderIndex(entries, 150);
 		expect(new TextEncoder().encode(text).byteLength).toBeLessThanOrEqual(INDEX_MAX_BYTES);
 		expect(text.split("\n").length).toBeLessThanOrEqual(INDEX_MAX_LINES + 1);
@@ -107,15 +129,25 @@ describe("batch", () => {
 		expect(results[2].error.code).toBe("invalid_request");
 		expect(results[3].error.code).toBe("secret_detected");
 		expect(JSON.stringify(results)).not.toContain("ghp_");
-		const again = await json(await call(`/v1/projects/${projectId}/memories/batch`, { token: tenant.token, json: { memories: [memories[0]] } }));
+		const again = await json(
+			await call(`/v1/projects/${projectId}/memories/batch`, { token: tenant.token, json: { memories: [memories[0]] } }),
+		);
 		expect(again.results[0].status).toBe("unchanged");
 	});
 
 	it("refuses more than 100 items and malformed bodies", async () => {
 		const projectId = await createProject(tenant.token);
 		const memories = Array.from({ length: 101 }, (_, i) => ({ name: `m-${i}`, type: "user", description: "d", body: "b" }));
-		await expectError(await call(`/v1/projects/${projectId}/memories/batch`, { token: tenant.token, json: { memories } }), 400, "invalid_request");
-		await expectError(await call(`/v1/projects/${projectId}/memories/batch`, { token: tenant.token, json: { memories: "nope" } }), 400, "invalid_request");
+		await expectError(
+			await call(`/v1/projects/${projectId}/memories/batch`, { token: tenant.token, json: { memories } }),
+			400,
+			"invalid_request",
+		);
+		await expectError(
+			await call(`/v1/projects/${projectId}/memories/batch`, { token: tenant.token, json: { memories: "nope" } }),
+			400,
+			"invalid_request",
+		);
 		const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM memories WHERE project_id = ?").bind(projectId).first<{ n: number }>();
 		expect(count?.n).toBe(0);
 	});

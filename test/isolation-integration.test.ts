@@ -13,7 +13,8 @@ beforeAll(async () => {
 	for (let i = 0; i < 2; i++) {
 		const pid = await createProject(b.token, `git@github.com:bcorp/repo-${i}.git`);
 		bProjects.push(pid);
-		for (const name of bNames) await putMemory(b.token, pid, name, `tenant B only ${name}`, { scope: name === "team-rule" ? "team" : undefined });
+		for (const name of bNames)
+			await putMemory(b.token, pid, name, `tenant B only ${name}`, { scope: name === "team-rule" ? "team" : undefined });
 	}
 	// Tenant A registers the same remote: it must get its own project, not B's.
 	await createProject(a.token, "git@github.com:bcorp/repo-0.git");
@@ -33,9 +34,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 	fc.constantFrom(...bNames).map((n) => ({ method: "GET", suffix: `/memories/${n}/history` })),
 	fc.constantFrom(...bNames).map((n) => ({ method: "GET", suffix: `/memories/${n}/history/1` })),
 	fc.constantFrom(...bNames).map((n) => ({ method: "DELETE", suffix: `/memories/${n}` })),
-	fc.constantFrom(...bNames).map((n) => ({ method: "PUT", suffix: `/memories/${n}`, json: { type: "user", description: "overwrite", body: "pwned" } })),
+	fc
+		.constantFrom(...bNames)
+		.map((n) => ({ method: "PUT", suffix: `/memories/${n}`, json: { type: "user", description: "overwrite", body: "pwned" } })),
 	fc.constantFrom(...bNames).map((n) => ({ method: "GET", suffix: `/resolve?url=${encodeURIComponent(`memory://root/${n}.md`)}` })),
-	fc.constant({ method: "POST", suffix: "/memories/batch", json: { memories: [{ name: "x", type: "user", description: "d", body: "b" }] } }),
+	fc.constant({
+		method: "POST",
+		suffix: "/memories/batch",
+		json: { memories: [{ name: "x", type: "user", description: "d", body: "b" }] },
+	}),
 );
 
 describe("tenant isolation", () => {
@@ -53,7 +60,9 @@ describe("tenant isolation", () => {
 		// And nothing of B's changed.
 		for (const pid of bProjects) {
 			const list = await json(await call(`/v1/projects/${pid}/memories`, { token: b.token }));
-			expect(list.memories.map((m: { name: string; version: number }) => [m.name, m.version]).sort()).toEqual(bNames.map((n) => [n, 1]).sort());
+			expect(list.memories.map((m: { name: string; version: number }) => [m.name, m.version]).sort()).toEqual(
+				bNames.map((n) => [n, 1]).sort(),
+			);
 		}
 		const aProjects = await json(await call("/v1/projects", { token: a.token }));
 		expect(aProjects.projects.some((p: { id: string }) => bProjects.includes(p.id))).toBe(false);

@@ -55,9 +55,15 @@ describe("writing and reading topic files", () => {
 	});
 
 	it("records agent writes with their session", async () => {
-		const res = await putMemory(tenant.token, projectId, "agent-note", "The agent wrote this.", { headers: { "X-Cairn-Session": "sess-42" } });
+		const res = await putMemory(tenant.token, projectId, "agent-note", "The agent wrote this.", {
+			headers: { "X-Cairn-Session": "sess-42" },
+		});
 		expect((await json(res)).memory).toMatchObject({ source: "agent", sessionId: "sess-42" });
-		await expectError(await putMemory(tenant.token, projectId, "agent-note", "x", { headers: { "X-Cairn-Session": "bad session!" } }), 400, "invalid_request");
+		await expectError(
+			await putMemory(tenant.token, projectId, "agent-note", "x", { headers: { "X-Cairn-Session": "bad session!" } }),
+			400,
+			"invalid_request",
+		);
 	});
 
 	it("honours If-Match and refuses stale versions", async () => {
@@ -67,8 +73,16 @@ describe("writing and reading topic files", () => {
 		const stale = await putMemory(tenant.token, projectId, "deploy-freeze", "Freeze never.", { headers: { "If-Match": '"1"' } });
 		const err = await expectError(stale, 412, "version_conflict");
 		expect(err.error.details.currentVersion).toBe(2);
-		await expectError(await putMemory(tenant.token, projectId, "brand-new", "x", { headers: { "If-Match": "*" } }), 412, "version_conflict");
-		await expectError(await putMemory(tenant.token, projectId, "deploy-freeze", "x", { headers: { "If-Match": "yesterday" } }), 400, "invalid_request");
+		await expectError(
+			await putMemory(tenant.token, projectId, "brand-new", "x", { headers: { "If-Match": "*" } }),
+			412,
+			"version_conflict",
+		);
+		await expectError(
+			await putMemory(tenant.token, projectId, "deploy-freeze", "x", { headers: { "If-Match": "yesterday" } }),
+			400,
+			"invalid_request",
+		);
 		expect(await (await call(path("deploy-freeze"), { token: tenant.token })).text()).toContain("Thursdays");
 	});
 
@@ -88,10 +102,22 @@ describe("writing and reading topic files", () => {
 
 	it("lists with scope and type filters and pages by cursor", async () => {
 		const p = await createProject(tenant.token);
-		for (const [name, type] of [["a-pref", "user"], ["b-rule", "feedback"], ["c-link", "reference"]]) {
-			await call(`/v1/projects/${p}/memories/${name}`, { token: tenant.token, method: "PUT", json: { type, description: `d ${name}`, body: "b" } });
+		for (const [name, type] of [
+			["a-pref", "user"],
+			["b-rule", "feedback"],
+			["c-link", "reference"],
+		]) {
+			await call(`/v1/projects/${p}/memories/${name}`, {
+				token: tenant.token,
+				method: "PUT",
+				json: { type, description: `d ${name}`, body: "b" },
+			});
 		}
-		await call(`/v1/projects/${p}/memories/d-team?scope=team`, { token: tenant.token, method: "PUT", json: { type: "project", description: "team fact", body: "b" } });
+		await call(`/v1/projects/${p}/memories/d-team?scope=team`, {
+			token: tenant.token,
+			method: "PUT",
+			json: { type: "project", description: "team fact", body: "b" },
+		});
 		const all = await json(await call(`/v1/projects/${p}/memories`, { token: tenant.token }));
 		expect(all.memories.map((m: { name: string }) => m.name)).toEqual(["a-pref", "b-rule", "c-link", "d-team"]);
 		const team = await json(await call(`/v1/projects/${p}/memories?scope=team`, { token: tenant.token }));
@@ -109,12 +135,16 @@ describe("writing and reading topic files", () => {
 
 	it("deletes a memory, its history and its search row", async () => {
 		await putMemory(tenant.token, projectId, "to-delete", "gone soon");
-		const row = await env.DB.prepare("SELECT id FROM memories WHERE project_id = ? AND name = 'to-delete'").bind(projectId).first<{ id: number }>();
+		const row = await env.DB.prepare("SELECT id FROM memories WHERE project_id = ? AND name = 'to-delete'")
+			.bind(projectId)
+			.first<{ id: number }>();
 		expect((await call(path("to-delete"), { token: tenant.token, method: "DELETE" })).status).toBe(204);
 		await expectError(await call(path("to-delete"), { token: tenant.token }), 404, "not_found");
 		await expectError(await call(path("to-delete"), { token: tenant.token, method: "DELETE" }), 404, "not_found");
 		const fts = await env.DB.prepare("SELECT COUNT(*) AS n FROM memories_fts WHERE rowid = ?").bind(row?.id).first<{ n: number }>();
-		const versions = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_versions WHERE memory_id = ?").bind(row?.id).first<{ n: number }>();
+		const versions = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_versions WHERE memory_id = ?")
+			.bind(row?.id)
+			.first<{ n: number }>();
 		expect(fts?.n).toBe(0);
 		expect(versions?.n).toBe(0);
 	});
@@ -123,7 +153,9 @@ describe("writing and reading topic files", () => {
 		await putMemory(tenant.token, projectId, "search-me", "The flamingo dashboard lives at grafana.");
 		await putMemory(tenant.token, projectId, "search-me", "The pelican dashboard lives at grafana.");
 		const hit = (word: string) =>
-			env.DB.prepare("SELECT COUNT(*) AS n FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND m.project_id = ?")
+			env.DB.prepare(
+				"SELECT COUNT(*) AS n FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND m.project_id = ?",
+			)
 				.bind(word, projectId)
 				.first<{ n: number }>();
 		expect((await hit("pelican"))?.n).toBe(1);
@@ -136,7 +168,12 @@ describe("bad input never gets a 5xx", () => {
 	for (const name of badNames) {
 		it(`refuses the name ${JSON.stringify(name.slice(0, 20))}`, async () => {
 			for (const method of ["PUT", "GET", "DELETE"]) {
-				const res = await call(path(name), { token: tenant.token, method, headers: { "Content-Type": "text/markdown" }, body: method === "PUT" ? topicFile("x", "d", "user", "b") : undefined });
+				const res = await call(path(name), {
+					token: tenant.token,
+					method,
+					headers: { "Content-Type": "text/markdown" },
+					body: method === "PUT" ? topicFile("x", "d", "user", "b") : undefined,
+				});
 				await expectError(res, 400, "invalid_name");
 			}
 			await expectError(await call(path(name, "/history"), { token: tenant.token }), 400, "invalid_name");
@@ -145,7 +182,11 @@ describe("bad input never gets a 5xx", () => {
 
 	it("refuses an empty name", async () => {
 		for (const method of ["PUT", "GET", "DELETE"]) {
-			await expectError(await call(`/v1/projects/${projectId}/memories/`, { token: tenant.token, method, body: method === "PUT" ? "x" : undefined }), 400, "invalid_name");
+			await expectError(
+				await call(`/v1/projects/${projectId}/memories/`, { token: tenant.token, method, body: method === "PUT" ? "x" : undefined }),
+				400,
+				"invalid_name",
+			);
 		}
 	});
 
@@ -175,8 +216,16 @@ describe("bad input never gets a 5xx", () => {
 			const err = await expectError(await call(path("n1"), { token: tenant.token, method: "PUT", json: body }), 400, "invalid_request");
 			expect(err.error.message).toContain(field);
 		}
-		await expectError(await call(path("n1"), { token: tenant.token, method: "PUT", body: "{", headers: { "Content-Type": "application/json" } }), 400, "invalid_request");
-		await expectError(await call(path("n1"), { token: tenant.token, method: "PUT", body: "x", headers: { "Content-Type": "image/png" } }), 415, "unsupported_media_type");
+		await expectError(
+			await call(path("n1"), { token: tenant.token, method: "PUT", body: "{", headers: { "Content-Type": "application/json" } }),
+			400,
+			"invalid_request",
+		);
+		await expectError(
+			await call(path("n1"), { token: tenant.token, method: "PUT", body: "x", headers: { "Content-Type": "image/png" } }),
+			415,
+			"unsupported_media_type",
+		);
 	});
 
 	it("refuses oversized bodies with 413 and leaves the stored memory intact", async () => {
@@ -222,12 +271,21 @@ describe("secrets", () => {
 	}
 
 	it("refuses a secret in the description too", async () => {
-		const res = await call(path("desc-secret"), { token: tenant.token, method: "PUT", json: { type: "reference", description: "key ghp_R8xk2LmQ9vWz4Tb7Nc1Hf5Jg3Ps6Eu0Ai2Oq", body: "b" } });
+		const res = await call(path("desc-secret"), {
+			token: tenant.token,
+			method: "PUT",
+			json: { type: "reference", description: "key ghp_R8xk2LmQ9vWz4Tb7Nc1Hf5Jg3Ps6Eu0Ai2Oq", body: "b" },
+		});
 		await expectError(res, 422, "secret_detected");
 	});
 
 	it("does not refuse ordinary engineering notes", async () => {
-		const res = await putMemory(tenant.token, projectId, "ordinary", "Run `npm test` before pushing. The API key lives in 1Password under 'Cairn prod'; never paste it. Use process.env.API_KEY.");
+		const res = await putMemory(
+			tenant.token,
+			projectId,
+			"ordinary",
+			"Run `npm test` before pushing. The API key lives in 1Password under 'Cairn prod'; never paste it. Use process.env.API_KEY.",
+		);
 		expect(res.status).toBe(201);
 	});
 });

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import worker from "../src/index";
 import { describe, expect, it } from "vitest";
+import worker from "../src/index";
 import { call, createProject, createTenant, json } from "./helpers";
 
 describe("OpenAPI document", () => {

@@ -16,7 +16,8 @@ const SECRETS: Record<string, string> = {
 	"google oauth secret": "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",
 	"npm token": "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",
 	jwt: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
-	"private key block": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACAxSChbEXO6DKOLpzlLEay5h3k2Rt8wQ1zX\n-----END OPENSSH PRIVATE KEY-----",
+	"private key block":
+		"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACAxSChbEXO6DKOLpzlLEay5h3k2Rt8wQ1zX\n-----END OPENSSH PRIVATE KEY-----",
 	"postgres url with password": "DATABASE_URL=postgres://app:Tr0ub4dor-3x@db.internal:5432/app",
 	"https url with credentials": "https://deploy:9f8e7d6c5b4a3921@artifacts.example.com/repo",
 	"password assignment": 'db_password = "n7#Qe2!vLx9@Rt"',
@@ -32,6 +33,7 @@ const SECRETS: Record<string, string> = {
 const NOT_SECRETS: Record<string, string> = {
 	"placeholder token": "export GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
 	"env reference": "Authorization: Bearer $API_TOKEN",
+	// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell template is the case under test.
 	"template url": "postgres://${DB_USER}:${DB_PASSWORD}@localhost/app",
 	"doc url": "https://username:password@example.com",
 	"aws documented example": "AKIAIOSFODNN7EXAMPLE",

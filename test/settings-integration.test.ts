@@ -24,17 +24,28 @@ describe("settings", () => {
 	});
 
 	it("applies policy over project over user and names each source", async () => {
-		const user = await call("/v1/settings", { token: tenant.token, method: "PUT", json: { "memories.enabled": true, "memories.recallLimit": 3, "memories.minRolloutIdleHours": 2 } });
+		const user = await call("/v1/settings", {
+			token: tenant.token,
+			method: "PUT",
+			json: { "memories.enabled": true, "memories.recallLimit": 3, "memories.minRolloutIdleHours": 2 },
+		});
 		expect(user.status).toBe(200);
 		expect((await json(user)).settings).toEqual({ "memories.enabled": true, "memories.recallLimit": 3, "memories.minRolloutIdleHours": 2 });
-		await call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: { "memories.recallLimit": 7, "memories.minRolloutIdleHours": 6 } });
+		await call(`/v1/projects/${projectId}/settings`, {
+			token: tenant.token,
+			method: "PUT",
+			json: { "memories.recallLimit": 7, "memories.minRolloutIdleHours": 6 },
+		});
 		await call("/v1/admin/policy", { token: tenant.token, method: "PUT", json: { "memories.minRolloutIdleHours": 24 } });
 		const s = await effective();
 		expect(s["memories.enabled"]).toEqual({ value: true, source: "user" });
 		expect(s["memories.recallLimit"]).toEqual({ value: 7, source: "project" });
 		expect(s["memories.minRolloutIdleHours"]).toEqual({ value: 24, source: "policy" });
 		expect((await json(await call("/v1/settings", { token: tenant.token }))).settings["memories.recallLimit"]).toBe(3);
-		expect((await json(await call(`/v1/projects/${projectId}/settings`, { token: tenant.token }))).settings).toEqual({ "memories.recallLimit": 7, "memories.minRolloutIdleHours": 6 });
+		expect((await json(await call(`/v1/projects/${projectId}/settings`, { token: tenant.token }))).settings).toEqual({
+			"memories.recallLimit": 7,
+			"memories.minRolloutIdleHours": 6,
+		});
 		expect((await json(await call("/v1/admin/policy", { token: tenant.token }))).policy).toEqual({ "memories.minRolloutIdleHours": 24 });
 
 		// null clears a key at that level, so the next level shows through.
@@ -43,22 +54,52 @@ describe("settings", () => {
 	});
 
 	it("rejects unknown keys and wrongly typed values, naming them", async () => {
-		const unknown = await expectError(await call("/v1/settings", { token: tenant.token, method: "PUT", json: { "memories.colour": "blue" } }), 400, "invalid_request");
+		const unknown = await expectError(
+			await call("/v1/settings", { token: tenant.token, method: "PUT", json: { "memories.colour": "blue" } }),
+			400,
+			"invalid_request",
+		);
 		expect(unknown.error.message).toContain("memories.colour");
-		const typed = await expectError(await call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": "yes" } }), 400, "invalid_request");
+		const typed = await expectError(
+			await call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": "yes" } }),
+			400,
+			"invalid_request",
+		);
 		expect(typed.error.message).toContain("memories.enabled");
-		await expectError(await call("/v1/admin/policy", { token: tenant.token, method: "PUT", json: { "memories.recallLimit": 1.5 } }), 400, "invalid_request");
-		await expectError(await call("/v1/settings", { token: tenant.token, method: "PUT", json: ["memories.enabled"] }), 400, "invalid_request");
-		await expectError(await call("/v1/settings", { token: tenant.token, method: "PUT", body: "{", headers: { "Content-Type": "application/json" } }), 400, "invalid_request");
+		await expectError(
+			await call("/v1/admin/policy", { token: tenant.token, method: "PUT", json: { "memories.recallLimit": 1.5 } }),
+			400,
+			"invalid_request",
+		);
+		await expectError(
+			await call("/v1/settings", { token: tenant.token, method: "PUT", json: ["memories.enabled"] }),
+			400,
+			"invalid_request",
+		);
+		await expectError(
+			await call("/v1/settings", { token: tenant.token, method: "PUT", body: "{", headers: { "Content-Type": "application/json" } }),
+			400,
+			"invalid_request",
+		);
 	});
 
 	it("keeps policy for admin keys and project settings for writers", async () => {
 		const { key } = await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read", "write"] } }));
 		await expectError(await call("/v1/admin/policy", { token: key.token }), 403, "forbidden");
-		await expectError(await call("/v1/admin/policy", { token: key.token, method: "PUT", json: { "memories.enabled": false } }), 403, "forbidden");
-		expect((await call(`/v1/projects/${projectId}/settings`, { token: key.token, method: "PUT", json: { "memories.enabled": true } })).status).toBe(200);
+		await expectError(
+			await call("/v1/admin/policy", { token: key.token, method: "PUT", json: { "memories.enabled": false } }),
+			403,
+			"forbidden",
+		);
+		expect(
+			(await call(`/v1/projects/${projectId}/settings`, { token: key.token, method: "PUT", json: { "memories.enabled": true } })).status,
+		).toBe(200);
 		const { key: reader } = await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read"] } }));
-		await expectError(await call("/v1/settings", { token: reader.token, method: "PUT", json: { "memories.enabled": true } }), 403, "forbidden");
+		await expectError(
+			await call("/v1/settings", { token: reader.token, method: "PUT", json: { "memories.enabled": true } }),
+			403,
+			"forbidden",
+		);
 		expect((await call("/v1/settings", { token: reader.token })).status).toBe(200);
 	});
 

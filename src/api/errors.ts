@@ -31,8 +31,7 @@ export class ApiError extends Error {
 	}
 }
 
-export const badRequest = (message: string, details?: Record<string, unknown>) =>
-	new ApiError(400, "invalid_request", message, details);
+export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError(400, "invalid_request", message, details);
 export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
 
 /** The one place that turns an error into the response body `{"error":{code,message,details?}}`. */

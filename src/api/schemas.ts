@@ -20,9 +20,16 @@ export const NameParam = z
 	.string()
 	.regex(/^[a-z0-9][a-z0-9-]{0,63}$/)
 	.openapi({ param: { name: "name", in: "path" }, example: "testing-conventions" });
-export const ProjectIdParam = z.string().min(1).max(64).openapi({ param: { name: "projectId", in: "path" }, example: "prj_0123456789abcdef" });
+export const ProjectIdParam = z
+	.string()
+	.min(1)
+	.max(64)
+	.openapi({ param: { name: "projectId", in: "path" }, example: "prj_0123456789abcdef" });
 
-export const ScopeQuery = z.enum(MEMORY_SCOPES).optional().openapi({ param: { name: "scope", in: "query" } });
+export const ScopeQuery = z
+	.enum(MEMORY_SCOPES)
+	.optional()
+	.openapi({ param: { name: "scope", in: "query" } });
 
 export const MemoryMetadataSchema = z
 	.object({

@@ -115,10 +115,7 @@ export const memoryVersions = sqliteTable(
 		authorId: text("author_id").notNull(),
 		createdAt: text("created_at").notNull(),
 	},
-	(t) => [
-		primaryKey({ columns: [t.memoryId, t.version] }),
-		index("memory_versions_hash").on(t.projectId, t.contentHash),
-	],
+	(t) => [primaryKey({ columns: [t.memoryId, t.version] }), index("memory_versions_hash").on(t.projectId, t.contentHash)],
 );
 
 /** One row per (level, subject): a JSON object of dotted setting keys. */

@@ -3,8 +3,7 @@ import type { MemoryScope } from "./topic-file";
 /** R2 layout; see docs/storage.md. Only generated ids, hashes and validated names appear in keys. */
 export const projectPrefix = (tenantId: string, projectId: string) => `tenants/${tenantId}/projects/${projectId}/`;
 
-export const objectKey = (tenantId: string, projectId: string, hash: string) =>
-	`${projectPrefix(tenantId, projectId)}objects/${hash}.md`;
+export const objectKey = (tenantId: string, projectId: string, hash: string) => `${projectPrefix(tenantId, projectId)}objects/${hash}.md`;
 
 export const indexKey = (tenantId: string, projectId: string, userId: string) =>
 	`${projectPrefix(tenantId, projectId)}index/${userId}/MEMORY.md`;

@@ -2,14 +2,7 @@ import { ApiError, notFound } from "../api/errors";
 import { nowIso, sha256Hex } from "../lib/ids";
 import { findSecrets, ruleNames } from "../security/secrets";
 import { memoryUrl, objectKey } from "./paths";
-import {
-	assertBodySize,
-	assertValidName,
-	type MemoryScope,
-	type MemoryType,
-	renderTopicFile,
-	type TopicFile,
-} from "./topic-file";
+import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, renderTopicFile, type TopicFile } from "./topic-file";
 
 export type MemorySource = "user" | "agent" | "extraction" | "consolidation" | "import";
 
@@ -118,12 +111,7 @@ export async function assertNoSecrets(file: TopicFile): Promise<void> {
  * between the two leaves an unreferenced object (swept later), never a pointer to nothing.
  * Cost is independent of how many memories the project holds.
  */
-export async function writeMemory(
-	env: Env,
-	ctx: ProjectContext,
-	input: WriteInput,
-	faults: WriteFaults = {},
-): Promise<WriteResult> {
+export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInput, faults: WriteFaults = {}): Promise<WriteResult> {
 	const { file, scope } = input;
 	assertValidName(file.name);
 	assertBodySize(file.body);
@@ -165,7 +153,18 @@ export async function writeMemory(
 						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, type, description, source, session_id, author_id, created_at)
 						 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					)
-					.bind(current.id, ctx.projectId, current.version + 1, hash, file.type, file.description, input.source, sessionId, ctx.userId, now),
+					.bind(
+						current.id,
+						ctx.projectId,
+						current.version + 1,
+						hash,
+						file.type,
+						file.description,
+						input.source,
+						sessionId,
+						ctx.userId,
+						now,
+					),
 				db
 					.prepare(
 						`UPDATE memories SET type = ?, description = ?, version = version + 1, content_hash = ?, bytes = ?, source = ?,
@@ -184,7 +183,22 @@ export async function writeMemory(
 						`INSERT INTO memories (project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, session_id, author_id, created_at, updated_at, verified_at)
 						 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					)
-					.bind(ctx.projectId, scope, owner, file.name, file.type, file.description, hash, bytes, input.source, sessionId, ctx.userId, now, now, now),
+					.bind(
+						ctx.projectId,
+						scope,
+						owner,
+						file.name,
+						file.type,
+						file.description,
+						hash,
+						bytes,
+						input.source,
+						sessionId,
+						ctx.userId,
+						now,
+						now,
+						now,
+					),
 				db
 					.prepare(
 						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, type, description, source, session_id, author_id, created_at)
@@ -239,7 +253,9 @@ export interface VersionRow {
 
 export async function listVersions(db: D1Database, memoryId: number): Promise<VersionRow[]> {
 	const { results } = await db
-		.prepare("SELECT version, content_hash, source, session_id, created_at FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000")
+		.prepare(
+			"SELECT version, content_hash, source, session_id, created_at FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000",
+		)
 		.bind(memoryId)
 		.all<VersionRow>();
 	return results;

@@ -48,10 +48,7 @@ export function assertBodySize(body: string): void {
 export function validateFields(fields: { type?: unknown; description?: unknown }): { type: MemoryType; description: string } {
 	const type = memoryTypeSchema.safeParse(fields.type);
 	if (!type.success) {
-		throw badRequest(
-			fields.type === undefined ? "type is required" : `type must be one of ${MEMORY_TYPES.join(", ")}`,
-			{ field: "type" },
-		);
+		throw badRequest(fields.type === undefined ? "type is required" : `type must be one of ${MEMORY_TYPES.join(", ")}`, { field: "type" });
 	}
 	if (fields.description === undefined) throw badRequest("description is required", { field: "description" });
 	const description = descriptionSchema.safeParse(fields.description);
@@ -66,7 +63,8 @@ const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 /** Parses a topic file (frontmatter `name`, `description`, `type` + markdown body). */
 export function parseTopicFile(markdown: string): TopicFile {
 	const m = FRONTMATTER.exec(markdown);
-	if (!m) throw badRequest("markdown must start with a frontmatter block (---) holding name, description and type", { field: "frontmatter" });
+	if (!m)
+		throw badRequest("markdown must start with a frontmatter block (---) holding name, description and type", { field: "frontmatter" });
 	let data: unknown;
 	try {
 		data = parseYaml(m[1] ?? "", { maxAliasCount: 0 });
@@ -79,7 +77,10 @@ export function parseTopicFile(markdown: string): TopicFile {
 	const fields = data as Record<string, unknown>;
 	const unknown = Object.keys(fields).filter((k) => !["name", "description", "type"].includes(k));
 	if (unknown.length > 0) {
-		throw badRequest("frontmatter may only hold name, description and type", { field: "frontmatter", unknownFields: unknown.slice(0, 10).map((k) => k.slice(0, 40)) });
+		throw badRequest("frontmatter may only hold name, description and type", {
+			field: "frontmatter",
+			unknownFields: unknown.slice(0, 10).map((k) => k.slice(0, 40)),
+		});
 	}
 	if (typeof fields.name !== "string") throw badRequest("name is required in frontmatter", { field: "name" });
 	const { type, description } = validateFields(fields);

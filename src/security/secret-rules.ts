@@ -68,10 +68,12 @@ export function isHighEntropy(value: string, minLength = 16, minBits = 3.3): boo
 const notPlaceholder = (value: string) => !looksLikePlaceholder(value);
 const randomish = (min: number, bits: number) => (value: string) => isHighEntropy(value, min, bits);
 /** Token formats with a fixed prefix: the body after the prefix must not be filler. */
-const bodyAfter = (prefix: RegExp, min = 3.0) => (value: string) => {
-	const body = value.replace(prefix, "");
-	return !looksLikePlaceholder(body) && entropy(body) >= min;
-};
+const bodyAfter =
+	(prefix: RegExp, min = 3.0) =>
+	(value: string) => {
+		const body = value.replace(prefix, "");
+		return !looksLikePlaceholder(body) && entropy(body) >= min;
+	};
 
 /** Names whose last word marks a secret: API_KEY, clientSecret, accessToken, db_password. */
 const SECRET_NAME =
@@ -131,7 +133,8 @@ function urlCredentialAccept(_value: string, match: RegExpExecArray): boolean {
 	// Documentation URLs: "user:password@", "YOUR_USER:YOUR_PASSWORD@", "mongodb:mongodb@", "user:abc@".
 	if (password.length < 4 || password === user || /^(.)\1+$/.test(password)) return false;
 	if (/^(?:x+|\*+|password|passwd|secret|pwd|changeme|my-?password|p@ssw0rd)$/i.test(password)) return false;
-	if (/^[A-Z_]*(?:PASS|PASSWORD|SECRET|TOKEN|KEY)[A-Z_]*$/.test(password) || /^(?:your|replace|enter|insert)[-_]/i.test(password)) return false;
+	if (/^[A-Z_]*(?:PASS|PASSWORD|SECRET|TOKEN|KEY)[A-Z_]*$/.test(password) || /^(?:your|replace|enter|insert)[-_]/i.test(password))
+		return false;
 	return true;
 }
 
@@ -149,12 +152,14 @@ export const SECRET_RULES: SecretRule[] = [
 		id: "gcp-service-account",
 		pattern: /"type"\s*:\s*"service_account"/g,
 		// A service-account file whose key is elided ("...") is documentation, not a credential.
-		accept: (_v, m) => !/"private_key"\s*:\s*"(?:-----BEGIN[^"]{0,40}?-----(?:\\n)?)?(?:\.\.\.|DUMMY|x+|<[^"]*>)?(?:\\n)?(?:-----END[^"]*)?"/.test(m.input),
+		accept: (_v, m) =>
+			!/"private_key"\s*:\s*"(?:-----BEGIN[^"]{0,40}?-----(?:\\n)?)?(?:\.\.\.|DUMMY|x+|<[^"]*>)?(?:\\n)?(?:-----END[^"]*)?"/.test(m.input),
 	},
 	{
 		id: "pkcs12-keystore",
 		// A DER PKCS#12 keystore holding a private key: the pkcs8ShroudedKeyBag OID
 		// 1.2.840.113549.1.12.10.1.2, raw or after lossy UTF-8 decoding of the binary file.
+		// biome-ignore lint/suspicious/noControlCharactersInRegex: matching DER bytes is the point.
 		pattern: /\x2a[\x86\ufffd]\x48[\x86\ufffd][\xf7\ufffd]\x0d\x01\x0c\x0a\x01\x02/g,
 	},
 	{
@@ -180,7 +185,11 @@ export const SECRET_RULES: SecretRule[] = [
 		accept: (v) => /\d{8,}/.test(v) && bodyAfter(/^xox[\w.]*-/, 3)(v),
 	},
 	{ id: "slack-app-token", pattern: /\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{20,}/gi },
-	{ id: "slack-webhook", pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/_-]{20,}/g, accept: (v) => !/X{4,}/.test(v) },
+	{
+		id: "slack-webhook",
+		pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/_-]{20,}/g,
+		accept: (v) => !/X{4,}/.test(v),
+	},
 	{
 		id: "stripe-key",
 		pattern: /\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,247}\b/g,
@@ -211,7 +220,11 @@ export const SECRET_RULES: SecretRule[] = [
 		accept: (v) => entropy(v.split(/\||%7C/)[1] ?? "") > 3.5,
 	},
 	{ id: "1password-service-token", pattern: /\bops_eyJ[A-Za-z0-9+/=]{250,}/g, accept: (v) => !/DUMMY|x{10,}/i.test(v) },
-	{ id: "1password-secret-key", pattern: /\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b/g, accept: (v) => !/X{5}/.test(v) },
+	{
+		id: "1password-secret-key",
+		pattern: /\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b/g,
+		accept: (v) => !/X{5}/.test(v),
+	},
 	{ id: "vault-token", pattern: /\bhv[sb]\.[A-Za-z0-9_-]{24,}/g, accept: bodyAfter(/^hv.\./, 3.5) },
 	{
 		id: "vault-legacy-token",
@@ -235,7 +248,11 @@ export const SECRET_RULES: SecretRule[] = [
 	{ id: "vercel-token", pattern: /\bvc[pika]_[A-Za-z0-9]{40,}\b/g },
 	{ id: "cloudflare-api-token", pattern: /\bcf(?:at|ut|k)_[A-Za-z0-9]{40,}\b/g },
 	{ id: "tailscale-key", pattern: /(?<![A-Za-z0-9])tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}\b/g },
-	{ id: "grafana-token", pattern: /\b(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})/g, accept: bodyAfter(/^gl\w\w?_/, 3.2) },
+	{
+		id: "grafana-token",
+		pattern: /\b(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})/g,
+		accept: bodyAfter(/^gl\w\w?_/, 3.2),
+	},
 	{ id: "notion-token", pattern: /\bntn_\d{11}[A-Za-z0-9]{35}\b/g, accept: bodyAfter(/^ntn_\d{11}/, 3.5) },
 	{ id: "sourcegraph-token", pattern: /\bsgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}\b/g, accept: bodyAfter(/^sgp_(?:\w+_)?/, 3.5) },
 	{ id: "intra42-secret", pattern: /\bs-s4t2(?:ud|af)-[a-f0-9]{64}\b/g },
@@ -283,8 +300,7 @@ export const SECRET_RULES: SecretRule[] = [
 	{
 		id: "secret-assignment",
 		// name = value, name: value, "name": "value", name := value — in code, config, env files.
-		pattern:
-			/([A-Za-z_][A-Za-z0-9_.-]{0,60})["']?[ \t]*(?::=|=>|=|:)[ \t]*["'`]?([A-Za-z0-9+/=_~.!@#$%^&*,;?-]{6,256})["'`]?/g,
+		pattern: /([A-Za-z_][A-Za-z0-9_.-]{0,60})["']?[ \t]*(?::=|=>|=|:)[ \t]*["'`]?([A-Za-z0-9+/=_~.!@#$%^&*,;?-]{6,256})["'`]?/g,
 		group: 2,
 		accept: assignmentAccept,
 	},

@@ -18,8 +18,16 @@ export const SETTING_DEFINITIONS = {
 	"memories.maxRolloutAgeDays": { schema: z.number().int().min(1).max(365), default: 30, doc: "Oldest session the idle scan picks." },
 	"memories.minRolloutIdleHours": { schema: z.number().min(0).max(720), default: 12, doc: "Idle time before a session is extracted." },
 	"memories.maxRolloutsPerStartup": { schema: z.number().int().min(1).max(1000), default: 64, doc: "Sessions per idle scan." },
-	"memories.summaryInjectionTokenLimit": { schema: z.number().int().min(0).max(50_000), default: 5000, doc: "Tokens of memory_summary.md injected." },
-	"memories.sessionMemoryTokenLimit": { schema: z.number().int().min(500).max(12_000), default: 12_000, doc: "Session memory cap in tokens." },
+	"memories.summaryInjectionTokenLimit": {
+		schema: z.number().int().min(0).max(50_000),
+		default: 5000,
+		doc: "Tokens of memory_summary.md injected.",
+	},
+	"memories.sessionMemoryTokenLimit": {
+		schema: z.number().int().min(500).max(12_000),
+		default: 12_000,
+		doc: "Session memory cap in tokens.",
+	},
 	"memories.recallLimit": { schema: z.number().int().min(1).max(20), default: 5, doc: "Memories returned by recall." },
 	"memories.dailyLogDays": { schema: z.number().int().min(0).max(30), default: 3, doc: "Recent daily logs added in assistant mode." },
 	"memories.extractionConcurrency": { schema: z.number().int().min(1).max(16), default: 2, doc: "Parallel extraction jobs per project." },

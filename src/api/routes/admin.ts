@@ -59,10 +59,7 @@ adminRoutes.openapi(createTenant, async (c) => {
 			JSON.stringify(scopes),
 		),
 	]);
-	return c.json(
-		{ tenant: { id: tenantId, name }, user: { id: userId, name: user }, key: { id: key.id, token: key.token, scopes } },
-		201,
-	);
+	return c.json({ tenant: { id: tenantId, name }, user: { id: userId, name: user }, key: { id: key.id, token: key.token, scopes } }, 201);
 });
 
 const policyResponse = { "application/json": { schema: z.object({ policy: z.record(z.string(), z.unknown()) }) } };

@@ -21,7 +21,13 @@ const CreateKeySchema = z.object({
 	name: z.string().trim().min(1).max(120).optional(),
 	scopes: z.array(z.enum(SCOPES)).min(1).max(3),
 	projectId: z.string().min(1).max(64).optional(),
-	user: z.string().trim().min(1).max(120).optional().openapi({ description: "User name in the tenant; created if new. Defaults to the caller." }),
+	user: z
+		.string()
+		.trim()
+		.min(1)
+		.max(120)
+		.optional()
+		.openapi({ description: "User name in the tenant; created if new. Defaults to the caller." }),
 });
 
 keyRoutes.openapi(
@@ -38,7 +44,13 @@ keyRoutes.openapi(
 				content: {
 					"application/json": {
 						schema: z.object({
-							key: z.object({ id: z.string(), token: z.string(), scopes: z.array(z.string()), projectId: z.string().nullable(), userId: z.string() }),
+							key: z.object({
+								id: z.string(),
+								token: z.string(),
+								scopes: z.array(z.string()),
+								projectId: z.string().nullable(),
+								userId: z.string(),
+							}),
 						}),
 					},
 				},
@@ -55,7 +67,9 @@ keyRoutes.openapi(
 			throw new ApiError(403, "forbidden", "a project-limited key can only issue keys for its own project");
 		}
 		if (projectId) {
-			const project = await c.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?").bind(projectId, auth.tenantId).first();
+			const project = await c.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?")
+				.bind(projectId, auth.tenantId)
+				.first();
 			if (!project) throw new ApiError(404, "not_found", "project not found");
 		}
 		let userId = auth.userId;
@@ -63,7 +77,9 @@ keyRoutes.openapi(
 			await c.env.DB.prepare("INSERT INTO users (id, tenant_id, name) VALUES (?, ?, ?) ON CONFLICT (tenant_id, name) DO NOTHING")
 				.bind(newId("usr"), auth.tenantId, body.user)
 				.run();
-			const user = await c.env.DB.prepare("SELECT id FROM users WHERE tenant_id = ? AND name = ?").bind(auth.tenantId, body.user).first<{ id: string }>();
+			const user = await c.env.DB.prepare("SELECT id FROM users WHERE tenant_id = ? AND name = ?")
+				.bind(auth.tenantId, body.user)
+				.first<{ id: string }>();
 			if (!user) throw badRequest("user could not be created", { field: "user" });
 			userId = user.id;
 		}
@@ -82,7 +98,10 @@ keyRoutes.openapi(
 		tags: ["keys"],
 		summary: "List the tenant's keys (never their tokens)",
 		middleware: [requireScope("admin")] as const,
-		responses: { 200: { description: "Keys", content: { "application/json": { schema: z.object({ keys: z.array(KeySchema) }) } } }, ...errors(401, 403) },
+		responses: {
+			200: { description: "Keys", content: { "application/json": { schema: z.object({ keys: z.array(KeySchema) }) } } },
+			...errors(401, 403),
+		},
 	}),
 	async (c) => {
 		const auth = c.get("auth");

@@ -43,7 +43,8 @@ const markdownResponse = { "text/markdown": { schema: z.string() } };
 function writeSource(c: Context<AppEnv>): { source: MemorySource; sessionId: string | null } {
 	const session = c.req.header("X-Cairn-Session");
 	if (session === undefined) return { source: "user", sessionId: null };
-	if (!SESSION_ID.test(session)) throw badRequest("X-Cairn-Session must be 1-128 characters of letters, digits, '.', '_', ':' or '-'", { field: "X-Cairn-Session" });
+	if (!SESSION_ID.test(session))
+		throw badRequest("X-Cairn-Session must be 1-128 characters of letters, digits, '.', '_', ':' or '-'", { field: "X-Cairn-Session" });
 	return { source: "agent", sessionId: session };
 }
 
@@ -117,7 +118,12 @@ memoryRoutes.openapi(
 				// Not `required`: the JSON schema is then applied only to JSON bodies, and markdown passes to readBody.
 				required: false,
 				content: {
-					"text/markdown": { schema: z.string().openapi({ example: "---\nname: testing-conventions\ndescription: Use the real database in integration tests.\ntype: feedback\n---\n\nUse the real DB by default.\n" }) },
+					"text/markdown": {
+						schema: z.string().openapi({
+							example:
+								"---\nname: testing-conventions\ndescription: Use the real database in integration tests.\ntype: feedback\n---\n\nUse the real DB by default.\n",
+						}),
+					},
 					"application/json": { schema: MemoryJsonBodySchema },
 				},
 			},
@@ -205,7 +211,9 @@ memoryRoutes.openapi(
 		responses: {
 			200: {
 				description: "Memories, by name",
-				content: { "application/json": { schema: z.object({ memories: z.array(MemoryMetadataSchema), nextCursor: z.string().nullable() }) } },
+				content: {
+					"application/json": { schema: z.object({ memories: z.array(MemoryMetadataSchema), nextCursor: z.string().nullable() }) },
+				},
 			},
 			...errors(400, 401, 403, 404),
 		},
@@ -238,7 +246,9 @@ memoryRoutes.openapi(
 				required: true,
 				content: {
 					"application/json": {
-						schema: z.object({ memories: z.array(z.unknown().openapi({ description: "A BatchMemoryInput: {name, type, description, body}" })) }),
+						schema: z.object({
+							memories: z.array(z.unknown().openapi({ description: "A BatchMemoryInput: {name, type, description, body}" })),
+						}),
 					},
 				},
 			},
@@ -253,7 +263,9 @@ memoryRoutes.openapi(
 								z.object({
 									name: z.string(),
 									status: z.enum(["created", "updated", "unchanged", "error"]),
-									error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
+									error: z
+										.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() })
+										.optional(),
 								}),
 							),
 						}),
@@ -281,11 +293,19 @@ memoryRoutes.openapi(
 				seen.add(name);
 				const { type, description } = validateFields(fields);
 				if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
-				const result = await writeMemory(c.env, c.get("projectContext"), { scope, ...origin, file: { name, type, description, body: fields.body } });
+				const result = await writeMemory(c.env, c.get("projectContext"), {
+					scope,
+					...origin,
+					file: { name, type, description, body: fields.body },
+				});
 				results.push({ name: label, status: result.status });
 			} catch (err) {
 				if (!(err instanceof ApiError) || err.status >= 500) throw err;
-				results.push({ name: label, status: "error" as const, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } });
+				results.push({
+					name: label,
+					status: "error" as const,
+					error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) },
+				});
 			}
 		}
 		return c.json({ results }, 200);
@@ -306,7 +326,11 @@ memoryRoutes.openapi(
 				description: "Versions",
 				content: {
 					"application/json": {
-						schema: z.object({ versions: z.array(z.object({ version: z.number().int(), updatedAt: z.string(), source: z.string(), sessionId: z.string().nullable() })) }),
+						schema: z.object({
+							versions: z.array(
+								z.object({ version: z.number().int(), updatedAt: z.string(), source: z.string(), sessionId: z.string().nullable() }),
+							),
+						}),
 					},
 				},
 			},
@@ -316,7 +340,10 @@ memoryRoutes.openapi(
 	async (c) => {
 		const row = await findMemory(c, c.req.valid("param").name, c.req.valid("query").scope);
 		const versions = await listVersions(c.env.DB, row.id);
-		return c.json({ versions: versions.map((v) => ({ version: v.version, updatedAt: v.created_at, source: v.source, sessionId: v.session_id })) }, 200);
+		return c.json(
+			{ versions: versions.map((v) => ({ version: v.version, updatedAt: v.created_at, source: v.source, sessionId: v.session_id })) },
+			200,
+		);
 	},
 );
 
@@ -327,7 +354,14 @@ memoryRoutes.openapi(
 		tags: ["memories"],
 		summary: "One version's markdown",
 		request: {
-			params: memoryParams.extend({ version: z.coerce.number().int().min(1).max(999_999_999).openapi({ param: { name: "version", in: "path" } }) }),
+			params: memoryParams.extend({
+				version: z.coerce
+					.number()
+					.int()
+					.min(1)
+					.max(999_999_999)
+					.openapi({ param: { name: "version", in: "path" } }),
+			}),
 			query: z.object({ scope: ScopeQuery }),
 		},
 		responses: { 200: { description: "That version", content: markdownResponse }, ...errors(400, 401, 403, 404) },
@@ -355,7 +389,8 @@ memoryRoutes.openapi(
 	async (c) => c.body(await getIndex(c.env, c.get("projectContext")), 200, { "Content-Type": MARKDOWN }),
 );
 
-const MEMORY_URL = /^memory:\/\/root(?:\/(?:(MEMORY\.md)|(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md))?$/;
+const MEMORY_URL =
+	/^memory:\/\/root(?:\/(?:(MEMORY\.md)|(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md))?$/;
 
 memoryRoutes.openapi(
 	createRoute({
@@ -372,7 +407,10 @@ memoryRoutes.openapi(
 	async (c) => {
 		const m = MEMORY_URL.exec(c.req.valid("query").url);
 		if (!m) {
-			throw badRequest("url must be memory://root, memory://root/MEMORY.md, memory://root/<name>.md or memory://root/skills/<name>/SKILL.md", { field: "url" });
+			throw badRequest(
+				"url must be memory://root, memory://root/MEMORY.md, memory://root/<name>.md or memory://root/skills/<name>/SKILL.md",
+				{ field: "url" },
+			);
 		}
 		const ctx = c.get("projectContext");
 		const [, index, team, name, skill] = m;

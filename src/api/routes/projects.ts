@@ -78,11 +78,16 @@ projectRoutes.openapi(
 		tags: ["projects"],
 		summary: "List the tenant's projects (only its own for a project-limited key)",
 		middleware: [requireScope("read")] as const,
-		responses: { 200: { description: "Projects", content: { "application/json": { schema: z.object({ projects: z.array(ProjectSchema) }) } } }, ...errors(401, 403) },
+		responses: {
+			200: { description: "Projects", content: { "application/json": { schema: z.object({ projects: z.array(ProjectSchema) }) } } },
+			...errors(401, 403),
+		},
 	}),
 	async (c) => {
 		const auth = c.get("auth");
-		const { results } = await c.env.DB.prepare(`${SELECT_PROJECT} WHERE tenant_id = ? AND (?2 IS NULL OR id = ?2) ORDER BY created_at, id LIMIT 1000`)
+		const { results } = await c.env.DB.prepare(
+			`${SELECT_PROJECT} WHERE tenant_id = ? AND (?2 IS NULL OR id = ?2) ORDER BY created_at, id LIMIT 1000`,
+		)
 			.bind(auth.tenantId, auth.projectId)
 			.all<ProjectRecord>();
 		return c.json({ projects: results.map(toProject) }, 200);

@@ -55,7 +55,13 @@ settingsRoutes.openapi(
 				content: {
 					"application/json": {
 						schema: z.object({
-							settings: z.record(z.string(), z.object({ value: z.union([z.boolean(), z.number(), z.string()]), source: z.enum(["default", "user", "project", "policy"]) })),
+							settings: z.record(
+								z.string(),
+								z.object({
+									value: z.union([z.boolean(), z.number(), z.string()]),
+									source: z.enum(["default", "user", "project", "policy"]),
+								}),
+							),
 						}),
 					},
 				},
