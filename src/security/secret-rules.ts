@@ -42,7 +42,19 @@ export function looksLikePlaceholder(value: string): boolean {
 
 /** Generic values also reject counters and alphabets, which vendor test tokens legitimately use. */
 function looksLikeFiller(value: string): boolean {
-	return looksLikePlaceholder(value) || isSequential(value) || /EXAMPLE|\.\./.test(value);
+	return looksLikePlaceholder(value) || isSequential(value) || /EXAMPLE|\.\./.test(value) || isEncodedProse(value);
+}
+
+/** Base64 that decodes to ordinary words ("ZHVtbXkgdGV4dA==" → "dummy text") is encoded text, not a key. */
+function isEncodedProse(value: string): boolean {
+	if (value.length < 16 || value.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return false;
+	let decoded: string;
+	try {
+		decoded = atob(value);
+	} catch {
+		return false;
+	}
+	return /^[A-Za-z ,.'-]+$/.test(decoded) && decoded.includes(" ");
 }
 
 /** "abcdefghijklmnop", "0123456789": alphabets and counters, not keys. */
