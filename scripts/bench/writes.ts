@@ -3,11 +3,13 @@ import { type LocalWorker, percentile } from "./worker";
 
 const TYPES = ["user", "feedback", "project", "reference"];
 
-async function request(worker: LocalWorker, path: string, init: RequestInit & { token: string }) {
+/** Writes are idempotent, so a 503 from a restarting local runtime is retried once. */
+async function request(worker: LocalWorker, path: string, init: RequestInit & { token: string }, retried = false): Promise<Response> {
 	const res = await fetch(`${worker.base}${path}`, {
 		...init,
 		headers: { Authorization: `Bearer ${init.token}`, "Content-Type": "application/json", ...(init.headers ?? {}) },
 	});
+	if (res.status === 503 && !retried) return request(worker, path, init, true);
 	if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
 	return res;
 }
