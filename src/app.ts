@@ -6,8 +6,10 @@ import type { AppEnv } from "./api/context";
 import { ApiError, errorResponse } from "./api/errors";
 import { adminRoutes } from "./api/routes/admin";
 import { keyRoutes } from "./api/routes/keys";
+import { logRoutes } from "./api/routes/logs";
 import { memoryRoutes } from "./api/routes/memories";
 import { projectRoutes } from "./api/routes/projects";
+import { recallRoutes } from "./api/routes/recall";
 import { settingsRoutes } from "./api/routes/settings";
 import { BatchItemSchema } from "./api/schemas";
 
@@ -91,6 +93,8 @@ export function createApp() {
 	app.route("/", projectRoutes);
 	app.route("/", memoryRoutes);
 	app.route("/", settingsRoutes);
+	app.route("/", recallRoutes);
+	app.route("/", logRoutes);
 
 	app.openAPIRegistry.register("BatchMemoryInput", BatchItemSchema);
 	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {

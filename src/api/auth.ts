@@ -51,10 +51,14 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
 	};
 }
 
-/** Read for safe methods, write for everything else. */
+/** POST routes that only read: recall and inject answer questions, they change nothing the caller sees. */
+const READ_ONLY_POSTS = /\/(?:recall|inject)$/;
+
+/** Read for safe methods (and read-only POSTs), write for everything else. */
 export function requireMethodScope(): MiddlewareHandler<AppEnv> {
 	return async function requireMethodScope(c, next) {
-		const scope: Scope = ["GET", "HEAD", "OPTIONS"].includes(c.req.method) ? "read" : "write";
+		const reading = ["GET", "HEAD", "OPTIONS"].includes(c.req.method) || (c.req.method === "POST" && READ_ONLY_POSTS.test(c.req.path));
+		const scope: Scope = reading ? "read" : "write";
 		if (!c.get("auth").scopes.includes(scope)) {
 			throw new ApiError(403, "forbidden", `this API key lacks the "${scope}" scope`);
 		}

@@ -1,6 +1,6 @@
 import { ApiError, notFound } from "../api/errors";
 import { nowIso, sha256Hex } from "../lib/ids";
-import { findSecrets, ruleNames } from "../security/secrets";
+import { assertNoSecretsIn } from "../security/guard";
 import { memoryUrl, objectKey } from "./paths";
 import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, renderTopicFile, type TopicFile } from "./topic-file";
 
@@ -96,14 +96,7 @@ export interface WriteFaults {
 }
 
 /** Scans the parts of a memory that are free text; throws 422 naming rules, never the secret. */
-export async function assertNoSecrets(file: TopicFile): Promise<void> {
-	const findings = await findSecrets(`${file.description}\n${file.body}`);
-	if (findings.length > 0) {
-		throw new ApiError(422, "secret_detected", "memory contains what looks like a secret; remove it and retry", {
-			rules: ruleNames(findings),
-		});
-	}
-}
+export const assertNoSecrets = (file: TopicFile) => assertNoSecretsIn(`${file.description}\n${file.body}`, "memory");
 
 /**
  * Writes one topic file. Order: the content-addressed R2 object first, then one D1 batch that

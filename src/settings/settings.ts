@@ -12,7 +12,7 @@ export const SETTING_DEFINITIONS = {
 	"memories.sessionMemory": { schema: z.boolean(), default: true, doc: "Keep a compressed summary inside long sessions." },
 	"memories.teamMemory": { schema: z.boolean(), default: true, doc: "Team-scope memory and its sync." },
 	"memories.personalMemory": { schema: z.boolean(), default: true, doc: "Personal-scope memory." },
-	"memories.assistantLog": { schema: z.boolean(), default: false, doc: "Daily logs (assistant mode only)." },
+	"memories.assistantLog": { schema: z.boolean(), default: true, doc: "Daily logs, injected in assistant mode." },
 	"memories.mode": { schema: z.enum(["coding", "assistant"]), default: "coding", doc: "coding or assistant." },
 	"memories.extractionTrigger": { schema: z.enum(["per-turn", "idle"]), default: "idle", doc: "When stage-1 extraction runs." },
 	"memories.maxRolloutAgeDays": { schema: z.number().int().min(1).max(365), default: 30, doc: "Oldest session the idle scan picks." },

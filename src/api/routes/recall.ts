@@ -1,0 +1,119 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
+import { MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "../../memory/topic-file";
+import { recall } from "../../recall/recall";
+import { recordServed } from "../../recall/usage";
+import type { AppEnv } from "../context";
+import { errors, ProjectIdParam } from "../schemas";
+
+export const recallRoutes = new OpenAPIHono<AppEnv>();
+
+const ToolList = z.array(z.string().min(1).max(200)).max(100);
+
+const RecallBody = z
+	.object({
+		query: z.string().max(8_000),
+		recentTools: ToolList.optional(),
+		limit: z.number().int().min(1).max(20).optional(),
+		exclude: z.array(z.string().regex(NAME_PATTERN)).max(200).optional(),
+		scope: z.enum(MEMORY_SCOPES).optional(),
+		engine: z.enum(["lexical", "llm"]).optional(),
+		trace: z.boolean().optional(),
+	})
+	.openapi("RecallRequest");
+
+const RecalledMemorySchema = z.object({
+	name: z.string(),
+	type: z.enum(MEMORY_TYPES),
+	description: z.string(),
+	scope: z.enum(MEMORY_SCOPES),
+	path: z.string(),
+	score: z.number(),
+	updatedAt: z.string(),
+	ageDays: z.number().int(),
+});
+
+recallRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/recall",
+		tags: ["recall"],
+		summary: "The memories that matter for a query (lexical BM25 with priors, or a small model choosing from its candidates)",
+		request: { params: z.object({ projectId: ProjectIdParam }), body: { required: true, content: { "application/json": { schema: RecallBody } } } },
+		responses: {
+			200: {
+				description: "Recalled memories, best first",
+				content: {
+					"application/json": {
+						schema: z.object({
+							engine: z.enum(["lexical", "llm", "lexical-fallback"]),
+							memories: z.array(RecalledMemorySchema),
+							warnings: z.array(z.string()),
+							fallbackReason: z.string().optional(),
+							trace: z.object({ terms: z.array(z.string()), candidates: z.array(z.record(z.string(), z.unknown())) }).optional(),
+						}),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const result = await recall(c.env, c.get("projectContext"), c.req.valid("json"));
+		c.executionCtx.waitUntil(recordServed(c.env.DB, result.served.map((m) => m.row.id)));
+		const { served: _served, ...body } = result;
+		return c.json(body, 200);
+	},
+);
+
+const InjectBody = z
+	.object({
+		query: z.string().max(8_000).optional(),
+		recentTools: ToolList.optional(),
+		sessionId: z.string().max(128).optional(),
+		mode: z.enum(["default", "assistant"]).optional(),
+		exclude: z.array(z.string().regex(NAME_PATTERN)).max(200).optional(),
+		maxTokens: z.number().int().min(200).max(200_000).optional().openapi({ description: `Token budget for the whole block (default ${DEFAULT_INJECT_TOKENS})` }),
+	})
+	.openapi("InjectRequest");
+
+recallRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/inject",
+		tags: ["recall"],
+		summary: "The Memory Guidance block for a session start, within a token budget",
+		request: { params: z.object({ projectId: ProjectIdParam }), body: { required: true, content: { "application/json": { schema: InjectBody } } } },
+		responses: {
+			200: {
+				description: "The block and its parts",
+				content: {
+					"application/json": {
+						schema: z.object({
+							text: z.string(),
+							tokens: z.number().int(),
+							truncated: z.boolean(),
+							warnings: z.array(z.string()),
+							parts: z.object({
+								guidance: z.string(),
+								summary: z.string(),
+								index: z.string(),
+								memories: z.array(
+									z.object({ name: z.string(), path: z.string(), type: z.string(), ageDays: z.number(), tokens: z.number(), truncated: z.boolean() }),
+								),
+								logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
+							}),
+						}),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const result = await buildInjection(c.env, c.get("projectContext"), c.req.valid("json"));
+		c.executionCtx.waitUntil(recordServed(c.env.DB, result.servedIds));
+		const { servedIds: _ids, ...body } = result;
+		return c.json(body, 200);
+	},
+);

@@ -1,0 +1,130 @@
+import { memoryUrl } from "../memory/paths";
+import type { MemoryRow, ProjectContext } from "../memory/store";
+import type { MemoryScope, MemoryType } from "../memory/topic-file";
+import { matchExpression } from "./terms";
+
+/** BM25 column weights: name, description, body. A hit in the name or description says more. */
+export const FIELD_WEIGHTS = [3.0, 2.0, 1.0] as const;
+
+/** Rules and corrections matter most at session start; references are looked up when needed. */
+export const TYPE_PRIORS: Record<MemoryType, number> = { feedback: 1.1, user: 1.05, project: 1.05, reference: 1.0 };
+
+const DAY_MS = 86_400_000;
+/** Older memories fade a little (never below 0.85): a current-state fact may be stale. */
+export const freshnessPrior = (ageDays: number) => 0.85 + 0.15 * Math.exp(-ageDays / 90);
+
+export interface Candidate {
+	row: MemoryRow;
+	body: string;
+	bm25: number;
+}
+
+export interface ScoredMemory {
+	row: MemoryRow;
+	body: string;
+	score: number;
+	ageDays: number;
+	trace: { bm25: number; typePrior: number; freshness: number; matchedTerms: string[] };
+}
+
+/**
+ * Reads the best-matching memories visible to the caller from the FTS5 index, joined to their
+ * registry rows. One indexed query; the project and scope filters apply after the match.
+ */
+export async function lexicalCandidates(
+	db: D1Database,
+	ctx: ProjectContext,
+	terms: string[],
+	options: { scopes: MemoryScope[]; limit: number },
+): Promise<Candidate[]> {
+	if (terms.length === 0 || options.scopes.length === 0) return [];
+	const scopeFilter = options.scopes.length === 2 ? "(m.scope = 'team' OR m.owner_id = ?3)" : options.scopes[0] === "team" ? "m.scope = 'team'" : "m.scope = 'personal' AND m.owner_id = ?3";
+	const { results } = await db
+		.prepare(
+			`SELECT m.*, memories_fts.body AS fts_body, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
+			 FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+			 WHERE memories_fts MATCH ?1 AND m.project_id = ?2 AND ${scopeFilter}
+			 ORDER BY rank LIMIT ?4`,
+		)
+		.bind(matchExpression(terms), ctx.projectId, ctx.userId, options.limit)
+		.all<MemoryRow & { fts_body: string; rank: number }>();
+	return results.map(({ fts_body, rank, ...row }) => ({ row: row as MemoryRow, body: fts_body, bm25: -rank }));
+}
+
+/** Applies type and freshness priors to BM25 relevance. */
+export function score(candidates: Candidate[], terms: string[], now = Date.now()): ScoredMemory[] {
+	return candidates
+		.map(({ row, body, bm25 }) => {
+			const ageDays = Math.max(0, Math.floor((now - Date.parse(row.updated_at)) / DAY_MS));
+			const typePrior = TYPE_PRIORS[row.type] ?? 1;
+			const freshness = freshnessPrior(ageDays);
+			const haystack = `${row.name} ${row.description} ${body}`.toLowerCase();
+			const matchedTerms = terms.filter((t) => haystack.includes(t.slice(0, Math.max(3, t.length - 2))));
+			return { row, body, ageDays, score: bm25 * typePrior * freshness, trace: { bm25, typePrior, freshness, matchedTerms } };
+		})
+		.sort((a, b) => b.score - a.score);
+}
+
+const WARNING_MARKERS =
+	/\b(?:warn(?:ing)?s?|caveats?|pitfalls?|gotchas?|known issues?|bugs?|beware|careful|don'?t|do not|never|avoid|broken|breaks|fails?|failing|flaky|workaround|deprecated|must not|instead)\b/i;
+
+/** Generic agent tools say nothing about which product is in use. */
+const GENERIC_TOOLS = new Set(
+	"bash shell sh read write edit multiedit grep glob ls task todowrite webfetch websearch notebookedit create update get list run exec apply patch view".split(" "),
+);
+
+/**
+ * Names worth matching from tool identifiers: `Bash(gh pr create:*)` → gh, `mcp__github__create_issue`
+ * → github, `kubectl` → kubectl.
+ */
+export function toolNames(recentTools: string[]): string[] {
+	const names = new Set<string>();
+	const add = (word: string | undefined) => {
+		const w = word?.toLowerCase().replace(/[^a-z0-9.-]/g, "");
+		if (w && w.length >= 2 && !GENERIC_TOOLS.has(w)) names.add(w);
+	};
+	for (const tool of recentTools) {
+		const m = /^([\w.-]+)(?:\((.*)\))?$/s.exec(tool.trim());
+		if (!m) continue;
+		const mcp = /^mcp__([^_]+(?:_[^_]+)*)__(.+)$/.exec(m[1] ?? "");
+		if (mcp) add(mcp[1]);
+		else add(m[1]);
+		add(m[2]?.trim().split(/[\s:]+/)[0]);
+	}
+	return [...names];
+}
+
+/**
+ * A reference memory that only documents a tool the agent is already using adds nothing; one that
+ * records a warning or known issue about it still matters.
+ */
+export function documentsToolInUse(memory: ScoredMemory, recentTools: string[]): string | null {
+	if (memory.row.type !== "reference" || recentTools.length === 0) return null;
+	const label = `${memory.row.name} ${memory.row.description}`.toLowerCase();
+	const words = new Set(label.split(/[^a-z0-9.]+/));
+	const tool = toolNames(recentTools).find((t) => words.has(t));
+	if (!tool) return null;
+	return WARNING_MARKERS.test(`${memory.row.description}\n${memory.body}`) ? null : tool;
+}
+
+export interface RecalledMemory {
+	name: string;
+	type: MemoryType;
+	description: string;
+	scope: MemoryScope;
+	path: string;
+	score: number;
+	updatedAt: string;
+	ageDays: number;
+}
+
+export const toRecalled = (m: ScoredMemory): RecalledMemory => ({
+	name: m.row.name,
+	type: m.row.type,
+	description: m.row.description,
+	scope: m.row.scope,
+	path: memoryUrl(m.row.scope, m.row.name),
+	score: Math.round(m.score * 1000) / 1000,
+	updatedAt: m.row.updated_at,
+	ageDays: m.ageDays,
+});

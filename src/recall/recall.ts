@@ -1,0 +1,123 @@
+import type { ProjectContext } from "../memory/store";
+import type { MemoryScope } from "../memory/topic-file";
+import { hasModel, type ModelEnv, ModelConfigError, resolveModel } from "../llm/models";
+import { effectiveSettings } from "../settings/settings";
+import { documentsToolInUse, lexicalCandidates, type RecalledMemory, type ScoredMemory, score, toRecalled } from "./lexical";
+import { selectWithModel } from "./selector";
+import { queryTerms } from "./terms";
+
+export interface RecallRequest {
+	query: string;
+	recentTools?: string[];
+	limit?: number;
+	exclude?: string[];
+	scope?: MemoryScope;
+	engine?: "lexical" | "llm";
+	trace?: boolean;
+}
+
+export type Engine = "lexical" | "llm" | "lexical-fallback";
+
+export interface TraceEntry {
+	name: string;
+	scope: MemoryScope;
+	score: number;
+	bm25: number;
+	typePrior: number;
+	freshness: number;
+	matchedTerms: string[];
+	decision: "returned" | "excluded" | "skipped: documents a tool in use" | "below limit" | "not selected by model";
+}
+
+export interface RecallResult {
+	engine: Engine;
+	memories: RecalledMemory[];
+	/** Internal: the rows served, for usage recording and injection. */
+	served: ScoredMemory[];
+	warnings: string[];
+	fallbackReason?: string;
+	trace?: { terms: string[]; candidates: TraceEntry[] };
+}
+
+/** How many lexical candidates are scored (and shown to the model as a manifest). */
+const CANDIDATES = 50;
+const MANIFEST_SIZE = 25;
+
+/**
+ * Recall: which memories matter for this query? Lexical by default (BM25 over name, description and
+ * body with field weights, type and freshness priors); optionally a small model picks from the
+ * lexical candidates. Honours the master switch and scope switches, `exclude` and `recentTools`.
+ */
+export async function recall(env: Env, ctx: ProjectContext, request: RecallRequest, now = Date.now()): Promise<RecallResult> {
+	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+	const limit = request.limit ?? Number(settings["memories.recallLimit"].value);
+	const warnings: string[] = [];
+	if (settings["memories.enabled"].value !== true) {
+		warnings.push(`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source})`);
+		return { engine: "lexical", memories: [], served: [], warnings };
+	}
+	const scopes = (request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[])).filter((s) => {
+		const key = s === "team" ? "memories.teamMemory" : "memories.personalMemory";
+		const on = settings[key].value !== false;
+		if (!on) warnings.push(`${s} memory is turned off (${key})`);
+		return on;
+	});
+
+	const terms = queryTerms(request.query);
+	const exclude = new Set(request.exclude ?? []);
+	const recentTools = request.recentTools ?? [];
+	const ranked = score(await lexicalCandidates(env.DB, ctx, terms, { scopes, limit: CANDIDATES + exclude.size }), terms, now);
+
+	const trace: TraceEntry[] = [];
+	const eligible: ScoredMemory[] = [];
+	for (const m of ranked) {
+		const entry = { name: m.row.name, scope: m.row.scope, score: m.score, ...m.trace };
+		if (exclude.has(m.row.name)) {
+			trace.push({ ...entry, decision: "excluded" });
+			continue;
+		}
+		if (documentsToolInUse(m, recentTools)) {
+			trace.push({ ...entry, decision: "skipped: documents a tool in use" });
+			continue;
+		}
+		eligible.push(m);
+		trace.push({ ...entry, decision: "below limit" });
+	}
+
+	let engine: Engine = "lexical";
+	let fallbackReason: string | undefined;
+	let chosen = eligible.slice(0, limit);
+	const wantModel = request.engine === "llm" || (request.engine === undefined && hasModel(env as ModelEnv, "smol"));
+	if (wantModel && terms.length > 0) {
+		let model = null;
+		try {
+			model = resolveModel(env as ModelEnv, "smol");
+		} catch (err) {
+			fallbackReason = err instanceof ModelConfigError ? err.message : "model could not be configured";
+		}
+		if (!model && !fallbackReason) fallbackReason = "no model is configured for the smol role";
+		if (model) {
+			const selection = await selectWithModel(model, request.query, recentTools, eligible.slice(0, MANIFEST_SIZE), limit);
+			if (selection.ok) {
+				engine = "llm";
+				for (const t of trace) if (t.decision === "below limit") t.decision = "not selected by model";
+				chosen = selection.memories;
+			} else fallbackReason = selection.reason;
+		}
+		if (fallbackReason) engine = "lexical-fallback";
+	}
+
+	const chosenSet = new Set(chosen);
+	for (const t of trace) {
+		if (chosen.some((c) => c.row.name === t.name && c.row.scope === t.scope)) t.decision = "returned";
+	}
+	const result: RecallResult = {
+		engine,
+		memories: chosen.map(toRecalled),
+		served: [...chosenSet],
+		warnings,
+		...(fallbackReason ? { fallbackReason } : {}),
+	};
+	if (request.trace) result.trace = { terms, candidates: trace.slice(0, CANDIDATES) };
+	return result;
+}
