@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { documentsToolInUse, type ScoredMemory, toolNames } from "../src/recall/lexical";
+import { matchExpression, queryTerms } from "../src/recall/terms";
+
+describe("query terms", () => {
+	it("keeps content words and drops stopwords", () => {
+		expect(queryTerms("How do I run the integration tests against the database?")).toEqual(["run", "integration", "tests", "database"]);
+	});
+
+	it("neutralises FTS5 syntax", () => {
+		expect(queryTerms('NEAR("a b", 2) OR data* -mock name:x (y AND NOT z)')).toEqual(["near", "2", "data", "mock", "name"]);
+		expect(matchExpression(["near", "data"])).toBe('"near" OR "data"');
+		expect(queryTerms('"""*^:{}')).toEqual([]);
+	});
+
+	it("keeps non-Latin words and numbers", () => {
+		expect(queryTerms("데이터베이스 테스트 2024")).toEqual(["데이터베이스", "테스트", "2024"]);
+	});
+});
+
+describe("tools in use", () => {
+	it("extracts product names from tool identifiers", () => {
+		expect(toolNames(["Bash(gh pr create:*)", "mcp__github__create_issue", "Read", "kubectl"]).sort()).toEqual(["gh", "github", "kubectl"]);
+	});
+
+	const ref = (name: string, description: string, body: string) =>
+		({ row: { type: "reference", name, description }, body }) as unknown as ScoredMemory;
+
+	it("skips usage docs for a tool in use and keeps warnings about it", () => {
+		expect(documentsToolInUse(ref("kubectl-usage", "How to use kubectl for rollouts", "kubectl rollout status deploy/api"), ["kubectl"])).toBe("kubectl");
+		expect(documentsToolInUse(ref("kubectl-pitfalls", "kubectl rollout gotchas", "Never use --force on prod"), ["kubectl"])).toBeNull();
+		expect(documentsToolInUse(ref("kubectl-usage", "How to use kubectl", "x"), ["terraform"])).toBeNull();
+	});
+});
