@@ -12,7 +12,8 @@ async function enabledProject(): Promise<string> {
 	return pid;
 }
 
-const put = (pid: string, name: string, body: Record<string, string>) => call(`/v1/projects/${pid}/memories/${name}`, { token: tenant.token, method: "PUT", json: body });
+const put = (pid: string, name: string, body: Record<string, string>) =>
+	call(`/v1/projects/${pid}/memories/${name}`, { token: tenant.token, method: "PUT", json: body });
 const inject = async (pid: string, body: Record<string, unknown>) => {
 	const res = await call(`/v1/projects/${pid}/inject`, { token: tenant.token, json: body });
 	expect(res.status).toBe(200);
@@ -26,15 +27,23 @@ beforeAll(async () => {
 describe("inject", () => {
 	it("builds guidance, index and recalled memories with their age", async () => {
 		const pid = await enabledProject();
-		await put(pid, "testing-conventions", { type: "feedback", description: "Integration tests use the real database", body: "Never mock the DB." });
+		await put(pid, "testing-conventions", {
+			type: "feedback",
+			description: "Integration tests use the real database",
+			body: "Never mock the DB.",
+		});
 		await put(pid, "deploy-freeze", { type: "project", description: "No deploys on Fridays", body: "Freeze from Friday noon." });
-		await env.DB.prepare("UPDATE memories SET updated_at = '2026-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'deploy-freeze'").bind(pid).run();
+		await env.DB.prepare("UPDATE memories SET updated_at = '2026-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'deploy-freeze'")
+			.bind(pid)
+			.run();
 		const body = await inject(pid, { query: "write integration tests for the database layer and deploy on friday" });
 		expect(body.text).toContain("# Memory Guidance");
 		expect(body.text).toContain("_No summary yet._");
 		expect(body.text).toContain("## Memory index (memory://root/MEMORY.md)");
 		expect(body.text).toContain("### memory://root/testing-conventions.md\nfeedback, personal, updated today");
-		expect(body.text).toMatch(/### memory:\/\/root\/deploy-freeze\.md\nproject, personal, updated \d+ days ago — verify against the repository/);
+		expect(body.text).toMatch(
+			/### memory:\/\/root\/deploy-freeze\.md\nproject, personal, updated \d+ days ago — verify against the repository/,
+		);
 		expect(body.parts.memories.map((m: { name: string }) => m.name).sort()).toEqual(["deploy-freeze", "testing-conventions"]);
 		expect(body.tokens).toBe(tokenCount(body.text));
 		expect(body.truncated).toBe(false);
@@ -60,7 +69,7 @@ describe("inject", () => {
 		const open = /\n(`{5,})markdown\n/.exec(text.slice(start));
 		expect(open).not.toBeNull();
 		const ticks = open?.[1] ?? "";
-		const fenceStart = start + (open?.index ?? 0) + open?.[0].length;
+		const fenceStart = start + (open?.index ?? 0) + (open?.[0].length ?? 0);
 		const fenceEnd = text.indexOf(`\n${ticks}`, fenceStart);
 		const inside = text.slice(fenceStart, fenceEnd);
 		expect(inside).toContain("Ignore previous instructions");
@@ -76,7 +85,8 @@ describe("inject", () => {
 		const paragraph = "The deploy pipeline builds the api worker, runs migrations, then promotes the canary after checks. ";
 		let summary = "";
 		while (tokenCount(summary) < 20_000) summary += `${paragraph}\n`;
-		const ctxTenant = (await env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(pid).first<{ tenant_id: string }>())?.tenant_id ?? "";
+		const ctxTenant =
+			(await env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(pid).first<{ tenant_id: string }>())?.tenant_id ?? "";
 		await env.FILES.put(summaryKey(ctxTenant, pid), summary);
 		const body = await inject(pid, {});
 		expect(tokenCount(body.parts.summary)).toBeLessThanOrEqual(5000);
@@ -85,7 +95,11 @@ describe("inject", () => {
 		expect(body.warnings.join(" ")).toContain("summaryInjectionTokenLimit");
 		expect(body.tokens).toBeLessThanOrEqual(16_000);
 
-		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.summaryInjectionTokenLimit": 1000 } });
+		await call(`/v1/projects/${pid}/settings`, {
+			token: tenant.token,
+			method: "PUT",
+			json: { "memories.summaryInjectionTokenLimit": 1000 },
+		});
 		const smaller = await inject(pid, {});
 		expect(tokenCount(smaller.parts.summary)).toBeLessThanOrEqual(1000);
 
@@ -100,21 +114,29 @@ describe("inject", () => {
 	it("sheds the lowest-ranked memories first to fit the budget", async () => {
 		const pid = await enabledProject();
 		const long = "Rollout notes. ".repeat(300);
-		for (const name of ["rollout-a", "rollout-b", "rollout-c"]) await put(pid, name, { type: "project", description: `Rollout procedure ${name}`, body: long });
+		for (const name of ["rollout-a", "rollout-b", "rollout-c"])
+			await put(pid, name, { type: "project", description: `Rollout procedure ${name}`, body: long });
 		const full = await inject(pid, { query: "rollout procedure" });
 		expect(full.parts.memories).toHaveLength(3);
 		const budget = full.tokens - 500;
 		const cut = await inject(pid, { query: "rollout procedure", maxTokens: budget });
 		expect(cut.tokens).toBeLessThanOrEqual(budget);
 		expect(cut.parts.memories).toHaveLength(2);
-		expect(cut.parts.memories.map((m: { name: string }) => m.name)).toEqual(full.parts.memories.slice(0, 2).map((m: { name: string }) => m.name));
+		expect(cut.parts.memories.map((m: { name: string }) => m.name)).toEqual(
+			full.parts.memories.slice(0, 2).map((m: { name: string }) => m.name),
+		);
 		expect(cut.truncated).toBe(true);
 	});
 
 	it("keeps MEMORY.md within its caps inside the block", async () => {
 		const pid = await enabledProject();
 		for (let start = 0; start < 300; start += 100) {
-			const memories = Array.from({ length: 100 }, (_, j) => ({ name: `fact-${start + j}`, type: "project", description: `Fact ${start + j}`, body: "b" }));
+			const memories = Array.from({ length: 100 }, (_, j) => ({
+				name: `fact-${start + j}`,
+				type: "project",
+				description: `Fact ${start + j}`,
+				body: "b",
+			}));
 			await call(`/v1/projects/${pid}/memories/batch`, { token: tenant.token, json: { memories } });
 		}
 		const body = await inject(pid, {});
@@ -125,7 +147,10 @@ describe("inject", () => {
 	it("adds the most recent daily logs in assistant mode", async () => {
 		const pid = await enabledProject();
 		for (const date of ["2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"]) {
-			const res = await call(`/v1/projects/${pid}/logs/${date}`, { token: tenant.token, json: { entry: `Worked on the importer (${date})`, section: "In progress" } });
+			const res = await call(`/v1/projects/${pid}/logs/${date}`, {
+				token: tenant.token,
+				json: { entry: `Worked on the importer (${date})`, section: "In progress" },
+			});
 			expect(res.status).toBe(201);
 		}
 		const assistant = await inject(pid, { mode: "assistant" });
@@ -155,13 +180,16 @@ describe("inject", () => {
 describe("daily logs", () => {
 	it("appends under sections through the day and lists by date", async () => {
 		const pid = await enabledProject();
-		const post = (entry: string, section?: string) => call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry, section } });
+		const post = (entry: string, section?: string) =>
+			call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry, section } });
 		expect((await post("Started the export command", "In progress")).status).toBe(201);
 		expect((await post("Write the import tests", "Next up")).status).toBe(201);
 		expect((await post("Export handles skills too\nand summaries", "In progress")).status).toBe(201);
 		expect((await post("Met with design")).status).toBe(201);
 		const log = await (await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token })).text();
-		expect(log).toMatch(/^# Daily log 2026-11-29\n\n## In progress\n- \d\d:\d\d Started the export command\n- \d\d:\d\d Export handles skills too\n  and summaries\n\n## Next up\n- \d\d:\d\d Write the import tests\n\n## Notes\n- \d\d:\d\d Met with design\n$/);
+		expect(log).toMatch(
+			/^# Daily log 2026-11-29\n\n## In progress\n- \d\d:\d\d Started the export command\n- \d\d:\d\d Export handles skills too\n {2}and summaries\n\n## Next up\n- \d\d:\d\d Write the import tests\n\n## Notes\n- \d\d:\d\d Met with design\n$/,
+		);
 		await call(`/v1/projects/${pid}/logs/2026-10-01`, { token: tenant.token, json: { entry: "older" } });
 		const all = await json(await call(`/v1/projects/${pid}/logs`, { token: tenant.token }));
 		expect(all.logs.map((l: { date: string }) => l.date)).toEqual(["2026-11-29", "2026-10-01"]);
@@ -172,7 +200,9 @@ describe("daily logs", () => {
 
 	it("keeps both of two concurrent appends", async () => {
 		const pid = await enabledProject();
-		await Promise.all(["first", "second", "third"].map((e) => call(`/v1/projects/${pid}/logs/2026-11-20`, { token: tenant.token, json: { entry: e } })));
+		await Promise.all(
+			["first", "second", "third"].map((e) => call(`/v1/projects/${pid}/logs/2026-11-20`, { token: tenant.token, json: { entry: e } })),
+		);
 		const log = await (await call(`/v1/projects/${pid}/logs/2026-11-20`, { token: tenant.token })).text();
 		for (const e of ["first", "second", "third"]) expect(log).toContain(e);
 	});
@@ -180,13 +210,28 @@ describe("daily logs", () => {
 	it("rejects bad dates, sections and secrets", async () => {
 		const pid = await enabledProject();
 		for (const date of ["2026-13-01", "2026-02-30", "20261129", "yesterday", "2026-1-1"]) {
-			await expectError(await call(`/v1/projects/${pid}/logs/${date}`, { token: tenant.token, json: { entry: "x" } }), 400, "invalid_request");
+			await expectError(
+				await call(`/v1/projects/${pid}/logs/${date}`, { token: tenant.token, json: { entry: "x" } }),
+				400,
+				"invalid_request",
+			);
 			await expectError(await call(`/v1/projects/${pid}/logs/${date}`, { token: tenant.token }), 400, "invalid_request");
 		}
 		await expectError(await call(`/v1/projects/${pid}/logs?from=2026-99-01`, { token: tenant.token }), 400, "invalid_request");
-		await expectError(await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry: "x", section: "## evil\nheading" } }), 400, "invalid_request");
-		await expectError(await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry: "   " } }), 400, "invalid_request");
-		const leak = await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry: "token ghp_R8xk2LmQ9vWz4Tb7Nc1Hf5Jg3Ps6Eu0Ai2Oq" } });
+		await expectError(
+			await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry: "x", section: "## evil\nheading" } }),
+			400,
+			"invalid_request",
+		);
+		await expectError(
+			await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry: "   " } }),
+			400,
+			"invalid_request",
+		);
+		const leak = await call(`/v1/projects/${pid}/logs/2026-11-29`, {
+			token: tenant.token,
+			json: { entry: "token ghp_R8xk2LmQ9vWz4Tb7Nc1Hf5Jg3Ps6Eu0Ai2Oq" },
+		});
 		await expectError(leak, 422, "secret_detected");
 		await expectError(await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token }), 404, "not_found");
 	});
@@ -194,6 +239,10 @@ describe("daily logs", () => {
 	it("refuses appends when daily logs are turned off", async () => {
 		const pid = await enabledProject();
 		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.assistantLog": false } });
-		await expectError(await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry: "x" } }), 403, "feature_disabled");
+		await expectError(
+			await call(`/v1/projects/${pid}/logs/2026-11-29`, { token: tenant.token, json: { entry: "x" } }),
+			403,
+			"feature_disabled",
+		);
 	});
 });

@@ -6,14 +6,49 @@ let tenant: Tenant;
 let projectId: string;
 
 const CORPUS: [string, string, string, string][] = [
-	["testing-conventions", "feedback", "Integration tests run against the real Postgres database, never mocks", "Use the real DB in integration tests. A mocked database hid a broken migration last quarter."],
-	["commit-style", "user", "Commit messages follow Conventional Commits in English", "Write commit subjects like `fix(api): handle empty body`. Keep the subject under 72 characters."],
-	["deploy-freeze", "project", "No production deploys on Fridays after noon UTC", "Deploy freeze: Friday 12:00 UTC until Monday. Hotfixes need approval from the on-call lead."],
-	["monorepo-layout", "project", "Monorepo: api/ is a Hono worker, web/ is a Next.js app, shared code in packages/", "Each app deploys separately; packages/ are built with tsup before either app."],
-	["grafana-dashboards", "reference", "Grafana dashboards for API latency and error rates", "Latency: grafana.internal/d/api-latency. Errors: grafana.internal/d/api-errors."],
+	[
+		"testing-conventions",
+		"feedback",
+		"Integration tests run against the real Postgres database, never mocks",
+		"Use the real DB in integration tests. A mocked database hid a broken migration last quarter.",
+	],
+	[
+		"commit-style",
+		"user",
+		"Commit messages follow Conventional Commits in English",
+		"Write commit subjects like `fix(api): handle empty body`. Keep the subject under 72 characters.",
+	],
+	[
+		"deploy-freeze",
+		"project",
+		"No production deploys on Fridays after noon UTC",
+		"Deploy freeze: Friday 12:00 UTC until Monday. Hotfixes need approval from the on-call lead.",
+	],
+	[
+		"monorepo-layout",
+		"project",
+		"Monorepo: api/ is a Hono worker, web/ is a Next.js app, shared code in packages/",
+		"Each app deploys separately; packages/ are built with tsup before either app.",
+	],
+	[
+		"grafana-dashboards",
+		"reference",
+		"Grafana dashboards for API latency and error rates",
+		"Latency: grafana.internal/d/api-latency. Errors: grafana.internal/d/api-errors.",
+	],
 	["gh-cli-usage", "reference", "How to use the gh CLI to open pull requests", "Run gh pr create --fill, then gh pr view --web."],
-	["gh-cli-pitfalls", "reference", "gh CLI known issue with draft pull requests", "Warning: gh pr create --draft fails on forks; push the branch first, then create the PR."],
-	["python-style", "user", "Prefer type hints and dataclasses in Python code", "Use dataclasses for records and add type hints to every public function."],
+	[
+		"gh-cli-pitfalls",
+		"reference",
+		"gh CLI known issue with draft pull requests",
+		"Warning: gh pr create --draft fails on forks; push the branch first, then create the PR.",
+	],
+	[
+		"python-style",
+		"user",
+		"Prefer type hints and dataclasses in Python code",
+		"Use dataclasses for records and add type hints to every public function.",
+	],
 ];
 
 async function write(name: string, type: string, description: string, body: string, scope?: string) {
@@ -36,7 +71,13 @@ beforeAll(async () => {
 	projectId = await createProject(tenant.token);
 	await call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
 	for (const [name, type, description, body] of CORPUS) await write(name, type, description, body);
-	await write("team-code-review", "feedback", "Every pull request needs one review from another team before merge", "Reviews come from outside the author's team.", "team");
+	await write(
+		"team-code-review",
+		"feedback",
+		"Every pull request needs one review from another team before merge",
+		"Reviews come from outside the author's team.",
+		"team",
+	);
 });
 
 describe("recall (lexical)", () => {
@@ -60,7 +101,13 @@ describe("recall (lexical)", () => {
 
 	it("returns path, scope, score and age for each memory", async () => {
 		const body = await recallFor({ query: "database tests" });
-		expect(body.memories[0]).toMatchObject({ name: "testing-conventions", type: "feedback", scope: "personal", path: "memory://root/testing-conventions.md", ageDays: 0 });
+		expect(body.memories[0]).toMatchObject({
+			name: "testing-conventions",
+			type: "feedback",
+			scope: "personal",
+			path: "memory://root/testing-conventions.md",
+			ageDays: 0,
+		});
 		expect(body.memories[0].score).toBeGreaterThan(0);
 		expect(Date.parse(body.memories[0].updatedAt)).not.toBeNaN();
 	});
@@ -75,7 +122,24 @@ describe("recall (lexical)", () => {
 	});
 
 	it("never errors on FTS5 syntax in the query", async () => {
-		for (const query of ['"unbalanced', "NEAR(database tests, 2)", "data*", "-mock", "name:testing", "(database OR", "AND OR NOT", "tests AND NOT mocks", '"""', "*", ":", "^", "{}[]", "测试 数据库", "", "   "]) {
+		for (const query of [
+			'"unbalanced',
+			"NEAR(database tests, 2)",
+			"data*",
+			"-mock",
+			"name:testing",
+			"(database OR",
+			"AND OR NOT",
+			"tests AND NOT mocks",
+			'"""',
+			"*",
+			":",
+			"^",
+			"{}[]",
+			"测试 数据库",
+			"",
+			"   ",
+		]) {
 			const res = await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, json: { query } });
 			expect(res.status, query).toBe(200);
 		}
@@ -85,7 +149,12 @@ describe("recall (lexical)", () => {
 		const without = await recallFor({ query: "open a pull request with gh", limit: 10 });
 		const names = without.memories.map((m: { name: string }) => m.name);
 		expect(names).toContain("gh-cli-usage");
-		const withTool = await recallFor({ query: "open a pull request with gh", limit: 10, recentTools: ["Bash(gh pr create:*)"], trace: true });
+		const withTool = await recallFor({
+			query: "open a pull request with gh",
+			limit: 10,
+			recentTools: ["Bash(gh pr create:*)"],
+			trace: true,
+		});
 		const toolNames = withTool.memories.map((m: { name: string }) => m.name);
 		expect(toolNames).not.toContain("gh-cli-usage");
 		expect(toolNames).toContain("gh-cli-pitfalls");
@@ -121,7 +190,14 @@ describe("recall (lexical)", () => {
 		await recallFor({ query: "grafana latency dashboards", limit: 1 });
 		let meta: { timesServed: number; lastServedAt: string | null } | undefined;
 		for (let i = 0; i < 20; i++) {
-			meta = (await json(await call(`/v1/projects/${projectId}/memories/grafana-dashboards`, { token: tenant.token, headers: { Accept: "application/json" } }))).memory;
+			meta = (
+				await json(
+					await call(`/v1/projects/${projectId}/memories/grafana-dashboards`, {
+						token: tenant.token,
+						headers: { Accept: "application/json" },
+					}),
+				)
+			).memory;
 			if ((meta?.timesServed ?? 0) > 0) break;
 			await new Promise((r) => setTimeout(r, 25));
 		}
@@ -137,7 +213,15 @@ describe("recall (lexical)", () => {
 	});
 
 	it("rejects bad recall bodies", async () => {
-		for (const bad of [{}, { query: 5 }, { query: "x", limit: 0 }, { query: "x", limit: 21 }, { query: "x", engine: "vector" }, { query: "x", exclude: ["Bad Name"] }, { query: "x", scope: "everyone" }]) {
+		for (const bad of [
+			{},
+			{ query: 5 },
+			{ query: "x", limit: 0 },
+			{ query: "x", limit: 21 },
+			{ query: "x", engine: "vector" },
+			{ query: "x", exclude: ["Bad Name"] },
+			{ query: "x", scope: "everyone" },
+		]) {
 			await expectError(await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, json: bad }), 400, "invalid_request");
 		}
 	});
@@ -146,9 +230,15 @@ describe("recall (lexical)", () => {
 		const pid = await createProject(tenant.token);
 		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
 		for (const name of ["staging-old", "staging-new"]) {
-			await call(`/v1/projects/${pid}/memories/${name}`, { token: tenant.token, method: "PUT", json: { type: "project", description: "Staging environment host", body: "Staging runs at stage.internal." } });
+			await call(`/v1/projects/${pid}/memories/${name}`, {
+				token: tenant.token,
+				method: "PUT",
+				json: { type: "project", description: "Staging environment host", body: "Staging runs at stage.internal." },
+			});
 		}
-		await env.DB.prepare("UPDATE memories SET updated_at = '2025-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'staging-old'").bind(pid).run();
+		await env.DB.prepare("UPDATE memories SET updated_at = '2025-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'staging-old'")
+			.bind(pid)
+			.run();
 		const body = await recallFor({ query: "staging host" }, pid);
 		expect(body.memories.map((m: { name: string }) => m.name)).toEqual(["staging-new", "staging-old"]);
 		expect(body.memories[1].ageDays).toBeGreaterThan(300);

@@ -29,7 +29,11 @@ const candidate = (name: string, description: string): ScoredMemory => ({
 	trace: { bm25: 1, typePrior: 1, freshness: 1, matchedTerms: [] },
 });
 
-const candidates = [candidate("testing-conventions", "Real DB in tests"), candidate("commit-style", "Conventional commits"), candidate("deploy-freeze", "No Friday deploys")];
+const candidates = [
+	candidate("testing-conventions", "Real DB in tests"),
+	candidate("commit-style", "Conventional commits"),
+	candidate("deploy-freeze", "No Friday deploys"),
+];
 
 /** A scripted model that answers with the given text. */
 const scripted = (text: string) =>

@@ -27,7 +27,9 @@ describe("tools in use", () => {
 		({ row: { type: "reference", name, description }, body }) as unknown as ScoredMemory;
 
 	it("skips usage docs for a tool in use and keeps warnings about it", () => {
-		expect(documentsToolInUse(ref("kubectl-usage", "How to use kubectl for rollouts", "kubectl rollout status deploy/api"), ["kubectl"])).toBe("kubectl");
+		expect(
+			documentsToolInUse(ref("kubectl-usage", "How to use kubectl for rollouts", "kubectl rollout status deploy/api"), ["kubectl"]),
+		).toBe("kubectl");
 		expect(documentsToolInUse(ref("kubectl-pitfalls", "kubectl rollout gotchas", "Never use --force on prod"), ["kubectl"])).toBeNull();
 		expect(documentsToolInUse(ref("kubectl-usage", "How to use kubectl", "x"), ["terraform"])).toBeNull();
 	});

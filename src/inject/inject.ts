@@ -1,9 +1,9 @@
 import readPathTemplate from "../../prompts/read_path.md";
+import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
 import { getIndex } from "../memory/index-file";
 import { summaryKey } from "../memory/paths";
 import { type ProjectContext, readMemoryContent } from "../memory/store";
-import { fillTemplate } from "../lib/template";
 import { recall } from "../recall/recall";
 import { effectiveSettings } from "../settings/settings";
 import { fence } from "./fence";
@@ -44,7 +44,7 @@ const PER_MEMORY_TOKENS = 2_000;
 const PER_LOG_TOKENS = 1_500;
 
 const ageNote = (days: number) =>
-	days <= 1 ? "updated today" : `updated ${days} days ago — verify against the repository before relying on it`;
+	days < 1 ? "updated today" : `updated ${days} day${days === 1 ? "" : "s"} ago — verify against the repository before relying on it`;
 
 const empty = (warnings: string[]): InjectResult => ({
 	text: "",
@@ -64,7 +64,9 @@ const empty = (warnings: string[]): InjectResult => ({
 export async function buildInjection(env: Env, ctx: ProjectContext, request: InjectRequest): Promise<InjectResult> {
 	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 	if (settings["memories.enabled"].value !== true) {
-		return empty([`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source}); nothing injected`]);
+		return empty([
+			`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source}); nothing injected`,
+		]);
 	}
 	const budget = request.maxTokens ?? DEFAULT_INJECT_TOKENS;
 	const warnings: string[] = [];
@@ -99,7 +101,11 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		const path = `memory://root/${m.row.scope === "team" ? "team/" : ""}${m.row.name}.md`;
 		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
 		if (cut.truncated) truncated = true;
-		memoryBlocks.push({ block, id: m.row.id, info: { name: m.row.name, path, type: m.row.type, ageDays: m.ageDays, tokens: tokenCount(block), truncated: cut.truncated } });
+		memoryBlocks.push({
+			block,
+			id: m.row.id,
+			info: { name: m.row.name, path, type: m.row.type, ageDays: m.ageDays, tokens: tokenCount(block), truncated: cut.truncated },
+		});
 	}
 
 	// Daily logs in assistant mode.

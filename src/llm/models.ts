@@ -41,9 +41,11 @@ export function resolveModel(env: ModelEnv, role: ModelRole): LanguageModel | nu
 		case "openai-compatible": {
 			const at = model.lastIndexOf("@");
 			if (at <= 0) throw new ModelConfigError("openai-compatible models look like openai-compatible:<model>@<baseURL>");
-			return createOpenAICompatible({ name: "openai-compatible", baseURL: model.slice(at + 1), apiKey: env.CAIRN_OPENAI_COMPATIBLE_API_KEY })(
-				model.slice(0, at),
-			);
+			return createOpenAICompatible({
+				name: "openai-compatible",
+				baseURL: model.slice(at + 1),
+				apiKey: env.CAIRN_OPENAI_COMPATIBLE_API_KEY,
+			})(model.slice(0, at));
 		}
 		default:
 			throw new ModelConfigError(`unknown model provider for role ${role}`);

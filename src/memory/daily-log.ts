@@ -12,7 +12,8 @@ const SECTION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ,'-]{0,39}$/;
 export function assertLogDate(date: string): void {
 	const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
 	const parsed = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
-	if (!parsed || parsed.toISOString().slice(0, 10) !== date) throw badRequest("date must be a calendar date as YYYY-MM-DD", { field: "date" });
+	if (!parsed || parsed.toISOString().slice(0, 10) !== date)
+		throw badRequest("date must be a calendar date as YYYY-MM-DD", { field: "date" });
 }
 
 /** Inserts an entry at the end of its section, creating the section (or the file) when needed. */
@@ -36,17 +37,26 @@ export function appendToLog(existing: string | null, date: string, section: stri
  * Appends to the caller's log for a date. Read-modify-write guarded by the object's etag, so two
  * concurrent appends both land (the loser re-reads and retries).
  */
-export async function appendDailyLog(env: Env, ctx: ProjectContext, date: string, entry: string, section = DEFAULT_SECTION, now = new Date()): Promise<string> {
+export async function appendDailyLog(
+	env: Env,
+	ctx: ProjectContext,
+	date: string,
+	entry: string,
+	section = DEFAULT_SECTION,
+	now = new Date(),
+): Promise<string> {
 	assertLogDate(date);
 	if (!SECTION_PATTERN.test(section)) throw badRequest("section must be 1-40 letters, digits, spaces or - , '", { field: "section" });
 	if (!entry.trim()) throw badRequest("entry must not be empty", { field: "entry" });
-	if (new TextEncoder().encode(entry).byteLength > MAX_ENTRY_BYTES) throw new ApiError(413, "payload_too_large", `entry exceeds ${MAX_ENTRY_BYTES} bytes`);
+	if (new TextEncoder().encode(entry).byteLength > MAX_ENTRY_BYTES)
+		throw new ApiError(413, "payload_too_large", `entry exceeds ${MAX_ENTRY_BYTES} bytes`);
 	await assertNoSecretsIn(entry, "log entry");
 	const key = logKey(ctx.tenantId, ctx.projectId, ctx.userId, date);
 	for (let attempt = 0; attempt < 5; attempt++) {
 		const current = await env.FILES.get(key);
 		const text = appendToLog(current ? await current.text() : null, date, section, entry, now);
-		if (new TextEncoder().encode(text).byteLength > MAX_LOG_BYTES) throw new ApiError(413, "payload_too_large", `the log for ${date} is full (${MAX_LOG_BYTES} bytes)`);
+		if (new TextEncoder().encode(text).byteLength > MAX_LOG_BYTES)
+			throw new ApiError(413, "payload_too_large", `the log for ${date} is full (${MAX_LOG_BYTES} bytes)`);
 		const written = await env.FILES.put(key, text, {
 			httpMetadata: { contentType: "text/markdown; charset=utf-8" },
 			onlyIf: current ? { etagMatches: current.etag } : { etagDoesNotMatch: "*" },

@@ -20,4 +20,5 @@ export const skillKey = (tenantId: string, projectId: string, name: string) =>
 	`${projectPrefix(tenantId, projectId)}skills/${name}/SKILL.md`;
 
 export const logsPrefix = (tenantId: string, projectId: string, userId: string) => `${projectPrefix(tenantId, projectId)}logs/${userId}/`;
-export const logKey = (tenantId: string, projectId: string, userId: string, date: string) => `${logsPrefix(tenantId, projectId, userId)}${date}.md`;
+export const logKey = (tenantId: string, projectId: string, userId: string, date: string) =>
+	`${logsPrefix(tenantId, projectId, userId)}${date}.md`;

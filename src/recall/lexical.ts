@@ -38,7 +38,12 @@ export async function lexicalCandidates(
 	options: { scopes: MemoryScope[]; limit: number },
 ): Promise<Candidate[]> {
 	if (terms.length === 0 || options.scopes.length === 0) return [];
-	const scopeFilter = options.scopes.length === 2 ? "(m.scope = 'team' OR m.owner_id = ?3)" : options.scopes[0] === "team" ? "m.scope = 'team'" : "m.scope = 'personal' AND m.owner_id = ?3";
+	const scopeFilter =
+		options.scopes.length === 2
+			? "(m.scope = 'team' OR m.owner_id = ?3)"
+			: options.scopes[0] === "team"
+				? "m.scope = 'team'"
+				: "m.scope = 'personal' AND m.owner_id = ?3";
 	const { results } = await db
 		.prepare(
 			`SELECT m.*, memories_fts.body AS fts_body, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
@@ -70,7 +75,9 @@ const WARNING_MARKERS =
 
 /** Generic agent tools say nothing about which product is in use. */
 const GENERIC_TOOLS = new Set(
-	"bash shell sh read write edit multiedit grep glob ls task todowrite webfetch websearch notebookedit create update get list run exec apply patch view".split(" "),
+	"bash shell sh read write edit multiedit grep glob ls task todowrite webfetch websearch notebookedit create update get list run exec apply patch view".split(
+		" ",
+	),
 );
 
 /**

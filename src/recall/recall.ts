@@ -1,6 +1,6 @@
+import { hasModel, ModelConfigError, type ModelEnv, resolveModel } from "../llm/models";
 import type { ProjectContext } from "../memory/store";
 import type { MemoryScope } from "../memory/topic-file";
-import { hasModel, type ModelEnv, ModelConfigError, resolveModel } from "../llm/models";
 import { effectiveSettings } from "../settings/settings";
 import { documentsToolInUse, lexicalCandidates, type RecalledMemory, type ScoredMemory, score, toRecalled } from "./lexical";
 import { selectWithModel } from "./selector";

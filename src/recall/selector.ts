@@ -23,9 +23,7 @@ export async function selectWithModel(
 	limit: number,
 ): Promise<Selection> {
 	if (candidates.length === 0) return { ok: true, memories: [] };
-	const manifest = candidates
-		.map((c) => `- ${c.row.name} (${c.row.type}): ${c.row.description.replace(/[<>]/g, "")}`)
-		.join("\n");
+	const manifest = candidates.map((c) => `- ${c.row.name} (${c.row.type}): ${c.row.description.replace(/[<>]/g, "")}`).join("\n");
 	const prompt = fillTemplate(selectorPrompt, {
 		limit: String(limit),
 		query: query.replace(/<\/?query>/gi, ""),

@@ -16,7 +16,10 @@ const STOPWORDS = new Set(
 /** The distinct content words of a query, in order, at most 32. */
 export function queryTerms(text: string): string[] {
 	const seen = new Set<string>();
-	for (const raw of text.toLowerCase().normalize("NFKC").match(/[\p{L}\p{N}]+/gu) ?? []) {
+	for (const raw of text
+		.toLowerCase()
+		.normalize("NFKC")
+		.match(/[\p{L}\p{N}]+/gu) ?? []) {
 		if (raw.length < 2 && !/\d/.test(raw)) continue;
 		if (STOPWORDS.has(raw) || raw.length > 64) continue;
 		seen.add(raw);

@@ -5,6 +5,8 @@ import { findSecrets, ruleNames } from "./secrets";
 export async function assertNoSecretsIn(text: string, what: string): Promise<void> {
 	const findings = await findSecrets(text);
 	if (findings.length > 0) {
-		throw new ApiError(422, "secret_detected", `${what} contains what looks like a secret; remove it and retry`, { rules: ruleNames(findings) });
+		throw new ApiError(422, "secret_detected", `${what} contains what looks like a secret; remove it and retry`, {
+			rules: ruleNames(findings),
+		});
 	}
 }

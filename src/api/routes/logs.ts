@@ -7,7 +7,10 @@ import { errors, ProjectIdParam } from "../schemas";
 
 export const logRoutes = new OpenAPIHono<AppEnv>();
 
-const DateParam = z.string().max(10).openapi({ param: { name: "date", in: "path" }, example: "2026-11-29" });
+const DateParam = z
+	.string()
+	.max(10)
+	.openapi({ param: { name: "date", in: "path" }, example: "2026-11-29" });
 
 logRoutes.openapi(
 	createRoute({
@@ -30,7 +33,10 @@ logRoutes.openapi(
 			},
 		},
 		responses: {
-			201: { description: "Appended", content: { "application/json": { schema: z.object({ date: z.string(), path: z.string(), bytes: z.number() }) } } },
+			201: {
+				description: "Appended",
+				content: { "application/json": { schema: z.object({ date: z.string(), path: z.string(), bytes: z.number() }) } },
+			},
 			...errors(400, 401, 403, 404, 412, 413, 422),
 		},
 	}),
@@ -38,7 +44,11 @@ logRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 		if (settings["memories.assistantLog"].value === false) {
-			throw new ApiError(403, "feature_disabled", `daily logs are turned off (memories.assistantLog, set by ${settings["memories.assistantLog"].source})`);
+			throw new ApiError(
+				403,
+				"feature_disabled",
+				`daily logs are turned off (memories.assistantLog, set by ${settings["memories.assistantLog"].source})`,
+			);
 		}
 		const { date } = c.req.valid("param");
 		const { entry, section } = c.req.valid("json");
@@ -76,7 +86,9 @@ logRoutes.openapi(
 		responses: {
 			200: {
 				description: "Logs",
-				content: { "application/json": { schema: z.object({ logs: z.array(z.object({ date: z.string(), path: z.string(), bytes: z.number() })) }) } },
+				content: {
+					"application/json": { schema: z.object({ logs: z.array(z.object({ date: z.string(), path: z.string(), bytes: z.number() })) }) },
+				},
 			},
 			...errors(400, 401, 403, 404),
 		},

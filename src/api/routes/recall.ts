@@ -39,7 +39,10 @@ recallRoutes.openapi(
 		path: "/v1/projects/{projectId}/recall",
 		tags: ["recall"],
 		summary: "The memories that matter for a query (lexical BM25 with priors, or a small model choosing from its candidates)",
-		request: { params: z.object({ projectId: ProjectIdParam }), body: { required: true, content: { "application/json": { schema: RecallBody } } } },
+		request: {
+			params: z.object({ projectId: ProjectIdParam }),
+			body: { required: true, content: { "application/json": { schema: RecallBody } } },
+		},
 		responses: {
 			200: {
 				description: "Recalled memories, best first",
@@ -60,7 +63,12 @@ recallRoutes.openapi(
 	}),
 	async (c) => {
 		const result = await recall(c.env, c.get("projectContext"), c.req.valid("json"));
-		c.executionCtx.waitUntil(recordServed(c.env.DB, result.served.map((m) => m.row.id)));
+		c.executionCtx.waitUntil(
+			recordServed(
+				c.env.DB,
+				result.served.map((m) => m.row.id),
+			),
+		);
 		const { served: _served, ...body } = result;
 		return c.json(body, 200);
 	},
@@ -73,7 +81,13 @@ const InjectBody = z
 		sessionId: z.string().max(128).optional(),
 		mode: z.enum(["default", "assistant"]).optional(),
 		exclude: z.array(z.string().regex(NAME_PATTERN)).max(200).optional(),
-		maxTokens: z.number().int().min(200).max(200_000).optional().openapi({ description: `Token budget for the whole block (default ${DEFAULT_INJECT_TOKENS})` }),
+		maxTokens: z
+			.number()
+			.int()
+			.min(200)
+			.max(200_000)
+			.optional()
+			.openapi({ description: `Token budget for the whole block (default ${DEFAULT_INJECT_TOKENS})` }),
 	})
 	.openapi("InjectRequest");
 
@@ -83,7 +97,10 @@ recallRoutes.openapi(
 		path: "/v1/projects/{projectId}/inject",
 		tags: ["recall"],
 		summary: "The Memory Guidance block for a session start, within a token budget",
-		request: { params: z.object({ projectId: ProjectIdParam }), body: { required: true, content: { "application/json": { schema: InjectBody } } } },
+		request: {
+			params: z.object({ projectId: ProjectIdParam }),
+			body: { required: true, content: { "application/json": { schema: InjectBody } } },
+		},
 		responses: {
 			200: {
 				description: "The block and its parts",
@@ -99,7 +116,14 @@ recallRoutes.openapi(
 								summary: z.string(),
 								index: z.string(),
 								memories: z.array(
-									z.object({ name: z.string(), path: z.string(), type: z.string(), ageDays: z.number(), tokens: z.number(), truncated: z.boolean() }),
+									z.object({
+										name: z.string(),
+										path: z.string(),
+										type: z.string(),
+										ageDays: z.number(),
+										tokens: z.number(),
+										truncated: z.boolean(),
+									}),
 								),
 								logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
 							}),
