@@ -57,3 +57,53 @@ export function percentile(values: number[], p: number): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
+
+/** Calls the local Worker; writes are idempotent, so a 503 from a restarting runtime is retried once. */
+export async function api(worker: LocalWorker, path: string, init: RequestInit & { token: string }, retried = false): Promise<Response> {
+	const res = await fetch(`${worker.base}${path}`, {
+		...init,
+		headers: { Authorization: `Bearer ${init.token}`, "Content-Type": "application/json", ...(init.headers ?? {}) },
+	});
+	if (res.status === 503 && !retried) return api(worker, path, init, true);
+	if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
+	return res;
+}
+
+export async function createTenant(worker: LocalWorker): Promise<string> {
+	const res = await fetch(`${worker.base}/v1/admin/tenants`, {
+		method: "POST",
+		headers: { Authorization: `Bearer ${worker.adminToken}`, "Content-Type": "application/json" },
+		body: JSON.stringify({ name: "bench", user: "bench" }),
+	});
+	return ((await res.json()) as { key: { token: string } }).key.token;
+}
+
+export interface SeedMemory {
+	name: string;
+	type: string;
+	description: string;
+	body: string;
+}
+
+/** Registers a project with memories on, and fills it through the batch endpoint. Returns its id and fill time. */
+export async function seedProject(worker: LocalWorker, token: string, remote: string, memories: SeedMemory[]) {
+	const res = await api(worker, "/v1/projects", {
+		method: "POST",
+		token,
+		body: JSON.stringify({ name: remote, gitRemote: `git@bench.local:${remote}.git` }),
+	});
+	const id = ((await res.json()) as { project: { id: string } }).project.id;
+	await api(worker, `/v1/projects/${id}/settings`, { method: "PUT", token, body: JSON.stringify({ "memories.enabled": true }) });
+	const t0 = performance.now();
+	for (let i = 0; i < memories.length; i += 100) {
+		const res = await api(worker, `/v1/projects/${id}/memories/batch`, {
+			method: "POST",
+			token,
+			body: JSON.stringify({ memories: memories.slice(i, i + 100) }),
+		});
+		const { results } = (await res.json()) as { results: { status: string; error?: { code: string } }[] };
+		const failed = results.filter((r) => r.status === "error");
+		if (failed.length > 0) throw new Error(`seeding ${remote}: ${failed.length} items failed (${failed[0]?.error?.code})`);
+	}
+	return { id, fillSeconds: (performance.now() - t0) / 1000 };
+}

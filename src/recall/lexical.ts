@@ -28,6 +28,23 @@ export interface ScoredMemory {
 }
 
 /**
+ * The candidate query: ?1 MATCH expression, ?2 project, ?3 user, ?4 limit. Exported so the
+ * benchmark runs exactly this statement on plain SQLite as the latency floor.
+ */
+export function candidateSql(scopes: MemoryScope[]): string {
+	const scopeFilter =
+		scopes.length === 2
+			? "(m.scope = 'team' OR m.owner_id = ?3)"
+			: scopes[0] === "team"
+				? "m.scope = 'team'"
+				: "m.scope = 'personal' AND m.owner_id = ?3";
+	return `SELECT m.*, memories_fts.body AS fts_body, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
+	 FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+	 WHERE memories_fts MATCH ?1 AND m.project_id = ?2 AND ${scopeFilter}
+	 ORDER BY rank LIMIT ?4`;
+}
+
+/**
  * Reads the best-matching memories visible to the caller from the FTS5 index, joined to their
  * registry rows. One indexed query; the project and scope filters apply after the match.
  */
@@ -38,19 +55,8 @@ export async function lexicalCandidates(
 	options: { scopes: MemoryScope[]; limit: number },
 ): Promise<Candidate[]> {
 	if (terms.length === 0 || options.scopes.length === 0) return [];
-	const scopeFilter =
-		options.scopes.length === 2
-			? "(m.scope = 'team' OR m.owner_id = ?3)"
-			: options.scopes[0] === "team"
-				? "m.scope = 'team'"
-				: "m.scope = 'personal' AND m.owner_id = ?3";
 	const { results } = await db
-		.prepare(
-			`SELECT m.*, memories_fts.body AS fts_body, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
-			 FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
-			 WHERE memories_fts MATCH ?1 AND m.project_id = ?2 AND ${scopeFilter}
-			 ORDER BY rank LIMIT ?4`,
-		)
+		.prepare(candidateSql(options.scopes))
 		.bind(matchExpression(terms), ctx.projectId, ctx.userId, options.limit)
 		.all<MemoryRow & { fts_body: string; rank: number }>();
 	return results.map(({ fts_body, rank, ...row }) => ({ row: row as MemoryRow, body: fts_body, bm25: -rank }));

@@ -1,0 +1,114 @@
+// LoCoMo observations as memories; every QA question through the real recall endpoint.
+import { readFileSync } from "node:fs";
+import { api, type LocalWorker, type SeedMemory, seedProject } from "./worker";
+
+interface Conversation {
+	sample_id: string;
+	qa: { question: string; evidence: string[]; category: number }[];
+	observation: Record<string, Record<string, [string, string][]>>;
+	conversation: Record<string, unknown>;
+}
+
+export interface Observation {
+	conv: string;
+	name: string;
+	diaId: string;
+	speaker: string;
+	fact: string;
+	session: string;
+}
+
+export function loadLocomo(file: string) {
+	const data = JSON.parse(readFileSync(file, "utf8")) as Conversation[];
+	const observations: Observation[] = [];
+	for (const conv of data) {
+		let n = 0;
+		for (const [sessionKey, bySpeaker] of Object.entries(conv.observation)) {
+			const session = sessionKey.replace(/_observation$/, "");
+			for (const [speaker, facts] of Object.entries(bySpeaker)) {
+				for (const [fact, diaId] of facts) {
+					observations.push({ conv: conv.sample_id, name: `obs-${++n}`, diaId: String(diaId), speaker, fact, session });
+				}
+			}
+		}
+	}
+	return { data, observations };
+}
+
+export const toMemory = (o: Observation, date: string | undefined): SeedMemory => ({
+	name: o.name,
+	type: "user",
+	description: o.fact.slice(0, 500),
+	body: `${o.fact}\n\nSaid by ${o.speaker}${date ? ` on ${date}` : ""}.`,
+});
+
+export const CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial" };
+
+/** LoCoMo's official retrieval recall: the share of a question's evidence dia_ids among the retrieved units. */
+export function evidenceRecall(evidence: string[], retrievedDiaIds: string[]): number {
+	if (evidence.length === 0) return 0;
+	const got = new Set(retrievedDiaIds);
+	return evidence.filter((e) => got.has(e)).length / evidence.length;
+}
+
+export interface QualityRow {
+	category: string;
+	questions: number;
+	cairnR5: number;
+	cairnR10: number;
+	bm25R5: number;
+	bm25R10: number;
+}
+
+export function summarise(perQuestion: { category: number; cairn: [number, number]; bm25: [number, number] }[]): QualityRow[] {
+	const rows: QualityRow[] = [];
+	const groups: [string, (c: number) => boolean][] = [
+		...[4, 1, 2, 3].map((c) => [CATEGORIES[c] ?? String(c), (x: number) => x === c] as [string, (c: number) => boolean]),
+		["overall (1-4)", (x) => x >= 1 && x <= 4],
+		["adversarial (5)", (x) => x === 5],
+	];
+	for (const [label, match] of groups) {
+		const qs = perQuestion.filter((q) => match(q.category));
+		const mean = (f: (q: (typeof qs)[number]) => number) => (qs.length ? qs.reduce((s, q) => s + f(q), 0) / qs.length : 0);
+		rows.push({
+			category: label,
+			questions: qs.length,
+			cairnR5: mean((q) => q.cairn[0]),
+			cairnR10: mean((q) => q.cairn[1]),
+			bm25R5: mean((q) => q.bm25[0]),
+			bm25R10: mean((q) => q.bm25[1]),
+		});
+	}
+	return rows;
+}
+
+/** Seeds one project per conversation and asks every question through POST /recall (limit 10). */
+export async function runCairnRecall(worker: LocalWorker, token: string, data: Conversation[], observations: Observation[]) {
+	const answers: { conv: string; category: number; evidence: string[]; retrieved: string[] }[] = [];
+	for (const conv of data) {
+		const obs = observations.filter((o) => o.conv === conv.sample_id);
+		const dates = conv.conversation as Record<string, string>;
+		const { id } = await seedProject(
+			worker,
+			token,
+			`locomo-${conv.sample_id}`,
+			obs.map((o) => toMemory(o, dates[`${o.session}_date_time`])),
+		);
+		const byName = new Map(obs.map((o) => [o.name, o.diaId]));
+		for (const qa of conv.qa) {
+			const res = await api(worker, `/v1/projects/${id}/recall`, {
+				method: "POST",
+				token,
+				body: JSON.stringify({ query: qa.question, limit: 10 }),
+			});
+			const body = (await res.json()) as { memories: { name: string }[] };
+			answers.push({
+				conv: conv.sample_id,
+				category: qa.category,
+				evidence: qa.evidence.map(String),
+				retrieved: body.memories.map((m) => byName.get(m.name) ?? ""),
+			});
+		}
+	}
+	return answers;
+}
