@@ -21,7 +21,10 @@ const out = (s = "") => {
 };
 
 /** better-sqlite3 is a native module built for the Node.js that ran `npm install`: run the floor there. */
-function runSqlite(task: object): { floor?: Record<string, { p50: number; p95: number; p99: number }>; baseline?: Record<string, number[][]> } {
+function runSqlite(task: object): {
+	floor?: Record<string, { p50: number; p95: number; p99: number }>;
+	baseline?: Record<string, number[][]>;
+} {
 	const dir = mkdtempSync(join(tmpdir(), "cairn-floor-"));
 	const file = join(dir, "task.json");
 	writeFileSync(file, JSON.stringify(task));
@@ -48,16 +51,17 @@ try {
 	if (locomo) {
 		console.log("LoCoMo: seeding and asking every question…");
 		const answers = await runCairnRecall(worker, token, locomo.data, locomo.observations);
-		const baseline = runSqlite({
-			baseline: {
-				k: 10,
-				conversations: locomo.data.map((c) => ({
-					id: c.sample_id,
-					docs: locomo.observations.filter((o) => o.conv === c.sample_id).map((o) => o.fact),
-					questions: c.qa.map((q) => q.question),
-				})),
-			},
-		}).baseline ?? {};
+		const baseline =
+			runSqlite({
+				baseline: {
+					k: 10,
+					conversations: locomo.data.map((c) => ({
+						id: c.sample_id,
+						docs: locomo.observations.filter((o) => o.conv === c.sample_id).map((o) => o.fact),
+						questions: c.qa.map((q) => q.question),
+					})),
+				},
+			}).baseline ?? {};
 		let i = 0;
 		const perQuestion = locomo.data.flatMap((c) => {
 			const obs = locomo.observations.filter((o) => o.conv === c.sample_id);
@@ -87,13 +91,14 @@ try {
 	}
 	for (const s of seeded)
 		latency.push({ size: s.size, fill: s.fillSeconds, worker: await measureRecall(worker, token, s.id, queries, SAMPLES) });
-	floor = runSqlite({
-		floor: floorTask(
-			seeded.map((s) => ({ key: String(s.size), memories: s.memories })),
-			queries,
-			SAMPLES,
-		),
-	}).floor;
+	floor =
+		runSqlite({
+			floor: floorTask(
+				seeded.map((s) => ({ key: String(s.size), memories: s.memories })),
+				queries,
+				SAMPLES,
+			),
+		}).floor ?? {};
 	console.log("Writes…");
 	const tiny = corpus(sentences, 10);
 	const small = { size: 10, ...(await seedProject(worker, token, "writes-10", tiny)) };

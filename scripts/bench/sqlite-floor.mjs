@@ -34,7 +34,8 @@ if (task.floor) {
 		for (let round = 0; round < 2; round++) {
 			for (const match of matches) {
 				const t0 = performance.now();
-				query.all(match, project, "u", 50);
+				// Numbered parameters (?1…?4) bind by key in better-sqlite3.
+				query.all({ 1: match, 2: project, 3: "u", 4: 50 });
 				if (round === 1) times.push(performance.now() - t0);
 			}
 		}
