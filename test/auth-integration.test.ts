@@ -155,3 +155,12 @@ describe("projects", () => {
 		await expectError(await call("/v1/projects/prj_nope", { token: tenant.token }), 404, "not_found");
 	});
 });
+
+describe("malformed paths", () => {
+	it("answers a broken percent-encoding in a project path with a 4xx", async () => {
+		const tenant = await createTenant();
+		const res = await call("/v1/projects/%E0%A4%A/memories", { token: tenant.token });
+		expect(res.status).toBeGreaterThanOrEqual(400);
+		expect(res.status).toBeLessThan(500);
+	});
+});

@@ -4,6 +4,17 @@ import { sha256Hex } from "../lib/ids";
 import type { AppEnv, ProjectRecord } from "./context";
 import { ApiError } from "./errors";
 
+const PROJECT_PATH = /^\/v1\/projects\/([^/]+)/;
+const PROJECT_COLUMNS = "p.id, p.tenant_id, p.name, p.canonical_key, p.git_remote, p.root_path, p.created_at";
+
+const safeDecode = (segment: string) => {
+	try {
+		return decodeURIComponent(segment);
+	} catch {
+		return segment;
+	}
+};
+
 const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1] ?? null;
 
 interface KeyRow {
@@ -24,9 +35,23 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 		const token = bearer(c.req.header("Authorization"));
 		const parsed = token ? parseToken(token) : null;
 		if (!token || !parsed) throw new ApiError(401, "unauthorized", "a valid API key is required (Authorization: Bearer cairn_…)");
-		const row = await c.env.DB.prepare("SELECT id, tenant_id, user_id, digest, scopes, project_id FROM api_keys WHERE id = ?")
-			.bind(parsed.id)
-			.first<KeyRow>();
+		const keyStatement = c.env.DB.prepare("SELECT id, tenant_id, user_id, digest, scopes, project_id FROM api_keys WHERE id = ?").bind(
+			parsed.id,
+		);
+		// Project routes read the project in the same round trip, scoped to the key's tenant; it is used
+		// only once the key has been verified below.
+		const projectId = PROJECT_PATH.exec(c.req.path)?.[1];
+		const [keyResult, projectResult] = await c.env.DB.batch<KeyRow | ProjectRecord>(
+			projectId
+				? [
+						keyStatement,
+						c.env.DB.prepare(
+							`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN api_keys k ON k.tenant_id = p.tenant_id WHERE k.id = ? AND p.id = ?`,
+						).bind(parsed.id, safeDecode(projectId)),
+					]
+				: [keyStatement],
+		);
+		const row = (keyResult?.results[0] as KeyRow | undefined) ?? null;
 		const digest = await sha256Hex(token);
 		// Compare against a dummy digest when the id is unknown, so timing does not reveal which ids exist.
 		const ok = digestsEqual(digest, row?.digest ?? "0".repeat(64)) && row !== null;
@@ -38,6 +63,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 			scopes: JSON.parse(row.scopes) as Scope[],
 			projectId: row.project_id,
 		});
+		if (projectId) c.set("prefetchedProject", (projectResult?.results[0] as ProjectRecord | undefined) ?? null);
 		await next();
 	};
 }
@@ -74,11 +100,15 @@ export function loadProject(): MiddlewareHandler<AppEnv> {
 	return async function loadProject(c, next) {
 		const auth = c.get("auth");
 		const projectId = c.req.param("projectId") ?? "";
-		const project = await c.env.DB.prepare(
-			"SELECT id, tenant_id, name, canonical_key, git_remote, root_path, created_at FROM projects WHERE id = ? AND tenant_id = ?",
-		)
-			.bind(projectId, auth.tenantId)
-			.first<ProjectRecord>();
+		const prefetched = c.get("prefetchedProject");
+		const project =
+			prefetched !== undefined
+				? prefetched?.id === projectId
+					? prefetched
+					: null
+				: await c.env.DB.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ? AND p.tenant_id = ?`)
+						.bind(projectId, auth.tenantId)
+						.first<ProjectRecord>();
 		if (!project) throw new ApiError(404, "not_found", "project not found");
 		if (auth.projectId && auth.projectId !== project.id) {
 			throw new ApiError(403, "forbidden", "this API key is limited to another project");

@@ -25,6 +25,8 @@ export type AppEnv = {
 	Variables: {
 		auth: AuthContext;
 		project: ProjectRecord;
+		/** The project read together with the key (undefined when the path names no project). */
+		prefetchedProject: ProjectRecord | null;
 		projectContext: ProjectContext;
 	};
 };

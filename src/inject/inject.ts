@@ -1,11 +1,11 @@
 import readPathTemplate from "../../prompts/read_path.md";
 import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
-import { getIndex } from "../memory/index-file";
+import { generationStatement, getIndex } from "../memory/index-file";
 import { summaryKey } from "../memory/paths";
 import { type ProjectContext, readMemoryContent } from "../memory/store";
 import { recall } from "../recall/recall";
-import { effectiveSettings } from "../settings/settings";
+import { resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
 import { fence } from "./fence";
 import { tokenCount, truncateToTokens } from "./tokens";
 
@@ -62,7 +62,12 @@ const empty = (warnings: string[]): InjectResult => ({
  * lowest-ranked memories, then index lines, with warnings saying what was cut.
  */
 export async function buildInjection(env: Env, ctx: ProjectContext, request: InjectRequest): Promise<InjectResult> {
-	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+	const [settingsResult, generationResult] = await env.DB.batch<SettingsRow | { index_generation: number }>([
+		settingsStatement(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
+		generationStatement(env.DB, ctx.projectId),
+	]);
+	const settings = resolveSettings((settingsResult?.results ?? []) as SettingsRow[]);
+	const generation = ((generationResult?.results[0] ?? { index_generation: 0 }) as { index_generation: number }).index_generation;
 	if (settings["memories.enabled"].value !== true) {
 		return empty([
 			`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source}); nothing injected`,
@@ -73,8 +78,16 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 	let truncated = false;
 	const mode = request.mode ?? (settings["memories.mode"].value === "assistant" ? "assistant" : "default");
 
+	// Independent reads in parallel: summary, index, recall.
+	const [summaryObject, indexText, recalled] = await Promise.all([
+		env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId)),
+		getIndex(env, ctx, generation),
+		request.query
+			? recall(env, ctx, { query: request.query, recentTools: request.recentTools, exclude: request.exclude }, Date.now(), settings)
+			: Promise.resolve(null),
+	]);
+
 	// Summary, within its own limit.
-	const summaryObject = await env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId));
 	let summary = "";
 	if (summaryObject) {
 		const limit = Number(settings["memories.summaryInjectionTokenLimit"].value);
@@ -89,14 +102,13 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		fillTemplate(readPathTemplate, { memory_summary: summaryText ? fence(summaryText) : "_No summary yet._" }).trimEnd();
 	let guidance = guidanceWith(summary);
 
-	// Recalled topic files.
-	const recalled = request.query
-		? await recall(env, ctx, { query: request.query, recentTools: request.recentTools, exclude: request.exclude }, Date.now())
-		: null;
+	// Recalled topic files, read in parallel.
 	warnings.push(...(recalled?.warnings ?? []));
 	const memoryBlocks: { block: string; info: InjectedMemory; id: number }[] = [];
-	for (const m of recalled?.served ?? []) {
-		const content = await readMemoryContent(env, ctx, m.row);
+	const served = recalled?.served ?? [];
+	const contents = await Promise.all(served.map((m) => readMemoryContent(env, ctx, m.row)));
+	for (const [i, m] of served.entries()) {
+		const content = contents[i] ?? "";
 		const cut = truncateToTokens(content, PER_MEMORY_TOKENS);
 		const path = `memory://root/${m.row.scope === "team" ? "team/" : ""}${m.row.name}.md`;
 		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
@@ -114,8 +126,10 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		if (settings["memories.assistantLog"].value === false) warnings.push("assistant logs are turned off (memories.assistantLog)");
 		else {
 			const days = Number(settings["memories.dailyLogDays"].value);
-			for (const log of days > 0 ? await listDailyLogs(env, ctx, undefined, undefined, days) : []) {
-				const text = (await readDailyLog(env, ctx, log.date)) ?? "";
+			const logs = days > 0 ? await listDailyLogs(env, ctx, undefined, undefined, days) : [];
+			const texts = await Promise.all(logs.map((log) => readDailyLog(env, ctx, log.date)));
+			for (const [i, log] of logs.entries()) {
+				const text = texts[i] ?? "";
 				const cut = truncateToTokens(text, PER_LOG_TOKENS);
 				if (cut.truncated) truncated = true;
 				const block = `### ${log.date}\n\n${fence(cut.text)}`;
@@ -125,7 +139,6 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 	}
 
 	// Fit the budget: drop logs, then the lowest-ranked memories, then index lines.
-	const indexText = await getIndex(env, ctx);
 	let index = indexText;
 	const assemble = () =>
 		[

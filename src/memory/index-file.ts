@@ -63,11 +63,13 @@ export function renderIndex(entries: IndexEntry[], total: number): string {
  * the file is rebuilt here, lazily, when the cached copy's generation is behind, reading at most
  * INDEX_MAX_LINES rows per type through the (project, type, name) index — never every memory.
  */
-export async function getIndex(env: Env, ctx: ProjectContext): Promise<string> {
-	const project = await env.DB.prepare("SELECT index_generation FROM projects WHERE id = ?")
-		.bind(ctx.projectId)
-		.first<{ index_generation: number }>();
-	const generation = String(project?.index_generation ?? 0);
+export const generationStatement = (db: D1Database, projectId: string) =>
+	db.prepare("SELECT index_generation FROM projects WHERE id = ?").bind(projectId);
+
+export async function getIndex(env: Env, ctx: ProjectContext, knownGeneration?: number): Promise<string> {
+	const project =
+		knownGeneration === undefined ? await generationStatement(env.DB, ctx.projectId).first<{ index_generation: number }>() : null;
+	const generation = String(knownGeneration ?? project?.index_generation ?? 0);
 	const key = indexKey(ctx.tenantId, ctx.projectId, ctx.userId);
 	const cached = await env.FILES.get(key);
 	if (cached && cached.customMetadata?.generation === generation) return cached.text();

@@ -44,23 +44,20 @@ export function candidateSql(scopes: MemoryScope[]): string {
 	 ORDER BY rank LIMIT ?4`;
 }
 
-/**
- * Reads the best-matching memories visible to the caller from the FTS5 index, joined to their
- * registry rows. One indexed query; the project and scope filters apply after the match.
- */
-export async function lexicalCandidates(
+/** The candidate statement for these terms, ready to run or to batch with other reads. */
+export function candidateStatement(
 	db: D1Database,
 	ctx: ProjectContext,
 	terms: string[],
 	options: { scopes: MemoryScope[]; limit: number },
-): Promise<Candidate[]> {
-	if (terms.length === 0 || options.scopes.length === 0) return [];
-	const { results } = await db
-		.prepare(candidateSql(options.scopes))
-		.bind(matchExpression(terms), ctx.projectId, ctx.userId, options.limit)
-		.all<MemoryRow & { fts_body: string; rank: number }>();
-	return results.map(({ fts_body, rank, ...row }) => ({ row: row as MemoryRow, body: fts_body, bm25: -rank }));
+) {
+	return db.prepare(candidateSql(options.scopes)).bind(matchExpression(terms), ctx.projectId, ctx.userId, options.limit);
 }
+
+export type CandidateRow = MemoryRow & { fts_body: string; rank: number };
+
+export const toCandidates = (rows: CandidateRow[]): Candidate[] =>
+	rows.map(({ fts_body, rank, ...row }) => ({ row: row as MemoryRow, body: fts_body, bm25: -rank }));
 
 /** Applies type and freshness priors to BM25 relevance. */
 export function score(candidates: Candidate[], terms: string[], now = Date.now()): ScoredMemory[] {

@@ -1,8 +1,17 @@
 import { hasModel, ModelConfigError, type ModelEnv, resolveModel } from "../llm/models";
 import type { ProjectContext } from "../memory/store";
 import type { MemoryScope } from "../memory/topic-file";
-import { effectiveSettings } from "../settings/settings";
-import { documentsToolInUse, lexicalCandidates, type RecalledMemory, type ScoredMemory, score, toRecalled } from "./lexical";
+import { type EffectiveSettings, resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
+import {
+	type CandidateRow,
+	candidateStatement,
+	documentsToolInUse,
+	type RecalledMemory,
+	type ScoredMemory,
+	score,
+	toCandidates,
+	toRecalled,
+} from "./lexical";
 import { selectWithModel } from "./selector";
 import { queryTerms } from "./terms";
 
@@ -48,25 +57,57 @@ const MANIFEST_SIZE = 25;
  * body with field weights, type and freshness priors); optionally a small model picks from the
  * lexical candidates. Honours the master switch and scope switches, `exclude` and `recentTools`.
  */
-export async function recall(env: Env, ctx: ProjectContext, request: RecallRequest, now = Date.now()): Promise<RecallResult> {
-	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+export async function recall(
+	env: Env,
+	ctx: ProjectContext,
+	request: RecallRequest,
+	now = Date.now(),
+	preloaded?: EffectiveSettings,
+): Promise<RecallResult> {
+	const terms = queryTerms(request.query);
+	const exclude = new Set(request.exclude ?? []);
+	const recentTools = request.recentTools ?? [];
+	// Settings and candidates in one round trip; the scope switches are applied to the rows after.
+	const candidates =
+		terms.length > 0
+			? candidateStatement(env.DB, ctx, terms, {
+					scopes: request.scope ? [request.scope] : ["personal", "team"],
+					limit: CANDIDATES + exclude.size,
+				})
+			: null;
+	let settings = preloaded;
+	let rows: CandidateRow[] = [];
+	if (!settings) {
+		const [settingsResult, candidateResult] = await env.DB.batch<SettingsRow | CandidateRow>(
+			candidates
+				? [settingsStatement(env.DB, ctx.tenantId, ctx.userId, ctx.projectId), candidates]
+				: [settingsStatement(env.DB, ctx.tenantId, ctx.userId, ctx.projectId)],
+		);
+		settings = resolveSettings((settingsResult?.results ?? []) as SettingsRow[]);
+		rows = (candidateResult?.results ?? []) as CandidateRow[];
+	} else if (candidates) {
+		rows = (await candidates.all<CandidateRow>()).results;
+	}
+
 	const limit = request.limit ?? Number(settings["memories.recallLimit"].value);
 	const warnings: string[] = [];
 	if (settings["memories.enabled"].value !== true) {
 		warnings.push(`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source})`);
 		return { engine: "lexical", memories: [], served: [], warnings };
 	}
-	const scopes = (request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[])).filter((s) => {
+	const off = new Set<MemoryScope>();
+	for (const s of request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[])) {
 		const key = s === "team" ? "memories.teamMemory" : "memories.personalMemory";
-		const on = settings[key].value !== false;
-		if (!on) warnings.push(`${s} memory is turned off (${key})`);
-		return on;
-	});
-
-	const terms = queryTerms(request.query);
-	const exclude = new Set(request.exclude ?? []);
-	const recentTools = request.recentTools ?? [];
-	const ranked = score(await lexicalCandidates(env.DB, ctx, terms, { scopes, limit: CANDIDATES + exclude.size }), terms, now);
+		if (settings[key].value === false) {
+			off.add(s);
+			warnings.push(`${s} memory is turned off (${key})`);
+		}
+	}
+	const ranked = score(
+		toCandidates(rows).filter((c) => !off.has(c.row.scope)),
+		terms,
+		now,
+	);
 
 	const trace: TraceEntry[] = [];
 	const eligible: ScoredMemory[] = [];

@@ -103,16 +103,24 @@ export interface EffectiveSetting {
 export type EffectiveSettings = Record<SettingKey, EffectiveSetting>;
 
 /** Resolves every setting for (user, project) and names where each value came from. */
-export async function effectiveSettings(db: D1Database, tenantId: string, userId: string, projectId: string): Promise<EffectiveSettings> {
-	// One query for all three levels: this runs on every memory write.
-	const { results } = await db
+export interface SettingsRow {
+	level: SettingsLevel;
+	values_json: string;
+}
+
+/** The one query behind effective settings; callers may batch it with other statements. */
+export function settingsStatement(db: D1Database, tenantId: string, userId: string, projectId: string): D1PreparedStatement {
+	return db
 		.prepare(
 			`SELECT level, values_json FROM settings WHERE tenant_id = ?1 AND (
 			 (level = 'user' AND subject_id = ?2) OR (level = 'project' AND subject_id = ?3) OR (level = 'policy' AND subject_id = ?1))`,
 		)
-		.bind(tenantId, userId, projectId)
-		.all<{ level: SettingsLevel; values_json: string }>();
-	const levels = Object.fromEntries(results.map((r) => [r.level, JSON.parse(r.values_json)])) as Partial<
+		.bind(tenantId, userId, projectId);
+}
+
+/** Resolves every setting from the stored levels and names where each value came from. */
+export function resolveSettings(rows: SettingsRow[]): EffectiveSettings {
+	const levels = Object.fromEntries(rows.map((r) => [r.level, JSON.parse(r.values_json)])) as Partial<
 		Record<SettingsLevel, Partial<Record<SettingKey, SettingValue>>>
 	>;
 	const { user = {}, project = {}, policy = {} } = levels;
@@ -127,4 +135,10 @@ export async function effectiveSettings(db: D1Database, tenantId: string, userId
 		out[key] = hit ? { value: hit[1] as SettingValue, source: hit[0] } : { value: SETTING_DEFINITIONS[key].default, source: "default" };
 	}
 	return out;
+}
+
+/** Every setting for (user, project): one query, this runs on every memory write. */
+export async function effectiveSettings(db: D1Database, tenantId: string, userId: string, projectId: string): Promise<EffectiveSettings> {
+	const { results } = await settingsStatement(db, tenantId, userId, projectId).all<SettingsRow>();
+	return resolveSettings(results);
 }
