@@ -1,10 +1,10 @@
-// LoCoMo observations as memories; every QA question through the real recall endpoint.
+// LoCoMo: observations as memories, and the official retrieval recall.
 import { readFileSync } from "node:fs";
-import { api, type LocalWorker, type SeedMemory, seedProject } from "./worker";
+import type { SeedMemory } from "../../bench/corpus";
 
-interface Conversation {
+export interface Conversation {
 	sample_id: string;
-	qa: { question: string; evidence: string[]; category: number }[];
+	qa: { question: string; evidence: (string | number)[]; category: number }[];
 	observation: Record<string, Record<string, [string, string][]>>;
 	conversation: Record<string, unknown>;
 }
@@ -26,25 +26,27 @@ export function loadLocomo(file: string) {
 		for (const [sessionKey, bySpeaker] of Object.entries(conv.observation)) {
 			const session = sessionKey.replace(/_observation$/, "");
 			for (const [speaker, facts] of Object.entries(bySpeaker)) {
-				for (const [fact, diaId] of facts) {
+				for (const [fact, diaId] of facts)
 					observations.push({ conv: conv.sample_id, name: `obs-${++n}`, diaId: String(diaId), speaker, fact, session });
-				}
 			}
 		}
 	}
 	return { data, observations };
 }
 
-export const toMemory = (o: Observation, date: string | undefined): SeedMemory => ({
-	name: o.name,
-	type: "user",
-	description: o.fact.slice(0, 500),
-	body: `${o.fact}\n\nSaid by ${o.speaker}${date ? ` on ${date}` : ""}.`,
-});
+/** One observation as one memory: the fact, who said it and when. */
+export function toMemory(o: Observation, date: unknown): SeedMemory {
+	return {
+		name: o.name,
+		type: "user",
+		description: o.fact.slice(0, 500),
+		body: `${o.fact}\n\nSaid by ${o.speaker}${typeof date === "string" ? ` on ${date}` : ""}.`,
+	};
+}
 
 export const CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial" };
 
-/** LoCoMo's official retrieval recall: the share of a question's evidence dia_ids among the retrieved units. */
+/** LoCoMo's retrieval recall: the share of a question's evidence dia_ids among the retrieved units. */
 export function evidenceRecall(evidence: string[], retrievedDiaIds: string[]): number {
 	if (evidence.length === 0) return 0;
 	const got = new Set(retrievedDiaIds);
@@ -61,54 +63,21 @@ export interface QualityRow {
 }
 
 export function summarise(perQuestion: { category: number; cairn: [number, number]; bm25: [number, number] }[]): QualityRow[] {
-	const rows: QualityRow[] = [];
 	const groups: [string, (c: number) => boolean][] = [
 		...[4, 1, 2, 3].map((c) => [CATEGORIES[c] ?? String(c), (x: number) => x === c] as [string, (c: number) => boolean]),
 		["overall (1-4)", (x) => x >= 1 && x <= 4],
 		["adversarial (5)", (x) => x === 5],
 	];
-	for (const [label, match] of groups) {
+	return groups.map(([category, match]) => {
 		const qs = perQuestion.filter((q) => match(q.category));
 		const mean = (f: (q: (typeof qs)[number]) => number) => (qs.length ? qs.reduce((s, q) => s + f(q), 0) / qs.length : 0);
-		rows.push({
-			category: label,
+		return {
+			category,
 			questions: qs.length,
 			cairnR5: mean((q) => q.cairn[0]),
 			cairnR10: mean((q) => q.cairn[1]),
 			bm25R5: mean((q) => q.bm25[0]),
 			bm25R10: mean((q) => q.bm25[1]),
-		});
-	}
-	return rows;
-}
-
-/** Seeds one project per conversation and asks every question through POST /recall (limit 10). */
-export async function runCairnRecall(worker: LocalWorker, token: string, data: Conversation[], observations: Observation[]) {
-	const answers: { conv: string; category: number; evidence: string[]; retrieved: string[] }[] = [];
-	for (const conv of data) {
-		const obs = observations.filter((o) => o.conv === conv.sample_id);
-		const dates = conv.conversation as Record<string, string>;
-		const { id } = await seedProject(
-			worker,
-			token,
-			`locomo-${conv.sample_id}`,
-			obs.map((o) => toMemory(o, dates[`${o.session}_date_time`])),
-		);
-		const byName = new Map(obs.map((o) => [o.name, o.diaId]));
-		for (const qa of conv.qa) {
-			const res = await api(worker, `/v1/projects/${id}/recall`, {
-				method: "POST",
-				token,
-				body: JSON.stringify({ query: qa.question, limit: 10 }),
-			});
-			const body = (await res.json()) as { memories: { name: string }[] };
-			answers.push({
-				conv: conv.sample_id,
-				category: qa.category,
-				evidence: qa.evidence.map(String),
-				retrieved: body.memories.map((m) => byName.get(m.name) ?? ""),
-			});
-		}
-	}
-	return answers;
+		};
+	});
 }

@@ -1,0 +1,95 @@
+// Runs inside workerd (the Workers Vitest integration) against real local D1 and R2, calling the
+// Worker's own fetch entry point: routing, auth, D1 and R2 included, no dev-server proxy or HTTP hop.
+// Started by `npm run bench` (scripts/bench.ts), which passes the input and reads the result line.
+import { env, exports } from "cloudflare:workers";
+import { it } from "vitest";
+import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats } from "./corpus";
+
+const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
+
+async function call(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
+	const headers = new Headers(init.headers);
+	if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+	if (init.body) headers.set("Content-Type", "application/json");
+	const res = await exports.default.fetch(new Request(`https://bench.local${path}`, { ...init, headers }));
+	if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
+	return res;
+}
+
+async function seed(token: string, name: string, memories: SeedMemory[]) {
+	const res = await call("/v1/projects", { method: "POST", token, body: JSON.stringify({ name, rootPath: `/bench/${name}` }) });
+	const id = ((await res.json()) as { project: { id: string } }).project.id;
+	await call(`/v1/projects/${id}/settings`, { method: "PUT", token, body: JSON.stringify({ "memories.enabled": true }) });
+	const t0 = performance.now();
+	for (let i = 0; i < memories.length; i += 100) {
+		const r = await call(`/v1/projects/${id}/memories/batch`, { method: "POST", token, body: JSON.stringify({ memories: memories.slice(i, i + 100) }) });
+		const { results } = (await r.json()) as { results: { status: string }[] };
+		if (results.some((x) => x.status === "error")) throw new Error(`seeding ${name} failed`);
+	}
+	return { id, fillSeconds: (performance.now() - t0) / 1000 };
+}
+
+async function timed(f: () => Promise<Response>): Promise<number> {
+	const t0 = performance.now();
+	await (await f()).arrayBuffer();
+	return performance.now() - t0;
+}
+
+it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
+	const tenant = await call("/v1/admin/tenants", { method: "POST", token: env.CAIRN_ADMIN_TOKEN, body: JSON.stringify({ name: "bench", user: "bench" }) });
+	const token = ((await tenant.json()) as { key: { token: string } }).key.token;
+	const result: BenchResult = { locomo: {}, latency: [], writes: [], index: [], health: stats([]) };
+
+	// Transport floor of this harness: the cheapest route.
+	const health: number[] = [];
+	for (let i = 0; i < input.samples; i++) health.push(await timed(() => call("/health")));
+	result.health = stats(health);
+
+	// Recall quality: one project per LoCoMo conversation, every question through /recall.
+	for (const conv of input.locomo) {
+		const { id } = await seed(token, `locomo-${conv.id}`, conv.memories);
+		const answers: string[][] = [];
+		for (const question of conv.questions) {
+			const r = await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: question, limit: 10 }) });
+			answers.push(((await r.json()) as { memories: { name: string }[] }).memories.map((m) => m.name));
+		}
+		result.locomo[conv.id] = answers;
+	}
+
+	// Recall and inject latency at each size.
+	const projects: { size: number; id: string }[] = [];
+	for (const size of input.sizes) {
+		const { id, fillSeconds } = await seed(token, `latency-${size}`, corpus(input.sentences, size));
+		projects.push({ size, id });
+		for (const q of input.queries.slice(0, 20)) await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: q }) });
+		const recall: number[] = [];
+		const inject: number[] = [];
+		for (let i = 0; i < input.samples; i++) {
+			const body = JSON.stringify({ query: input.queries[i % input.queries.length] });
+			recall.push(await timed(() => call(`/v1/projects/${id}/recall`, { method: "POST", token, body })));
+			inject.push(await timed(() => call(`/v1/projects/${id}/inject`, { method: "POST", token, body })));
+		}
+		result.latency.push({ size, fillSeconds, recall: stats(recall), inject: stats(inject) });
+	}
+
+	// Single writes in a tiny project and in the largest one, interleaved.
+	const tiny = await seed(token, "writes-10", corpus(input.sentences, 10));
+	const writeTargets = [{ size: 10, id: tiny.id }, ...projects.slice(-1)];
+	const writes = new Map<number, number[]>(writeTargets.map((p) => [p.size, []]));
+	for (let i = 0; i < input.samples; i++) {
+		for (const p of writeTargets) {
+			const body = JSON.stringify({ type: "feedback", description: `Measured write ${i}`, body: `Sample ${i} in a project of ${p.size}.` });
+			writes.get(p.size)?.push(await timed(() => call(`/v1/projects/${p.id}/memories/measured-${i}`, { method: "PUT", token, body })));
+		}
+	}
+	result.writes = writeTargets.map((p) => ({ size: p.size, write: stats(writes.get(p.size) ?? []) }));
+
+	// MEMORY.md right after writes (lazy rebuild), then cached.
+	for (const p of writeTargets) {
+		const rebuildMs = await timed(() => call(`/v1/projects/${p.id}/index`, { token }));
+		const cachedMs = await timed(() => call(`/v1/projects/${p.id}/index`, { token }));
+		result.index.push({ size: p.size, rebuildMs, cachedMs });
+	}
+
+	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
+});
