@@ -10,6 +10,32 @@ export const FIELD_WEIGHTS = [3.0, 2.0, 1.0] as const;
 export const TYPE_PRIORS: Record<MemoryType, number> = { feedback: 1.1, user: 1.05, project: 1.05, reference: 1.0 };
 
 const DAY_MS = 86_400_000;
+/** How much a memory that matches more of the query's distinct words is preferred (0 = plain BM25). */
+export const COVERAGE_WEIGHT = 0.5;
+/** Bonus per pair of consecutive query words that also stand next to each other in the memory ("support group"). */
+export const PROXIMITY_BONUS = 0.15;
+
+const stemPrefix = (t: string) => t.slice(0, Math.max(3, t.length - 2));
+
+/** How many consecutive query-word pairs appear within two words of each other in the text. */
+function adjacentPairs(text: string, terms: string[]): number {
+	if (terms.length < 2) return 0;
+	const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+	const positions = terms.map((t) => {
+		const prefix = stemPrefix(t);
+		const at: number[] = [];
+		words.forEach((w, i) => {
+			if (w.startsWith(prefix)) at.push(i);
+		});
+		return at;
+	});
+	let pairs = 0;
+	for (let i = 0; i + 1 < terms.length; i++) {
+		const next = positions[i + 1] ?? [];
+		if ((positions[i] ?? []).some((p) => next.some((q) => q > p && q - p <= 2))) pairs++;
+	}
+	return pairs;
+}
 /** Older memories fade a little (never below 0.85): a current-state fact may be stale. */
 export const freshnessPrior = (ageDays: number) => 0.85 + 0.15 * Math.exp(-ageDays / 90);
 
@@ -24,7 +50,7 @@ export interface ScoredMemory {
 	body: string;
 	score: number;
 	ageDays: number;
-	trace: { bm25: number; typePrior: number; freshness: number; matchedTerms: string[] };
+	trace: { bm25: number; typePrior: number; freshness: number; coverage: number; matchedTerms: string[] };
 }
 
 /**
@@ -67,8 +93,17 @@ export function score(candidates: Candidate[], terms: string[], now = Date.now()
 			const typePrior = TYPE_PRIORS[row.type] ?? 1;
 			const freshness = freshnessPrior(ageDays);
 			const haystack = `${row.name} ${row.description} ${body}`.toLowerCase();
-			const matchedTerms = terms.filter((t) => haystack.includes(t.slice(0, Math.max(3, t.length - 2))));
-			return { row, body, ageDays, score: bm25 * typePrior * freshness, trace: { bm25, typePrior, freshness, matchedTerms } };
+			const matchedTerms = terms.filter((t) => haystack.includes(stemPrefix(t)));
+			const coverage =
+				(terms.length > 1 ? (Math.max(1, matchedTerms.length) / terms.length) ** COVERAGE_WEIGHT : 1) *
+				(1 + PROXIMITY_BONUS * adjacentPairs(haystack, terms));
+			return {
+				row,
+				body,
+				ageDays,
+				score: bm25 * typePrior * freshness * coverage,
+				trace: { bm25, typePrior, freshness, coverage, matchedTerms },
+			};
 		})
 		.sort((a, b) => b.score - a.score);
 }
