@@ -1,7 +1,9 @@
 // Runs FTS5 queries directly on SQLite (better-sqlite3) — the floor Cairn's recall is compared with.
 // Plain JavaScript, started with the Node.js that installed the packages, so the native module's ABI
 // matches whatever Node runs npm scripts. Input: a JSON task file; output: JSON on stdout.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 
 const task = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -12,23 +14,32 @@ function percentile(values, p) {
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-// 1. Latency floor: Cairn's own schema and candidate query, on the same rows.
-if (task.floor) {
-	const db = new Database(":memory:");
-	db.exec(`CREATE TABLE memories (id INTEGER PRIMARY KEY, project_id TEXT, scope TEXT, owner_id TEXT, name TEXT, type TEXT,
-		description TEXT, updated_at TEXT);
-		CREATE INDEX memories_listing ON memories (project_id, type, name);
-		CREATE VIRTUAL TABLE memories_fts USING fts5(name, description, body, tokenize = 'porter unicode61');`);
-	const insert = db.prepare("INSERT INTO memories VALUES (?, ?, 'personal', 'u', ?, ?, ?, ?)");
+// 1. Latency floor: Cairn's own schema and candidate query, on the same rows — in memory, and in a
+// file with SQLite's default page cache, as D1 keeps its database.
+for (const mode of task.floor ? ["memory", "file"] : []) {
+	const path = mode === "memory" ? ":memory:" : join(mkdtempSync(join(tmpdir(), "cairn-floor-")), "floor.sqlite");
+	const db = new Database(path);
+	// Cairn's own migrations: the same tables and indexes as D1.
+	db.exec(task.floor.schema);
+	const insert = db.prepare(
+		`INSERT INTO memories (id, project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, author_id, created_at, updated_at, verified_at)
+		 VALUES (?, ?, 'personal', 'u', ?, ?, ?, 1, 'h', 1, 'user', 'u', ?6, ?6, ?6)`,
+	);
 	const insertFts = db.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)");
 	db.transaction(() => {
 		for (const r of task.floor.rows) {
-			insert.run(r.id, r.project, r.name, r.type, r.description, r.updatedAt);
+			insert.run({ 1: r.id, 2: r.project, 3: r.name, 4: r.type, 5: r.description, 6: r.updatedAt });
 			insertFts.run(r.id, r.name, r.description, r.body);
 		}
 	})();
-	const query = db.prepare(task.floor.sql);
-	out.floor = {};
+	if (mode === "file") {
+		db.close();
+		// Reopen so nothing is left in the page cache from loading.
+	}
+	const reader = mode === "file" ? new Database(path, { readonly: true }) : db;
+	const query = reader.prepare(task.floor.sql);
+	out.floor ??= {};
+	out.floor[mode] = {};
 	for (const [project, matches] of Object.entries(task.floor.queries)) {
 		const times = [];
 		for (let round = 0; round < 2; round++) {
@@ -39,7 +50,12 @@ if (task.floor) {
 				if (round === 1) times.push(performance.now() - t0);
 			}
 		}
-		out.floor[project] = { p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), samples: times.length };
+		out.floor[mode][project] = {
+			p50: percentile(times, 50),
+			p95: percentile(times, 95),
+			p99: percentile(times, 99),
+			samples: times.length,
+		};
 	}
 }
 

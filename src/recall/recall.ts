@@ -1,3 +1,4 @@
+import type { LanguageModel } from "ai";
 import { hasModel, ModelConfigError, type ModelEnv, resolveModel } from "../llm/models";
 import type { ProjectContext } from "../memory/store";
 import type { MemoryScope } from "../memory/topic-file";
@@ -63,6 +64,8 @@ export async function recall(
 	request: RecallRequest,
 	now = Date.now(),
 	preloaded?: EffectiveSettings,
+	/** The selector model; by default the `smol` role from the environment. */
+	selectorModel?: LanguageModel | null,
 ): Promise<RecallResult> {
 	const terms = queryTerms(request.query);
 	const exclude = new Set(request.exclude ?? []);
@@ -128,11 +131,12 @@ export async function recall(
 	let engine: Engine = "lexical";
 	let fallbackReason: string | undefined;
 	let chosen = eligible.slice(0, limit);
-	const wantModel = request.engine === "llm" || (request.engine === undefined && hasModel(env as ModelEnv, "smol"));
+	const modelConfigured = selectorModel !== undefined ? selectorModel !== null : hasModel(env as ModelEnv, "smol");
+	const wantModel = request.engine === "llm" || (request.engine === undefined && modelConfigured);
 	if (wantModel && terms.length > 0) {
-		let model = null;
+		let model: LanguageModel | null = null;
 		try {
-			model = resolveModel(env as ModelEnv, "smol");
+			model = selectorModel !== undefined ? selectorModel : resolveModel(env as ModelEnv, "smol");
 		} catch (err) {
 			fallbackReason = err instanceof ModelConfigError ? err.message : "model could not be configured";
 		}
