@@ -1,9 +1,9 @@
 // `npm run bench`: measures, prints, and rewrites docs/benchmarks.md with the numbers of this run.
 // The Worker is measured inside workerd (bench/worker.bench.ts); SQLite floors run in a child Node process.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type BenchInput, type BenchResult, corpus } from "../bench/corpus";
 import { candidateSql } from "../src/recall/lexical";
 import { matchExpression, queryTerms } from "../src/recall/terms";
@@ -53,15 +53,24 @@ const inputFile = join(work, "input.json");
 writeFileSync(inputFile, JSON.stringify(input));
 
 // The Worker, in workerd.
-console.log("running the Worker benchmark in workerd (this seeds", input.sizes.join(" and "), "memories)…");
-const run = spawnSync("vitest", ["run", "--config", "vitest.bench.config.ts"], {
-	encoding: "utf8",
-	env: { ...process.env, CAIRN_BENCH_INPUT: inputFile },
-	maxBuffer: 512 * 1024 * 1024,
-});
-const line = run.stdout.split("\n").find((l) => l.includes("CAIRN_BENCH_RESULT "));
-if (!line) throw new Error(`the Worker benchmark did not report:\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`);
-const result = JSON.parse(line.slice(line.indexOf("CAIRN_BENCH_RESULT ") + "CAIRN_BENCH_RESULT ".length)) as BenchResult;
+// The Worker, in workerd. The result is kept in .bench/ so that CAIRN_BENCH_REUSE=1 can redo the rest alone.
+const saved = resolve(".bench/worker-result.json");
+let result: BenchResult;
+if (process.env.CAIRN_BENCH_REUSE === "1" && existsSync(saved)) {
+	result = JSON.parse(readFileSync(saved, "utf8")) as BenchResult;
+} else {
+	console.log("running the Worker benchmark in workerd (this seeds", input.sizes.join(" and "), "memories)…");
+	const run = spawnSync("vitest", ["run", "--config", "vitest.bench.config.ts"], {
+		encoding: "utf8",
+		env: { ...process.env, CAIRN_BENCH_INPUT: inputFile },
+		maxBuffer: 512 * 1024 * 1024,
+	});
+	const line = run.stdout.split("\n").find((l) => l.includes("CAIRN_BENCH_RESULT "));
+	if (!line) throw new Error(`the Worker benchmark did not report:\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`);
+	result = JSON.parse(line.slice(line.indexOf("CAIRN_BENCH_RESULT ") + "CAIRN_BENCH_RESULT ".length)) as BenchResult;
+	mkdirSync(dirname(saved), { recursive: true });
+	writeFileSync(saved, JSON.stringify(result));
+}
 
 // Floors: plain BM25 for quality, Cairn's own statement on SQLite for latency.
 const floorMatches = queries

@@ -21,9 +21,11 @@ for (const mode of task.floor ? ["memory", "file"] : []) {
 	const db = new Database(path);
 	// Cairn's own migrations: the same tables and indexes as D1.
 	db.exec(task.floor.schema);
+	// Only memory rows are loaded; their tenants and projects are not part of the query.
+	db.pragma("foreign_keys = OFF");
 	const insert = db.prepare(
 		`INSERT INTO memories (id, project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, author_id, created_at, updated_at, verified_at)
-		 VALUES (?, ?, 'personal', 'u', ?, ?, ?, 1, 'h', 1, 'user', 'u', ?6, ?6, ?6)`,
+		 VALUES (?1, ?2, 'personal', 'u', ?3, ?4, ?5, 1, 'h', 1, 'user', 'u', ?6, ?6, ?6)`,
 	);
 	const insertFts = db.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)");
 	db.transaction(() => {
