@@ -59,15 +59,18 @@ export interface ScoredMemory {
  */
 export function candidateSql(scopes: MemoryScope[]): string {
 	const scopeFilter =
-		scopes.length === 2
-			? "(m.scope = 'team' OR m.owner_id = ?3)"
-			: scopes[0] === "team"
-				? "m.scope = 'team'"
-				: "m.scope = 'personal' AND m.owner_id = ?3";
-	return `SELECT m.*, memories_fts.body AS fts_body, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
-	 FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
-	 WHERE memories_fts MATCH ?1 AND m.project_id = ?2 AND ${scopeFilter}
-	 ORDER BY rank LIMIT ?4`;
+		scopes.length === 2 ? "(m.scope = 'team' OR m.owner_id = ?3)" : scopes[0] === "team" ? "m.scope = 'team'" : "m.scope = 'personal' AND m.owner_id = ?3";
+	// Rank inside, fetch outside: the sorter then holds (id, rank) for every match instead of whole
+	// rows, and rows and bodies are read only for the few that are kept.
+	return `SELECT m.*, f.body AS fts_body, top.rank AS rank FROM (
+	   SELECT memories_fts.rowid AS id, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
+	   FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+	   WHERE memories_fts MATCH ?1 AND m.project_id = ?2 AND ${scopeFilter}
+	   ORDER BY rank LIMIT ?4
+	 ) AS top
+	 JOIN memories m ON m.id = top.id
+	 JOIN memories_fts f ON f.rowid = top.id
+	 ORDER BY top.rank`;
 }
 
 /** The candidate statement for these terms, ready to run or to batch with other reads. */
