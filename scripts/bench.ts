@@ -6,8 +6,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type BenchInput, type BenchResult, corpus } from "../bench/corpus";
 import { candidateSql } from "../src/recall/lexical";
-import { scopedMatch, scopeKey } from "../src/recall/scope-key";
-import { queryTerms } from "../src/recall/terms";
+import { matchExpression, queryTerms } from "../src/recall/terms";
 import { CATEGORIES, evidenceRecall, loadLocomo, summarise, toMemory } from "./bench/locomo";
 import { benchSecrets } from "./bench/secrets";
 
@@ -74,10 +73,11 @@ if (process.env.CAIRN_BENCH_REUSE === "1" && existsSync(saved)) {
 }
 
 // Floors: plain BM25 for quality, Cairn's own statement on SQLite for latency.
-// The floor project ids are the sizes, its single owner "u"; the MATCH expressions are built as recall builds them.
-const floorTerms = queries.map((q) => queryTerms(q)).filter((t) => t.length > 0);
-const floorQueries = (project: string) =>
-	Array.from({ length: SAMPLES }, (_, i) => scopedMatch(floorTerms[i % floorTerms.length] ?? [], project, "u", ["personal", "team"]));
+const floorMatches = queries
+	.map((q) => queryTerms(q))
+	.filter((t) => t.length > 0)
+	.map(matchExpression);
+const perRound = Array.from({ length: SAMPLES }, (_, i) => floorMatches[i % floorMatches.length] ?? "");
 let rowId = 0;
 const sqlite = runSqlite({
 	floor: {
@@ -86,7 +86,7 @@ const sqlite = runSqlite({
 			.sort()
 			.map((f) => readFileSync(join("migrations", f), "utf8").replaceAll("--> statement-breakpoint", ""))
 			.join("\n"),
-		sql: candidateSql(),
+		sql: candidateSql(["personal", "team"]),
 		rows: input.sizes.flatMap((size) =>
 			corpus(sentences, size).map((m) => ({
 				id: ++rowId,
@@ -95,11 +95,10 @@ const sqlite = runSqlite({
 				type: m.type,
 				description: m.description,
 				body: m.body,
-				scopeKey: scopeKey(String(size), "personal", "u"),
 				updatedAt: new Date().toISOString(),
 			})),
 		),
-		queries: Object.fromEntries(input.sizes.map((s) => [String(s), floorQueries(String(s))])),
+		queries: Object.fromEntries(input.sizes.map((s) => [String(s), perRound])),
 	},
 	baseline: locomo
 		? {

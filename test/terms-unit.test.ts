@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { documentsToolInUse, type ScoredMemory, toolNames } from "../src/recall/lexical";
-import { scopedMatch } from "../src/recall/scope-key";
-import { queryTerms } from "../src/recall/terms";
+import { matchExpression, queryTerms } from "../src/recall/terms";
 
 describe("query terms", () => {
 	it("keeps content words and drops stopwords", () => {
@@ -10,9 +9,7 @@ describe("query terms", () => {
 
 	it("neutralises FTS5 syntax", () => {
 		expect(queryTerms('NEAR("a b", 2) OR data* -mock name:x (y AND NOT z)')).toEqual(["near", "2", "data", "mock", "name"]);
-		expect(scopedMatch(["near", "data"], "prj_ab1", "usr_cd2", ["personal", "team"])).toBe(
-			'scope_key : "pprjab1" AND scope_key : ("ousrcd2" OR "oteam") AND {name description body} : ("near" OR "data")',
-		);
+		expect(matchExpression(["near", "data"])).toBe('"near" OR "data"');
 		expect(queryTerms('"""*^:{}')).toEqual([]);
 	});
 

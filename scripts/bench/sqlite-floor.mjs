@@ -27,11 +27,11 @@ for (const mode of task.floor ? ["memory", "file"] : []) {
 		`INSERT INTO memories (id, project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, author_id, created_at, updated_at, verified_at)
 		 VALUES (?1, ?2, 'personal', 'u', ?3, ?4, ?5, 1, 'h', 1, 'user', 'u', ?6, ?6, ?6)`,
 	);
-	const insertFts = db.prepare("INSERT INTO memories_fts (rowid, name, description, body, scope_key) VALUES (?, ?, ?, ?, ?)");
+	const insertFts = db.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)");
 	db.transaction(() => {
 		for (const r of task.floor.rows) {
 			insert.run({ 1: r.id, 2: r.project, 3: r.name, 4: r.type, 5: r.description, 6: r.updatedAt });
-			insertFts.run(r.id, r.name, r.description, r.body, r.scopeKey);
+			insertFts.run(r.id, r.name, r.description, r.body);
 		}
 	})();
 	if (mode === "file") {

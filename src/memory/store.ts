@@ -1,6 +1,5 @@
 import { ApiError, notFound } from "../api/errors";
 import { nowIso, sha256Hex } from "../lib/ids";
-import { scopeKey } from "../recall/scope-key";
 import { assertNoSecretsIn } from "../security/guard";
 import { memoryUrl, objectKey } from "./paths";
 import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, renderTopicFile, type TopicFile } from "./topic-file";
@@ -167,8 +166,8 @@ export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInp
 					.bind(file.type, file.description, hash, bytes, input.source, sessionId, ctx.userId, now, now, current.id, current.version),
 				db.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(current.id),
 				db
-					.prepare("INSERT INTO memories_fts (rowid, name, description, body, scope_key) VALUES (?, ?, ?, ?, ?)")
-					.bind(current.id, file.name, file.description, file.body, scopeKey(ctx.projectId, scope, owner)),
+					.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)")
+					.bind(current.id, file.name, file.description, file.body),
 				bumpIndex,
 			]
 		: [
@@ -200,10 +199,8 @@ export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInp
 					)
 					.bind(...identityArgs),
 				db
-					.prepare(
-						`INSERT INTO memories_fts (rowid, name, description, body, scope_key) SELECT id, ?, ?, ?, ? FROM memories WHERE ${identity}`,
-					)
-					.bind(file.name, file.description, file.body, scopeKey(ctx.projectId, scope, owner), ...identityArgs),
+					.prepare(`INSERT INTO memories_fts (rowid, name, description, body) SELECT id, ?, ?, ? FROM memories WHERE ${identity}`)
+					.bind(file.name, file.description, file.body, ...identityArgs),
 				bumpIndex,
 			];
 	try {

@@ -1,7 +1,7 @@
 import { memoryUrl } from "../memory/paths";
 import type { MemoryRow, ProjectContext } from "../memory/store";
 import type { MemoryScope, MemoryType } from "../memory/topic-file";
-import { scopedMatch } from "./scope-key";
+import { matchExpression } from "./terms";
 
 /** BM25 column weights: name, description, body. A hit in the name or description says more. */
 export const FIELD_WEIGHTS = [3.0, 2.0, 1.0] as const;
@@ -57,17 +57,18 @@ export interface ScoredMemory {
  * The candidate query: ?1 MATCH expression, ?2 project, ?3 user, ?4 limit. Exported so the
  * benchmark runs exactly this statement on plain SQLite as the latency floor.
  */
-export function candidateSql(): string {
-	// Rank inside the index, fetch outside: the MATCH expression already confines the search to the
-	// project and the visible owners (scope_key), so ranking never touches other rows, and full rows
-	// and bodies are read only for the few candidates kept. The outer filters repeat the project and
-	// owner checks on the registry rows themselves.
+export function candidateSql(scopes: MemoryScope[]): string {
+	const scopeFilter =
+		scopes.length === 2 ? "(m.scope = 'team' OR m.owner_id = ?3)" : scopes[0] === "team" ? "m.scope = 'team'" : "m.scope = 'personal' AND m.owner_id = ?3";
+	// Rank inside, fetch outside: the sorter then holds (id, rank) for every match instead of whole
+	// rows, and rows and bodies are read only for the few that are kept.
 	return `SELECT m.*, f.body AS fts_body, top.rank AS rank FROM (
-	   SELECT rowid AS id, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}, 0.0) AS rank
-	   FROM memories_fts WHERE memories_fts MATCH ?1
+	   SELECT memories_fts.rowid AS id, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
+	   FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+	   WHERE memories_fts MATCH ?1 AND m.project_id = ?2 AND ${scopeFilter}
 	   ORDER BY rank LIMIT ?4
 	 ) AS top
-	 JOIN memories m ON m.id = top.id AND m.project_id = ?2 AND (m.scope = 'team' OR m.owner_id = ?3)
+	 JOIN memories m ON m.id = top.id
 	 JOIN memories_fts f ON f.rowid = top.id
 	 ORDER BY top.rank`;
 }
@@ -79,9 +80,7 @@ export function candidateStatement(
 	terms: string[],
 	options: { scopes: MemoryScope[]; limit: number },
 ) {
-	return db
-		.prepare(candidateSql())
-		.bind(scopedMatch(terms, ctx.projectId, ctx.userId, options.scopes), ctx.projectId, ctx.userId, options.limit);
+	return db.prepare(candidateSql(options.scopes)).bind(matchExpression(terms), ctx.projectId, ctx.userId, options.limit);
 }
 
 export type CandidateRow = MemoryRow & { fts_body: string; rank: number };

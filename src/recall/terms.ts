@@ -27,3 +27,8 @@ export function queryTerms(text: string): string[] {
 	}
 	return [...seen];
 }
+
+/** An FTS5 MATCH expression: every term quoted, any term may match (BM25 ranks the overlap). */
+export function matchExpression(terms: string[]): string {
+	return terms.map((t) => `"${t}"`).join(" OR ");
+}
