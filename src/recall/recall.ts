@@ -50,8 +50,9 @@ export interface RecallResult {
 }
 
 /** How many lexical candidates are scored (and shown to the model as a manifest). */
-const CANDIDATES = 50;
 const MANIFEST_SIZE = 25;
+/** Candidates read and scored: enough for the model's manifest and the largest limit, no more (each costs a row read). */
+const CANDIDATES = MANIFEST_SIZE;
 
 /**
  * Recall: which memories matter for this query? Lexical by default (BM25 over name, description and
