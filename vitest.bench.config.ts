@@ -1,23 +1,14 @@
 // Benchmark configuration: the same Worker and bindings as the tests, with the benchmark's input.
 // Run through `npm run bench`, which writes the input file and reads the result.
 import { readFileSync } from "node:fs";
-import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { workersPlugin } from "./vitest.workers";
 
-const migrations = await readD1Migrations("./migrations");
 const inputFile = process.env.CAIRN_BENCH_INPUT;
 if (!inputFile) throw new Error("CAIRN_BENCH_INPUT is not set; run `npm run bench`");
 
 export default defineConfig({
-	plugins: [
-		cloudflareTest({
-			wrangler: { configPath: "./wrangler.toml" },
-			remoteBindings: false,
-			miniflare: {
-				bindings: { TEST_MIGRATIONS: migrations, CAIRN_ADMIN_TOKEN: "bench-admin-token", BENCH_INPUT: readFileSync(inputFile, "utf8") },
-			},
-		}),
-	],
+	plugins: [await workersPlugin({ CAIRN_ADMIN_TOKEN: "bench-admin-token", BENCH_INPUT: readFileSync(inputFile, "utf8") })],
 	test: {
 		include: ["bench/**/*.bench.ts"],
 		setupFiles: ["./test/setup.ts"],

@@ -59,7 +59,11 @@ export interface ScoredMemory {
  */
 export function candidateSql(scopes: MemoryScope[]): string {
 	const scopeFilter =
-		scopes.length === 2 ? "(m.scope = 'team' OR m.owner_id = ?3)" : scopes[0] === "team" ? "m.scope = 'team'" : "m.scope = 'personal' AND m.owner_id = ?3";
+		scopes.length === 2
+			? "(m.scope = 'team' OR m.owner_id = ?3)"
+			: scopes[0] === "team"
+				? "m.scope = 'team'"
+				: "m.scope = 'personal' AND m.owner_id = ?3";
 	// Rank inside, fetch outside: the sorter then holds (id, rank) for every match instead of whole
 	// rows, and rows and bodies are read only for the few that are kept.
 	return `SELECT m.*, f.body AS fts_body, top.rank AS rank FROM (
