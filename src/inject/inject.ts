@@ -98,9 +98,8 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 			warnings.push(`memory_summary.md was cut to ${limit} tokens (memories.summaryInjectionTokenLimit)`);
 		}
 	}
-	const guidanceWith = (summaryText: string) =>
-		fillTemplate(readPathTemplate, { memory_summary: summaryText ? fence(summaryText) : "_No summary yet._" }).trimEnd();
-	let guidance = guidanceWith(summary);
+	const guidanceWith = (summaryBlock: string) => fillTemplate(readPathTemplate, { memory_summary: summaryBlock }).trimEnd();
+	let guidance = guidanceWith(summary ? fence(summary) : "_No summary yet._");
 
 	// Recalled topic files, read in parallel.
 	warnings.push(...(recalled?.warnings ?? []));
@@ -176,9 +175,9 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 	if (tokens > budget) {
 		index = "";
 		summary = "";
-		guidance = fillTemplate(readPathTemplate, {
-			memory_summary: "_The summary and index were left out to fit the token budget; read memory://root and memory://root/MEMORY.md._",
-		}).trimEnd();
+		guidance = guidanceWith(
+			"_The summary and index were left out to fit the token budget; read memory://root and memory://root/MEMORY.md._",
+		);
 		text = assemble();
 		tokens = tokenCount(text);
 		warnings.push(`the summary and MEMORY.md were left out to fit ${budget} tokens`);
