@@ -125,7 +125,8 @@ out(
 out("Every number comes from one run; rerun the command to refresh this file. The Worker is measured inside workerd");
 out("(the Workers Vitest integration, real local D1 and R2) by calling its fetch entry point — routing, auth, D1 and R2");
 out(`included, no dev-server proxy: \`wrangler dev\`'s proxy alone adds about 7 ms per request on this machine. For scale,`);
-out(`\`GET /health\` through the same path: p50 ${ms(result.health.p50)}.`);
+out(`\`GET /health\` through the same path: p50 ${ms(result.health.p50)}. Timers inside workerd tick in whole milliseconds, so`);
+out("Worker figures are whole milliseconds; the SQLite floor is timed in Node with sub-millisecond resolution.");
 out();
 out("## Recall quality — LoCoMo");
 out();
