@@ -28,10 +28,14 @@ for (const mode of task.floor ? ["memory", "file"] : []) {
 		 VALUES (?1, ?2, 'personal', 'u', ?3, ?4, ?5, 1, 'h', 1, 'user', 'u', ?6, ?6, ?6)`,
 	);
 	const insertFts = db.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)");
+	const insertVisibility = db.prepare(
+		"INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) VALUES (?, ?, 'personal', 'u')",
+	);
 	db.transaction(() => {
 		for (const r of task.floor.rows) {
 			insert.run({ 1: r.id, 2: r.project, 3: r.name, 4: r.type, 5: r.description, 6: r.updatedAt });
 			insertFts.run(r.id, r.name, r.description, r.body);
+			insertVisibility.run(r.id, r.project);
 		}
 	})();
 	if (mode === "file") {

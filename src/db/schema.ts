@@ -118,6 +118,18 @@ export const memoryVersions = sqliteTable(
 	(t) => [primaryKey({ columns: [t.memoryId, t.version] }), index("memory_versions_hash").on(t.projectId, t.contentHash)],
 );
 
+/**
+ * Who may see each memory, in a table narrow enough that recall can check it for every full-text
+ * match cheaply (the wide `memories` rows cost a page read each). Written in the same batch as the
+ * memory; a memory's project, scope and owner never change.
+ */
+export const memoryVisibility = sqliteTable("memory_visibility", {
+	memoryId: integer("memory_id").primaryKey(),
+	projectId: text("project_id").notNull(),
+	scope: text("scope", { enum: ["personal", "team"] }).notNull(),
+	ownerId: text("owner_id").notNull(),
+});
+
 /** One row per (level, subject): a JSON object of dotted setting keys. */
 export const settings = sqliteTable(
 	"settings",

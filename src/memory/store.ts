@@ -201,6 +201,11 @@ export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInp
 				db
 					.prepare(`INSERT INTO memories_fts (rowid, name, description, body) SELECT id, ?, ?, ? FROM memories WHERE ${identity}`)
 					.bind(file.name, file.description, file.body, ...identityArgs),
+				db
+					.prepare(
+						`INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) SELECT id, project_id, scope, owner_id FROM memories WHERE ${identity}`,
+					)
+					.bind(...identityArgs),
 				bumpIndex,
 			];
 	try {
@@ -230,6 +235,7 @@ export async function deleteMemory(env: Env, ctx: ProjectContext, scope: MemoryS
 	if (!row) throw notFound("memory");
 	await env.DB.batch([
 		env.DB.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(row.id),
+		env.DB.prepare("DELETE FROM memory_visibility WHERE memory_id = ?").bind(row.id),
 		env.DB.prepare("DELETE FROM memory_versions WHERE memory_id = ?").bind(row.id),
 		env.DB.prepare("DELETE FROM memories WHERE id = ?").bind(row.id),
 		env.DB.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),

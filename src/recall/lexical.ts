@@ -60,16 +60,16 @@ export interface ScoredMemory {
 export function candidateSql(scopes: MemoryScope[]): string {
 	const scopeFilter =
 		scopes.length === 2
-			? "(m.scope = 'team' OR m.owner_id = ?3)"
+			? "(v.scope = 'team' OR v.owner_id = ?3)"
 			: scopes[0] === "team"
-				? "m.scope = 'team'"
-				: "m.scope = 'personal' AND m.owner_id = ?3";
-	// Rank inside, fetch outside: the sorter then holds (id, rank) for every match instead of whole
-	// rows, and rows and bodies are read only for the few that are kept.
+				? "v.scope = 'team'"
+				: "v.scope = 'personal' AND v.owner_id = ?3";
+	// Rank inside, fetch outside: every match is checked against the narrow visibility table and the
+	// sorter holds only (id, rank); full rows and bodies are read only for the candidates kept.
 	return `SELECT m.*, f.body AS fts_body, top.rank AS rank FROM (
 	   SELECT memories_fts.rowid AS id, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
-	   FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
-	   WHERE memories_fts MATCH ?1 AND m.project_id = ?2 AND ${scopeFilter}
+	   FROM memories_fts JOIN memory_visibility v ON v.memory_id = memories_fts.rowid
+	   WHERE memories_fts MATCH ?1 AND v.project_id = ?2 AND ${scopeFilter}
 	   ORDER BY rank LIMIT ?4
 	 ) AS top
 	 JOIN memories m ON m.id = top.id
