@@ -55,9 +55,9 @@ describe("queue consumer and project coordinator", () => {
 		await worker.queue(batch, env, ctx);
 		const result = await getQueueResult(batch, ctx);
 		expect(result.explicitAcks.sort()).toEqual(["m1", "m2"]);
-		const stub = env.PROJECT_COORDINATOR.getByName(projectId);
-		expect(await stub.status()).toMatchObject({ dirty: true, generation: 1 });
-		expect(await runDurableObjectAlarm(stub)).toBe(true);
-		expect(await stub.status()).toMatchObject({ dirty: false, running: false });
+		const coordinator = env.PROJECT_COORDINATOR.getByName(projectId);
+		expect(await coordinator.status()).toMatchObject({ dirty: true, generation: 1 });
+		expect(await runDurableObjectAlarm(coordinator)).toBe(true);
+		expect(await coordinator.status()).toMatchObject({ dirty: false, running: false });
 	});
 });
