@@ -75,7 +75,9 @@ describe("crash safety of the write path", () => {
 		);
 		await expect(crash).rejects.toThrow("injected crash");
 		expect(await getMemoryRow(env.DB, ctx, "team", "ghost")).toBeNull();
-		const visible = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_visibility WHERE project_id = ? AND scope = 'team'").bind(ctx.projectId).first<{ n: number }>();
+		const visible = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_visibility WHERE project_id = ? AND scope = 'team'")
+			.bind(ctx.projectId)
+			.first<{ n: number }>();
 		expect(visible?.n).toBe(0);
 		const fts = await env.DB.prepare("SELECT COUNT(*) AS n FROM memories_fts WHERE name = 'ghost'").first<{ n: number }>();
 		expect(fts?.n).toBe(0);

@@ -145,7 +145,9 @@ describe("writing and reading topic files", () => {
 		const versions = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_versions WHERE memory_id = ?")
 			.bind(row?.id)
 			.first<{ n: number }>();
-		const visibility = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_visibility WHERE memory_id = ?").bind(row?.id).first<{ n: number }>();
+		const visibility = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_visibility WHERE memory_id = ?")
+			.bind(row?.id)
+			.first<{ n: number }>();
 		expect(fts?.n).toBe(0);
 		expect(versions?.n).toBe(0);
 		expect(visibility?.n).toBe(0);
