@@ -54,7 +54,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 		const row = (keyResult?.results[0] as KeyRow | undefined) ?? null;
 		const digest = await sha256Hex(token);
 		// Compare against a dummy digest when the id is unknown, so timing does not reveal which ids exist.
-		const ok = digestsEqual(digest, row?.digest ?? "0".repeat(64)) && row !== null;
+		const ok = digestsEqual(digest, row?.digest ?? "0".repeat(64));
 		if (!ok || !row) throw new ApiError(401, "unauthorized", "the API key is not valid");
 		c.set("auth", {
 			tenantId: row.tenant_id,

@@ -19,7 +19,6 @@ export const descriptionSchema = z
 	.min(1, "description must not be empty")
 	.max(MAX_DESCRIPTION_CHARS, `description must be at most ${MAX_DESCRIPTION_CHARS} characters`)
 	.refine((d) => !/[\r\n]/.test(d), "description must be a single line");
-export const bodySchema = z.string();
 
 export interface TopicFile {
 	name: string;

@@ -153,17 +153,16 @@ export async function recall(
 		if (fallbackReason) engine = "lexical-fallback";
 	}
 
-	const chosenSet = new Set(chosen);
 	for (const t of trace) {
 		if (chosen.some((c) => c.row.name === t.name && c.row.scope === t.scope)) t.decision = "returned";
 	}
 	const result: RecallResult = {
 		engine,
 		memories: chosen.map(toRecalled),
-		served: [...chosenSet],
+		served: chosen,
 		warnings,
 		...(fallbackReason ? { fallbackReason } : {}),
 	};
-	if (request.trace) result.trace = { terms, candidates: trace.slice(0, CANDIDATES) };
+	if (request.trace) result.trace = { terms, candidates: trace };
 	return result;
 }

@@ -312,15 +312,13 @@ memoryRoutes.openapi(
 	},
 );
 
-const historyParams = memoryParams.extend({});
-
 memoryRoutes.openapi(
 	createRoute({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history",
 		tags: ["memories"],
 		summary: "Versions of a topic file, newest first",
-		request: { params: historyParams, query: z.object({ scope: ScopeQuery }) },
+		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: {
 			200: {
 				description: "Versions",
