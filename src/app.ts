@@ -10,6 +10,7 @@ import { logRoutes } from "./api/routes/logs";
 import { memoryRoutes } from "./api/routes/memories";
 import { projectRoutes } from "./api/routes/projects";
 import { recallRoutes } from "./api/routes/recall";
+import { sessionRoutes, TRANSCRIPT_BODY_LIMIT } from "./api/routes/sessions";
 import { settingsRoutes } from "./api/routes/settings";
 import { BatchItemSchema } from "./api/schemas";
 
@@ -71,8 +72,12 @@ export function createApp() {
 		throw new ApiError(413, "payload_too_large", `request body exceeds ${limit} bytes`);
 	};
 	app.use("/v1/projects/:projectId/memories/batch", bodyLimit({ maxSize: BATCH_BODY_LIMIT, onError: tooLarge(BATCH_BODY_LIMIT) }));
+	app.use(
+		"/v1/projects/:projectId/sessions/:sessionId/transcript",
+		bodyLimit({ maxSize: TRANSCRIPT_BODY_LIMIT, onError: tooLarge(TRANSCRIPT_BODY_LIMIT) }),
+	);
 	app.use("/v1/*", async (c, next) => {
-		if (c.req.path.endsWith("/memories/batch")) return next();
+		if (c.req.path.endsWith("/memories/batch") || c.req.path.endsWith("/transcript")) return next();
 		return bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) })(c, next);
 	});
 
@@ -95,6 +100,7 @@ export function createApp() {
 	app.route("/", settingsRoutes);
 	app.route("/", recallRoutes);
 	app.route("/", logRoutes);
+	app.route("/", sessionRoutes);
 
 	app.openAPIRegistry.register("BatchMemoryInput", BatchItemSchema);
 	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {

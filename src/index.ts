@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { sweepOrphans } from "./maintenance/sweep";
 import { handleExtractBatch } from "./pipeline/consumer";
+import { scanIdleSessions } from "./pipeline/triggers";
 
 export { ProjectCoordinator } from "./coordinator/project-coordinator";
 
@@ -13,5 +14,6 @@ export default {
 	},
 	async scheduled(_controller, env, ctx) {
 		ctx.waitUntil(sweepOrphans(env).then((n) => console.log(`sweep: removed ${n} orphaned objects`)));
+		ctx.waitUntil(scanIdleSessions(env).then((chosen) => console.log(`idle scan: queued ${chosen.length} sessions`)));
 	},
 } satisfies ExportedHandler<Env>;

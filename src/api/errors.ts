@@ -9,6 +9,7 @@ export type ErrorCode =
 	| "not_found"
 	| "method_not_allowed"
 	| "version_conflict"
+	| "conflict"
 	| "payload_too_large"
 	| "unsupported_media_type"
 	| "secret_detected"

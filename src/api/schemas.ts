@@ -13,7 +13,7 @@ export const ErrorSchema = z
 
 const errorContent = { "application/json": { schema: ErrorSchema } };
 /** Standard error responses, declared once and spread into each route. */
-export const errors = (...statuses: (400 | 401 | 403 | 404 | 412 | 413 | 415 | 422)[]) =>
+export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422)[]) =>
 	Object.fromEntries(statuses.map((s) => [s, { description: "Error", content: errorContent }]));
 
 export const NameParam = z

@@ -142,3 +142,101 @@ export const settings = sqliteTable(
 	},
 	(t) => [primaryKey({ columns: [t.tenantId, t.level, t.subjectId] })],
 );
+
+/**
+ * The thread registry: one row per agent session. Turns are numbered 0..turns-1 in arrival order;
+ * `cursor` is the first turn stage 1 has not processed yet.
+ */
+export const sessions = sqliteTable(
+	"sessions",
+	{
+		projectId: text("project_id").notNull(),
+		id: text("id").notNull(),
+		/** The user whose key posted the session; only that user sees it. */
+		userId: text("user_id").notNull(),
+		agent: text("agent", { enum: ["claude", "codex", "generic"] }).notNull(),
+		cwd: text("cwd"),
+		branch: text("branch"),
+		startedAt: text("started_at").notNull(),
+		lastActivityAt: text("last_activity_at").notNull(),
+		turns: integer("turns").notNull().default(0),
+		cursor: integer("cursor").notNull().default(0),
+		status: text("status", { enum: ["active", "ended"] }).notNull().default("active"),
+		/** idle | queued | failed | dead_letter */
+		extractionState: text("extraction_state").notNull().default("idle"),
+		/** When a range was last enqueued; the idle scan leaves recently queued sessions alone. */
+		queuedAt: text("queued_at"),
+		lastError: text("last_error"),
+		updatedAt: text("updated_at").notNull(),
+	},
+	(t) => [
+		primaryKey({ columns: [t.projectId, t.id] }),
+		index("sessions_activity").on(t.projectId, t.lastActivityAt),
+		// The idle scan looks across projects for sessions with unprocessed turns, newest first.
+		index("sessions_pending").on(t.lastActivityAt).where(sql`${t.cursor} < ${t.turns}`),
+	],
+);
+
+/** Native record ids already ingested per session: re-posting a file adds nothing. */
+export const sessionRecords = sqliteTable(
+	"session_records",
+	{
+		projectId: text("project_id").notNull(),
+		sessionId: text("session_id").notNull(),
+		recordKey: text("record_key").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.projectId, t.sessionId, t.recordKey] })],
+);
+
+/** Normalised turns live in R2 as NDJSON chunks; each row maps a seq range to its object. */
+export const sessionChunks = sqliteTable(
+	"session_chunks",
+	{
+		projectId: text("project_id").notNull(),
+		sessionId: text("session_id").notNull(),
+		firstSeq: integer("first_seq").notNull(),
+		lastSeq: integer("last_seq").notNull(),
+		objectKey: text("object_key").notNull(),
+		bytes: integer("bytes").notNull(),
+		createdAt: text("created_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.projectId, t.sessionId, t.firstSeq] })],
+);
+
+/**
+ * Explicit memory writes made by an agent inside a session, placed at the session's turn count at
+ * the time of the write. Stage 1 skips a range that contains one.
+ */
+export const sessionWrites = sqliteTable(
+	"session_writes",
+	{
+		projectId: text("project_id").notNull(),
+		sessionId: text("session_id").notNull(),
+		seq: integer("seq").notNull(),
+		memoryName: text("memory_name").notNull(),
+		createdAt: text("created_at").notNull(),
+	},
+	(t) => [index("session_writes_seq").on(t.projectId, t.sessionId, t.seq)],
+);
+
+/** Stage-1 output for one session range; consolidation marks it consumed. */
+export const stageOneOutputs = sqliteTable(
+	"stage1_outputs",
+	{
+		projectId: text("project_id").notNull(),
+		sessionId: text("session_id").notNull(),
+		fromSeq: integer("from_seq").notNull(),
+		toSeq: integer("to_seq").notNull(),
+		userId: text("user_id").notNull(),
+		extractor: text("extractor").notNull(),
+		rawMemory: text("raw_memory").notNull(),
+		summary: text("summary").notNull(),
+		candidates: text("candidates_json").notNull(),
+		createdAt: text("created_at").notNull(),
+		consolidatedAt: text("consolidated_at"),
+	},
+	(t) => [
+		primaryKey({ columns: [t.projectId, t.sessionId, t.fromSeq] }),
+		index("stage1_pending").on(t.projectId, t.consolidatedAt),
+	],
+);

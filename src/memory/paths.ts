@@ -22,3 +22,7 @@ export const skillKey = (tenantId: string, projectId: string, name: string) =>
 export const logsPrefix = (tenantId: string, projectId: string, userId: string) => `${projectPrefix(tenantId, projectId)}logs/${userId}/`;
 export const logKey = (tenantId: string, projectId: string, userId: string, date: string) =>
 	`${logsPrefix(tenantId, projectId, userId)}${date}.md`;
+
+/** Session ids come from agents, so their R2 segment is a hash of the id, not the id. */
+export const sessionPrefix = (tenantId: string, projectId: string, sessionHash: string) =>
+	`${projectPrefix(tenantId, projectId)}sessions/${sessionHash}/`;

@@ -208,6 +208,17 @@ export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInp
 					.bind(...identityArgs),
 				bumpIndex,
 			];
+	if (input.source === "agent" && sessionId) {
+		// Placed at the session's current turn count: stage 1 skips the range this write falls into.
+		statements.push(
+			db
+				.prepare(
+					`INSERT INTO session_writes (project_id, session_id, seq, memory_name, created_at)
+					 VALUES (?1, ?2, coalesce((SELECT turns FROM sessions WHERE project_id = ?1 AND id = ?2), 0), ?3, ?4)`,
+				)
+				.bind(ctx.projectId, sessionId, file.name, now),
+		);
+	}
 	try {
 		await db.batch(statements);
 	} catch (err) {

@@ -1,10 +1,110 @@
-import { ExtractMessageSchema } from "./messages";
+import type { LanguageModel } from "ai";
+import { extractOffline } from "../extract/offline";
+import type { StageOneOutput } from "../extract/schema";
+import { extractWithModel, StageOneError } from "../extract/stage-one";
+import { readTurns, type SessionRow } from "../ingest/ingest";
+import { nowIso } from "../lib/ids";
+import { ModelConfigError, resolveModel } from "../llm/models";
+import { effectiveSettings } from "../settings/settings";
+import { type ExtractMessage, ExtractMessageSchema } from "./messages";
+import { extractionAllowed } from "./triggers";
+
+/** Deliveries before a message goes to the dead-letter queue: the consumer's max_retries (3) + 1. */
+export const MAX_ATTEMPTS = 4;
+
+export type RangeOutcome = "extracted" | "skipped-agent-write" | "duplicate" | "disabled" | "gone" | "empty";
+
+export interface ConsumerOptions {
+	/** The stage-1 model; by default resolved from the environment (null = offline extractor). */
+	model?: LanguageModel | null;
+}
+
+class LostRace extends Error {}
+
+/**
+ * Stage 1 for one session range. Reads the session's cursor first: a range already behind the
+ * cursor is a duplicate delivery and does nothing. The output row (keyed by the range's first turn)
+ * and the cursor advance are one D1 batch, so two deliveries of the same range cannot both commit.
+ */
+export async function processRange(env: Env, message: ExtractMessage, options: ConsumerOptions = {}): Promise<RangeOutcome> {
+	const [sessionRes, projectRes] = await env.DB.batch([
+		env.DB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(message.projectId, message.sessionId),
+		env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(message.projectId),
+	]);
+	const session = sessionRes?.results[0] as SessionRow | undefined;
+	const tenantId = (projectRes?.results[0] as { tenant_id: string } | undefined)?.tenant_id;
+	if (!session || !tenantId) return "gone";
+	if (session.cursor > message.toSeq) return "duplicate";
+	const settings = await effectiveSettings(env.DB, tenantId, session.user_id, message.projectId);
+	if (!extractionAllowed(settings)) return "disabled";
+
+	const from = session.cursor;
+	const to = Math.min(message.toSeq, session.turns - 1);
+	if (to < from) return "empty";
+
+	const write = await env.DB.prepare("SELECT 1 AS hit FROM session_writes WHERE project_id = ? AND session_id = ? AND seq BETWEEN ? AND ? LIMIT 1")
+		.bind(message.projectId, message.sessionId, from, to)
+		.first<{ hit: number }>();
+	if (write) {
+		// Explicit writes beat automatic extraction: the range is recorded as skipped and the cursor moves on.
+		await commit(env, session, from, to, "skipped:agent-write", { raw_memory: "", summary: "", candidates: [] });
+		return "skipped-agent-write";
+	}
+
+	const turns = await readTurns(env, message.projectId, message.sessionId, from, to);
+	const model = options.model !== undefined ? options.model : resolveModel(env, "default");
+	const output = model ? await extractWithModel(model, message.sessionId, turns) : extractOffline(message.sessionId, turns);
+	await commit(env, session, from, to, model ? "model" : "offline", output);
+	if (output.candidates.length > 0 || output.raw_memory.trim()) {
+		await env.PROJECT_COORDINATOR.getByName(message.projectId).markDirty();
+	}
+	return "extracted";
+}
+
+async function commit(env: Env, session: SessionRow, from: number, to: number, extractor: string, output: StageOneOutput) {
+	const now = nowIso();
+	const skipped = extractor.startsWith("skipped");
+	try {
+		await env.DB.batch([
+			env.DB.prepare(
+				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at, consolidated_at)
+				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			).bind(
+				session.project_id,
+				session.id,
+				from,
+				to,
+				session.user_id,
+				extractor,
+				output.raw_memory,
+				output.summary,
+				JSON.stringify(output.candidates),
+				now,
+				skipped ? now : null,
+			),
+			env.DB.prepare(
+				`UPDATE sessions SET cursor = ?1, extraction_state = 'idle', queued_at = NULL, last_error = NULL, updated_at = ?2
+				 WHERE project_id = ?3 AND id = ?4 AND cursor = ?5`,
+			).bind(to + 1, now, session.project_id, session.id, from),
+		]);
+	} catch (err) {
+		if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) throw new LostRace();
+		throw err;
+	}
+}
+
+/** The error recorded on the session: Cairn's own words, never model output or stack traces. */
+function failureMessage(err: unknown): string {
+	if (err instanceof StageOneError || err instanceof ModelConfigError) return err.message;
+	return "extraction failed on an internal error";
+}
 
 /**
  * Queue consumer for the extract queue. Malformed messages are acknowledged and logged (retrying
- * cannot fix them); well-formed ones tell the project's coordinator that new material exists.
+ * cannot fix them). A failed range is retried with backoff; its error is recorded on the session,
+ * and after the last attempt the session shows `dead_letter` as the queue moves the message aside.
  */
-export async function handleExtractBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+export async function handleExtractBatch(batch: MessageBatch<unknown>, env: Env, options: ConsumerOptions = {}): Promise<void> {
 	for (const message of batch.messages) {
 		const parsed = ExtractMessageSchema.safeParse(message.body);
 		if (!parsed.success) {
@@ -13,11 +113,22 @@ export async function handleExtractBatch(batch: MessageBatch<unknown>, env: Env)
 			continue;
 		}
 		try {
-			await env.PROJECT_COORDINATOR.getByName(parsed.data.projectId).markDirty();
+			await processRange(env, parsed.data, options);
 			message.ack();
 		} catch (err) {
-			console.error("extract queue: coordinator unavailable", err instanceof Error ? err.message : String(err));
-			message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts * 5) });
+			if (err instanceof LostRace) {
+				// Another delivery committed this range first; run again for whatever is still unprocessed.
+				message.retry({ delaySeconds: 1 });
+				continue;
+			}
+			const last = message.attempts >= MAX_ATTEMPTS;
+			const error = `${failureMessage(err)} (attempt ${message.attempts} of ${MAX_ATTEMPTS})`;
+			if (!(err instanceof StageOneError)) console.error("extract queue: range failed", err instanceof Error ? err.stack : String(err));
+			await env.DB.prepare("UPDATE sessions SET extraction_state = ?, last_error = ?, updated_at = ? WHERE project_id = ? AND id = ?")
+				.bind(last ? "dead_letter" : "retrying", error, nowIso(), parsed.data.projectId, parsed.data.sessionId)
+				.run()
+				.catch(() => undefined);
+			message.retry({ delaySeconds: Math.min(300, 10 * 2 ** (message.attempts - 1)) });
 		}
 	}
 }

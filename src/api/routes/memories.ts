@@ -25,6 +25,7 @@ import {
 	validateFields,
 } from "../../memory/topic-file";
 import { effectiveSettings } from "../../settings/settings";
+import { SESSION_ID_PATTERN } from "../../ingest/turns";
 import type { AppEnv } from "../context";
 import { ApiError, badRequest, notFound } from "../errors";
 import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";
@@ -33,7 +34,6 @@ export const memoryRoutes = new OpenAPIHono<AppEnv>();
 
 const MARKDOWN = "text/markdown; charset=utf-8";
 const BATCH_LIMIT = 100;
-const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const memoryParams = z.object({ projectId: ProjectIdParam, name: NameParam });
 const memoryResponse = { "application/json": { schema: z.object({ memory: MemoryMetadataSchema }) } };
@@ -43,7 +43,7 @@ const markdownResponse = { "text/markdown": { schema: z.string() } };
 function writeSource(c: Context<AppEnv>): { source: MemorySource; sessionId: string | null } {
 	const session = c.req.header("X-Cairn-Session");
 	if (session === undefined) return { source: "user", sessionId: null };
-	if (!SESSION_ID.test(session))
+	if (!SESSION_ID_PATTERN.test(session))
 		throw badRequest("X-Cairn-Session must be 1-128 characters of letters, digits, '.', '_', ':' or '-'", { field: "X-Cairn-Session" });
 	return { source: "agent", sessionId: session };
 }

@@ -1,0 +1,291 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ingestTranscript, requireOwnSession, type SessionRow } from "../../ingest/ingest";
+import { FORMATS } from "../../ingest/parse";
+import { AGENTS, SESSION_ID_PATTERN } from "../../ingest/turns";
+import { nowIso } from "../../lib/ids";
+import { enqueueSessions, extractionAllowed } from "../../pipeline/triggers";
+import { effectiveSettings } from "../../settings/settings";
+import type { AppEnv } from "../context";
+import { ApiError } from "../errors";
+import { errors, ProjectIdParam } from "../schemas";
+
+export const sessionRoutes = new OpenAPIHono<AppEnv>();
+
+/** Transcript bodies: real session files reach several MB; the whole file may be posted at once. */
+export const TRANSCRIPT_BODY_LIMIT = 32 * 1024 * 1024;
+
+const SessionIdParam = z
+	.string()
+	.regex(SESSION_ID_PATTERN)
+	.openapi({ param: { name: "sessionId", in: "path" }, example: "196820da-1026-4b6f-a513-a6aae42da1a6" });
+const SessionParams = z.object({ projectId: ProjectIdParam, sessionId: SessionIdParam });
+
+const SessionSchema = z
+	.object({
+		id: z.string(),
+		agent: z.enum(AGENTS),
+		turns: z.number().int(),
+		cursor: z.number().int().openapi({ description: "First turn stage 1 has not processed yet" }),
+		status: z.enum(["active", "ended"]),
+		cwd: z.string().nullable(),
+		branch: z.string().nullable(),
+		startedAt: z.string(),
+		lastActivityAt: z.string(),
+		extraction: z.object({
+			state: z.enum(["idle", "queued", "retrying", "dead_letter"]),
+			lastError: z.string().nullable(),
+		}),
+	})
+	.openapi("Session");
+
+const toSession = (s: SessionRow) => ({
+	id: s.id,
+	agent: s.agent,
+	turns: s.turns,
+	cursor: s.cursor,
+	status: s.status,
+	cwd: s.cwd,
+	branch: s.branch,
+	startedAt: s.started_at,
+	lastActivityAt: s.last_activity_at,
+	extraction: { state: s.extraction_state as "idle", lastError: s.last_error },
+});
+const sessionResponse = { "application/json": { schema: z.object({ session: SessionSchema }) } };
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/sessions/{sessionId}/transcript",
+		tags: ["sessions"],
+		summary: "Post transcript records (NDJSON): a whole Claude Code or Codex session file, new lines of it, or generic records",
+		description:
+			"Idempotent by native record ids: re-posting a file or an overlapping tail adds nothing. Secrets are redacted before storage. " +
+			`Bodies up to ${TRANSCRIPT_BODY_LIMIT} bytes. A line that is not JSON fails the request (nothing stored) with its line number.`,
+		request: {
+			params: SessionParams,
+			query: z.object({ format: z.enum(FORMATS).default("auto").openapi({ param: { name: "format", in: "query" } }) }),
+			body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
+		},
+		responses: {
+			200: {
+				description: "Ingested",
+				content: {
+					"application/json": {
+						schema: z.object({
+							accepted: z.number().int().openapi({ description: "New turns stored" }),
+							duplicates: z.number().int().openapi({ description: "Turns already stored (or repeated in this body)" }),
+							skipped: z.number().int().openapi({ description: "Records that carry no turn (metadata, reasoning, mirrored events)" }),
+							unknown: z.number().int().openapi({ description: "Records of an unknown type, skipped" }),
+							turns: z.number().int().openapi({ description: "Turns in the session after this post" }),
+							agent: z.enum(AGENTS),
+						}),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404, 409, 413),
+		},
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const { sessionId } = c.req.valid("param");
+		const { format } = c.req.valid("query");
+		const result = await ingestTranscript(c.env, ctx, sessionId, await c.req.text(), format);
+		if (result.accepted > 0) {
+			const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+			if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {
+				const session = await requireOwnSession(c.env.DB, ctx, sessionId);
+				await enqueueSessions(c.env, [session]);
+			}
+		}
+		return c.json(result, 200);
+	},
+);
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/sessions/{sessionId}/end",
+		tags: ["sessions"],
+		summary: "Mark a session ended; its unprocessed turns are queued for extraction at once (when memory is on)",
+		request: { params: SessionParams },
+		responses: { 202: { description: "Ended", content: sessionResponse }, ...errors(400, 401, 403, 404) },
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const { sessionId } = c.req.valid("param");
+		await requireOwnSession(c.env.DB, ctx, sessionId);
+		const now = nowIso();
+		await c.env.DB.prepare("UPDATE sessions SET status = 'ended', updated_at = ? WHERE project_id = ? AND id = ?")
+			.bind(now, ctx.projectId, sessionId)
+			.run();
+		const session = await requireOwnSession(c.env.DB, ctx, sessionId);
+		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+		if (extractionAllowed(settings) && (await enqueueSessions(c.env, [session])) > 0) {
+			return c.json({ session: toSession({ ...session, extraction_state: "queued" }) }, 202);
+		}
+		return c.json({ session: toSession(session) }, 202);
+	},
+);
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/sessions/{sessionId}",
+		tags: ["sessions"],
+		summary: "A session's registry row: turns, cursor, status and extraction state",
+		request: { params: SessionParams },
+		responses: { 200: { description: "The session", content: sessionResponse }, ...errors(400, 401, 403, 404) },
+	}),
+	async (c) => {
+		const { sessionId } = c.req.valid("param");
+		return c.json({ session: toSession(await requireOwnSession(c.env.DB, c.get("projectContext"), sessionId)) }, 200);
+	},
+);
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/sessions",
+		tags: ["sessions"],
+		summary: "The caller's sessions in this project, most recently active first",
+		request: {
+			params: z.object({ projectId: ProjectIdParam }),
+			query: z.object({
+				limit: z.coerce
+					.number()
+					.int()
+					.min(1)
+					.max(200)
+					.default(50)
+					.openapi({ param: { name: "limit", in: "query" } }),
+			}),
+		},
+		responses: {
+			200: { description: "Sessions", content: { "application/json": { schema: z.object({ sessions: z.array(SessionSchema) }) } } },
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const { limit } = c.req.valid("query");
+		const { results } = await c.env.DB.prepare(
+			"SELECT * FROM sessions WHERE project_id = ? AND user_id = ? ORDER BY last_activity_at DESC, id LIMIT ?",
+		)
+			.bind(ctx.projectId, ctx.userId, limit)
+			.all<SessionRow>();
+		return c.json({ sessions: results.map(toSession) }, 200);
+	},
+);
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/extract",
+		tags: ["sessions"],
+		summary: "Queue extraction now for every session of the caller's in this project with unprocessed turns",
+		request: { params: z.object({ projectId: ProjectIdParam }) },
+		responses: {
+			202: { description: "Queued", content: { "application/json": { schema: z.object({ enqueued: z.number().int() }) } } },
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+		if (!extractionAllowed(settings)) {
+			const key = settings["memories.enabled"].value === true ? "memories.autoMemory" : "memories.enabled";
+			throw new ApiError(403, "feature_disabled", `extraction is off (${key}, set by ${settings[key].source})`);
+		}
+		const { results } = await c.env.DB.prepare("SELECT * FROM sessions WHERE project_id = ? AND user_id = ? AND cursor < turns")
+			.bind(ctx.projectId, ctx.userId)
+			.all<SessionRow>();
+		return c.json({ enqueued: await enqueueSessions(c.env, results) }, 202);
+	},
+);
+
+const CandidateOut = z.object({
+	name: z.string(),
+	type: z.string(),
+	description: z.string(),
+	body: z.string(),
+	evidence: z.array(z.string()),
+});
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/candidates",
+		tags: ["sessions"],
+		summary: "Stage-1 outputs of the caller's sessions not yet consolidated (for inspection)",
+		request: {
+			params: z.object({ projectId: ProjectIdParam }),
+			query: z.object({
+				limit: z.coerce
+					.number()
+					.int()
+					.min(1)
+					.max(200)
+					.default(50)
+					.openapi({ param: { name: "limit", in: "query" } }),
+			}),
+		},
+		responses: {
+			200: {
+				description: "Pending outputs, newest first",
+				content: {
+					"application/json": {
+						schema: z.object({
+							outputs: z.array(
+								z.object({
+									sessionId: z.string(),
+									fromSeq: z.number().int(),
+									toSeq: z.number().int(),
+									extractor: z.string(),
+									summary: z.string(),
+									rawMemory: z.string(),
+									candidates: z.array(CandidateOut),
+									createdAt: z.string(),
+								}),
+							),
+						}),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const { limit } = c.req.valid("query");
+		const { results } = await c.env.DB.prepare(
+			`SELECT session_id, from_seq, to_seq, extractor, summary, raw_memory, candidates_json, created_at FROM stage1_outputs
+			 WHERE project_id = ? AND user_id = ? AND consolidated_at IS NULL ORDER BY created_at DESC, session_id, from_seq LIMIT ?`,
+		)
+			.bind(ctx.projectId, ctx.userId, limit)
+			.all<{
+				session_id: string;
+				from_seq: number;
+				to_seq: number;
+				extractor: string;
+				summary: string;
+				raw_memory: string;
+				candidates_json: string;
+				created_at: string;
+			}>();
+		return c.json(
+			{
+				outputs: results.map((r) => ({
+					sessionId: r.session_id,
+					fromSeq: r.from_seq,
+					toSeq: r.to_seq,
+					extractor: r.extractor,
+					summary: r.summary,
+					rawMemory: r.raw_memory,
+					candidates: JSON.parse(r.candidates_json),
+					createdAt: r.created_at,
+				})),
+			},
+			200,
+		);
+	},
+);

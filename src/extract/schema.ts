@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { MAX_DESCRIPTION_CHARS, MEMORY_TYPES } from "../memory/topic-file";
+
+/** Names become R2 key segments: anything a model writes is folded into a valid slug. */
+export function slugify(text: string, maxWords = 6): string {
+	const slug = text
+		.toLowerCase()
+		.normalize("NFKD")
+		.replace(/[^a-z0-9]+/g, "-")
+		.split("-")
+		.filter(Boolean)
+		.slice(0, maxWords)
+		.join("-")
+		.slice(0, 64)
+		.replace(/-+$/, "");
+	return slug || "memory";
+}
+
+export const CandidateSchema = z.object({
+	name: z.string().min(1).max(200).transform((n) => slugify(n, 12)),
+	type: z.enum(MEMORY_TYPES),
+	description: z
+		.string()
+		.min(1)
+		.transform((d) => d.replace(/\s+/g, " ").trim().slice(0, MAX_DESCRIPTION_CHARS)),
+	body: z.string().min(1).max(8_000),
+	evidence: z.array(z.string().max(200)).max(50).default([]),
+});
+export type Candidate = z.output<typeof CandidateSchema>;
+
+/** What stage 1 produces for one session range (SPEC §3). Empty candidates = nothing durable. */
+export const StageOneOutputSchema = z.object({
+	raw_memory: z.string().max(20_000),
+	summary: z.string().max(4_000),
+	candidates: z.array(CandidateSchema).max(30),
+});
+export type StageOneOutput = z.output<typeof StageOneOutputSchema>;
+
+/** The id a turn is cited by in prompts and evidence. */
+export const turnRef = (seq: number) => `t${seq}`;

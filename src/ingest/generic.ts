@@ -1,0 +1,39 @@
+import { type AdapterResult, clipText, clipToolResult, contentText, type RawRecord, str } from "./turns";
+
+const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> = {
+	user: "user",
+	human: "user",
+	assistant: "assistant",
+	ai: "assistant",
+	tool_call: "tool_call",
+	tool: "tool_result",
+	tool_result: "tool_result",
+};
+
+/**
+ * Generic NDJSON: `{"id","role","content","ts"}` per line. `role` is user, assistant, tool_call or
+ * tool (a result); `system` lines and unknown roles are skipped. Without `id`, the line's hash is the id.
+ */
+export function parseGeneric(records: RawRecord[]): AdapterResult {
+	const out: AdapterResult = { agent: "generic", turns: [], skipped: 0, unknown: 0 };
+	for (const { value: r, hash } of records) {
+		const role = ROLES[String(r.role ?? "").toLowerCase()];
+		const text = contentText(r.content);
+		if (!role || !text.trim()) {
+			out.skipped++;
+			if (!role && r.role !== "system") out.unknown++;
+			continue;
+		}
+		const id = typeof r.id === "string" || typeof r.id === "number" ? String(r.id) : hash;
+		const ts = str(r.ts) ?? str(r.timestamp) ?? null;
+		out.turns.push({
+			key: id,
+			id,
+			role,
+			ts,
+			text: role === "tool_result" ? clipToolResult(text) : clipText(text),
+			...(str(r.name) ? { tool: str(r.name) } : {}),
+		});
+	}
+	return out;
+}

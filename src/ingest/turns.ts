@@ -1,0 +1,90 @@
+/** The one turn model every transcript format is normalised into. */
+export type TurnRole = "user" | "assistant" | "tool_call" | "tool_result";
+
+export const AGENTS = ["claude", "codex", "generic"] as const;
+export type Agent = (typeof AGENTS)[number];
+
+export interface Turn {
+	/** Position in the session, assigned at ingest: 0, 1, 2, … in arrival order. */
+	seq: number;
+	/** The native id the turn came from (record uuid, call id, or a hash of the line). */
+	id: string;
+	role: TurnRole;
+	text: string;
+	ts: string | null;
+	cwd?: string;
+	branch?: string;
+	/** Turns of a sub-agent run inside the session (Claude Code sidechains). */
+	sidechain?: boolean;
+	/** User turns that are not free text: a slash command, an interruption notice. */
+	kind?: "command" | "interrupt";
+	/** Tool name for tool calls; call id joins a call to its result. */
+	tool?: string;
+	callId?: string;
+	parentId?: string;
+}
+
+/** A turn as an adapter produces it: `key` de-duplicates it across posts; seq comes later. */
+export type ParsedTurn = Omit<Turn, "seq"> & { key: string };
+
+export interface AdapterResult {
+	agent: Agent;
+	turns: ParsedTurn[];
+	/** Records that produced no turn on purpose (metadata, reasoning, mirrored events). */
+	skipped: number;
+	/** Records of a type this adapter does not know; skipped and counted, never fatal. */
+	unknown: number;
+	cwd?: string;
+	branch?: string;
+}
+
+/** One parsed NDJSON line with its 1-based line number and a stable hash of its text. */
+export interface RawRecord {
+	line: number;
+	hash: string;
+	value: Record<string, unknown>;
+}
+
+const TEXT_LIMIT = 16_000;
+const TOOL_CALL_LIMIT = 2_000;
+const TOOL_RESULT_LIMIT = 4_000;
+
+/**
+ * Keeps the head and tail of long text. Extraction needs what was asked and decided, not whole
+ * tool outputs, and the cap bounds what one session costs to store and to read back.
+ */
+export function clip(text: string, limit: number): string {
+	if (text.length <= limit) return text;
+	const head = Math.floor(limit * 0.75);
+	const tail = limit - head;
+	return `${text.slice(0, head)}\n[… ${text.length - limit} characters omitted …]\n${text.slice(text.length - tail)}`;
+}
+
+export const clipText = (text: string) => clip(text, TEXT_LIMIT);
+export const clipToolCall = (text: string) => clip(text, TOOL_CALL_LIMIT);
+export const clipToolResult = (text: string) => clip(text, TOOL_RESULT_LIMIT);
+
+export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Text of a content value that may be a string, a list of blocks with `text`, or anything else. */
+export function contentText(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (Array.isArray(content)) {
+		return content
+			.map((b) => (typeof b === "string" ? b : isObject(b) ? (str(b.text) ?? (b.type === "image" ? "[image]" : "")) : ""))
+			.filter(Boolean)
+			.join("\n");
+	}
+	if (content === undefined || content === null) return "";
+	return JSON.stringify(content);
+}
+
+/** A tool call rendered as one line of text: `name {json args}`. */
+export function toolCallText(name: string, input: unknown): string {
+	const args = typeof input === "string" ? input : JSON.stringify(input ?? {});
+	return clipToolCall(`${name} ${args}`);
+}
+
+/** Session ids as agents send them (UUIDs, rollout ids): letters, digits, '.', '_', ':', '-'. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,0 +1,111 @@
+import type { SessionRow } from "../ingest/ingest";
+import { nowIso } from "../lib/ids";
+import { type EffectiveSettings, resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
+import type { ExtractMessage } from "./messages";
+
+/** Extraction runs only when memory is on and automatic extraction is allowed. */
+export const extractionAllowed = (settings: EffectiveSettings) =>
+	settings["memories.enabled"].value === true && settings["memories.autoMemory"].value === true;
+
+/** A queued range that has not finished within this long is considered lost and may be queued again. */
+const QUEUE_STALE_MS = 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+
+/** The message for a session's unprocessed turns, or null when it has none. */
+export const pendingRange = (s: Pick<SessionRow, "project_id" | "id" | "cursor" | "turns">): ExtractMessage | null =>
+	s.turns > s.cursor ? { projectId: s.project_id, sessionId: s.id, fromSeq: s.cursor, toSeq: s.turns - 1 } : null;
+
+/**
+ * Sends one message per session with unprocessed turns (pointers only) and marks them queued.
+ * Returns how many were enqueued.
+ */
+export async function enqueueSessions(env: Env, rows: Pick<SessionRow, "project_id" | "id" | "cursor" | "turns">[]): Promise<number> {
+	const messages = rows.map(pendingRange).filter((m): m is ExtractMessage => m !== null);
+	if (messages.length === 0) return 0;
+	for (let i = 0; i < messages.length; i += 100) {
+		await env.EXTRACT_QUEUE.sendBatch(messages.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
+	}
+	const now = nowIso();
+	await env.DB.batch(
+		messages.map((m) =>
+			env.DB.prepare("UPDATE sessions SET extraction_state = 'queued', queued_at = ?, updated_at = ? WHERE project_id = ? AND id = ?").bind(
+				now,
+				now,
+				m.projectId,
+				m.sessionId,
+			),
+		),
+	);
+	return messages.length;
+}
+
+export interface IdleCandidate {
+	project_id: string;
+	id: string;
+	user_id: string;
+	tenant_id: string;
+	turns: number;
+	cursor: number;
+	status: "active" | "ended";
+	last_activity_at: string;
+	queued_at: string | null;
+}
+
+/**
+ * The idle trigger's choice (SPEC §3): per project, sessions with unprocessed turns that have been
+ * quiet for at least `minRolloutIdleHours` (anything more recent is still active), whose last
+ * activity is within `maxRolloutAgeDays`, not already queued, newest first, at most
+ * `maxRolloutsPerStartup`. Projects with memory off, or in per-turn mode, are left alone.
+ */
+export function selectIdleSessions(candidates: IdleCandidate[], settingsFor: (c: IdleCandidate) => EffectiveSettings, now: number): IdleCandidate[] {
+	const perProject = new Map<string, number>();
+	const chosen: IdleCandidate[] = [];
+	const sorted = [...candidates].sort((a, b) => (a.last_activity_at < b.last_activity_at ? 1 : a.last_activity_at > b.last_activity_at ? -1 : 0));
+	for (const c of sorted) {
+		const settings = settingsFor(c);
+		if (!extractionAllowed(settings) || settings["memories.extractionTrigger"].value !== "idle") continue;
+		const last = Date.parse(c.last_activity_at);
+		const idleHours = Number(settings["memories.minRolloutIdleHours"].value);
+		const maxAgeDays = Number(settings["memories.maxRolloutAgeDays"].value);
+		const limit = Number(settings["memories.maxRolloutsPerStartup"].value);
+		if (c.status === "active" && now - last < idleHours * HOUR_MS) continue;
+		if (now - last > maxAgeDays * 24 * HOUR_MS) continue;
+		if (c.queued_at && now - Date.parse(c.queued_at) < QUEUE_STALE_MS) continue;
+		const taken = perProject.get(c.project_id) ?? 0;
+		if (taken >= limit) continue;
+		perProject.set(c.project_id, taken + 1);
+		chosen.push(c);
+	}
+	return chosen;
+}
+
+/** The widest window any project may configure; per-project limits are applied after reading. */
+const SCAN_MAX_AGE_DAYS = 365;
+const SCAN_ROWS = 5_000;
+
+/** The cron scan: reads sessions with unprocessed turns, applies each project's tunables, enqueues. */
+export async function scanIdleSessions(env: Env, now = Date.now()): Promise<IdleCandidate[]> {
+	const since = new Date(now - SCAN_MAX_AGE_DAYS * 24 * HOUR_MS).toISOString();
+	const { results } = await env.DB.prepare(
+		`SELECT s.project_id, s.id, s.user_id, p.tenant_id, s.turns, s.cursor, s.status, s.last_activity_at, s.queued_at
+		 FROM sessions s JOIN projects p ON p.id = s.project_id
+		 WHERE s.cursor < s.turns AND s.last_activity_at >= ? AND s.extraction_state != 'dead_letter'
+		 ORDER BY s.last_activity_at DESC LIMIT ?`,
+	)
+		.bind(since, SCAN_ROWS)
+		.all<IdleCandidate>();
+	if (results.length === 0) return [];
+	const subjects = new Map<string, IdleCandidate>();
+	for (const c of results) subjects.set(`${c.tenant_id}/${c.user_id}/${c.project_id}`, c);
+	const keys = [...subjects.keys()];
+	const settingRows = await env.DB.batch<SettingsRow>(
+		keys.map((k) => {
+			const c = subjects.get(k) as IdleCandidate;
+			return settingsStatement(env.DB, c.tenant_id, c.user_id, c.project_id);
+		}),
+	);
+	const resolved = new Map(keys.map((k, i) => [k, resolveSettings(settingRows[i]?.results ?? [])]));
+	const chosen = selectIdleSessions(results, (c) => resolved.get(`${c.tenant_id}/${c.user_id}/${c.project_id}`) as EffectiveSettings, now);
+	await enqueueSessions(env, chosen);
+	return chosen;
+}
