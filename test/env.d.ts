@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 declare namespace Cloudflare {
 	interface Env {
 		/** Migrations read by vitest.config.ts and applied in test/setup.ts. */

@@ -102,11 +102,23 @@ describe("Codex adapter", () => {
 	it("keeps mirrored envelope messages once and skips compacted history", async () => {
 		const lines = [
 			{ timestamp: "2026-05-01T00:00:00Z", type: "session_meta", payload: { id: "x", cwd: "/w", git: { branch: "dev" } } },
-			{ timestamp: "2026-05-01T00:00:01Z", type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] } },
+			{
+				timestamp: "2026-05-01T00:00:01Z",
+				type: "response_item",
+				payload: { type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] },
+			},
 			{ timestamp: "2026-05-01T00:00:01Z", type: "event_msg", payload: { type: "user_message", message: "hi" } },
 			{ timestamp: "2026-05-01T00:00:02Z", type: "compacted", payload: { message: "summary", replacement_history: [] } },
-			{ timestamp: "2026-05-01T00:00:03Z", type: "response_item", payload: { type: "custom_tool_call", name: "apply_patch", input: "*** Begin Patch", call_id: "c1" } },
-			{ timestamp: "2026-05-01T00:00:04Z", type: "response_item", payload: { type: "custom_tool_call_output", call_id: "c1", output: "ok" } },
+			{
+				timestamp: "2026-05-01T00:00:03Z",
+				type: "response_item",
+				payload: { type: "custom_tool_call", name: "apply_patch", input: "*** Begin Patch", call_id: "c1" },
+			},
+			{
+				timestamp: "2026-05-01T00:00:04Z",
+				type: "response_item",
+				payload: { type: "custom_tool_call_output", call_id: "c1", output: "ok" },
+			},
 		];
 		const result = await parse(lines.map((l) => JSON.stringify(l)).join("\n"));
 		expect(roles(result)).toEqual({ user: 1, tool_call: 1, tool_result: 1 });

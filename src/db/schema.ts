@@ -161,7 +161,9 @@ export const sessions = sqliteTable(
 		lastActivityAt: text("last_activity_at").notNull(),
 		turns: integer("turns").notNull().default(0),
 		cursor: integer("cursor").notNull().default(0),
-		status: text("status", { enum: ["active", "ended"] }).notNull().default("active"),
+		status: text("status", { enum: ["active", "ended"] })
+			.notNull()
+			.default("active"),
 		/** idle | queued | failed | dead_letter */
 		extractionState: text("extraction_state").notNull().default("idle"),
 		/** When a range was last enqueued; the idle scan leaves recently queued sessions alone. */
@@ -235,8 +237,5 @@ export const stageOneOutputs = sqliteTable(
 		createdAt: text("created_at").notNull(),
 		consolidatedAt: text("consolidated_at"),
 	},
-	(t) => [
-		primaryKey({ columns: [t.projectId, t.sessionId, t.fromSeq] }),
-		index("stage1_pending").on(t.projectId, t.consolidatedAt),
-	],
+	(t) => [primaryKey({ columns: [t.projectId, t.sessionId, t.fromSeq] }), index("stage1_pending").on(t.projectId, t.consolidatedAt)],
 );

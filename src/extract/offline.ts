@@ -37,14 +37,25 @@ const PRACTICE_VERBS =
 	"use|run|call|add|commit|push|merge|rebase|mock|install|write|edit|modify|touch|change|delete|remove|deploy|create|import|hardcode|hard-code|skip|disable|bypass|force|amend|squash";
 
 const RULES: Rule[] = [
-	{ pattern: new RegExp(`${LEAD}(?:remember|keep in mind|note|don'?t forget)\\s*(?:that|:|,)?\\s+(.{8,})`, "i"), type: "classify", group: 1 },
-	{ pattern: /\b(?:from now on|going forward|from here on|as a (?:general )?rule|in (?:this|the|our) (?:project|repo|repository|codebase))\b/i, type: "feedback" },
+	{
+		pattern: new RegExp(`${LEAD}(?:remember|keep in mind|note|don'?t forget)\\s*(?:that|:|,)?\\s+(.{8,})`, "i"),
+		type: "classify",
+		group: 1,
+	},
+	{
+		pattern:
+			/\b(?:from now on|going forward|from here on|as a (?:general )?rule|in (?:this|the|our) (?:project|repo|repository|codebase))\b/i,
+		type: "feedback",
+	},
 	{ pattern: new RegExp(`${LEAD}(?:(?:you|we) (?:should |must )?)?(?:always|never)\\s+\\w+`, "i"), type: "feedback" },
 	{ pattern: new RegExp(`${LEAD}(?:don'?t|do not|never|stop|avoid)\\s+(?:${PRACTICE_VERBS})(?:ing)?\\b`, "i"), type: "feedback" },
 	{ pattern: /\b(?:i|we)\s+(?:always\s+)?(?:prefer|like to|want you to|would rather)\b/i, type: "user" },
 	{ pattern: /\buse\s+[\w.@/-]+(?:\s+[\w.@/-]+)?\s*(?:,\s*)?(?:instead of|rather than|over|not)\s+[\w.@/-]+/i, type: "feedback" },
 	{ pattern: /\binstead of\s+[\w.@/-]+(?:\s+[\w.@/-]+)?\s*,?\s*use\s+[\w.@/-]+/i, type: "feedback" },
-	{ pattern: /^(?:actually|correction|fyi)[,:]?\s+(?:the|our|it|this|that)\b.*\b(?:is|are|lives|runs|moved|uses|has been)\b/i, type: "project" },
+	{
+		pattern: /^(?:actually|correction|fyi)[,:]?\s+(?:the|our|it|this|that)\b.*\b(?:is|are|lives|runs|moved|uses|has been)\b/i,
+		type: "project",
+	},
 ];
 
 const CONFIRMATION =
@@ -130,7 +141,8 @@ export function extractOffline(sessionId: string, turns: Turn[]): StageOneOutput
 		const trimmed = turn.text.trim();
 		if (lastAssistant && CONFIRMATION.test(trimmed)) {
 			const approach = firstSentence(lastAssistant.text);
-			if (approach.length >= 8) add("feedback", `Confirmed approach: ${approach.replace(/[.!:]+$/, "")}`, [turnRef(lastAssistant.seq), turnRef(turn.seq)]);
+			if (approach.length >= 8)
+				add("feedback", `Confirmed approach: ${approach.replace(/[.!:]+$/, "")}`, [turnRef(lastAssistant.seq), turnRef(turn.seq)]);
 			continue;
 		}
 		for (const sentence of statements(trimmed)) {

@@ -17,7 +17,11 @@ export function slugify(text: string, maxWords = 6): string {
 }
 
 export const CandidateSchema = z.object({
-	name: z.string().min(1).max(200).transform((n) => slugify(n, 12)),
+	name: z
+		.string()
+		.min(1)
+		.max(200)
+		.transform((n) => slugify(n, 12)),
 	type: z.enum(MEMORY_TYPES),
 	description: z
 		.string()

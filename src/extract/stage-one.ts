@@ -1,8 +1,8 @@
 import { generateText, type LanguageModel, Output } from "ai";
 import inputTemplate from "../../prompts/stage_one_input.md";
 import systemPrompt from "../../prompts/stage_one_system.md";
-import { tokenCount } from "../inject/tokens";
 import { clip, type Turn } from "../ingest/turns";
+import { tokenCount } from "../inject/tokens";
 import { fillTemplate } from "../lib/template";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { type StageOneOutput, StageOneOutputSchema, turnRef } from "./schema";

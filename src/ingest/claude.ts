@@ -82,7 +82,7 @@ export function parseClaude(records: RawRecord[]): AdapterResult {
 					case "text": {
 						const text = str(block.text) ?? "";
 						const turn = type === "user" ? userText(text) : { text: clipText(text) };
-						if (turn && turn.text.trim()) produced.push({ ...base, key, role: type, ...turn });
+						if (turn?.text.trim()) produced.push({ ...base, key, role: type, ...turn });
 						break;
 					}
 					case "tool_use": {

@@ -30,7 +30,8 @@ export const CODEX_ITEM_TYPES = new Set([
 export const CODEX_ENVELOPE_TYPES = new Set(["session_meta", "turn_context", "response_item", "event_msg", "compacted"]);
 
 /** User messages Codex writes itself to carry context, not things the user said. */
-const INJECTED_USER_TEXT = /^\s*(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>|<turn_aborted>)/;
+const INJECTED_USER_TEXT =
+	/^\s*(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>|<turn_aborted>)/;
 const SHELL_COMMAND = /^\s*<user_shell_command>([\s\S]*?)<\/user_shell_command>/;
 
 /** One response item → at most one turn. Returns null for items that carry nothing to keep. */
@@ -55,7 +56,13 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
 		}
 		case "local_shell_call": {
 			const action = isObject(item.action) ? item.action : {};
-			return { ...base, role: "tool_call", text: toolCallText("shell", action.command ?? action), tool: "shell", callId: str(item.call_id) };
+			return {
+				...base,
+				role: "tool_call",
+				text: toolCallText("shell", action.command ?? action),
+				tool: "shell",
+				callId: str(item.call_id),
+			};
 		}
 		case "web_search_call": {
 			const action = isObject(item.action) ? item.action : {};

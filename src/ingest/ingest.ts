@@ -73,7 +73,8 @@ export async function redactTurns<T extends { text: string }>(turns: T[]): Promi
 	return count;
 }
 
-const validTime = (ts: string | null, now: string) => (ts && !Number.isNaN(Date.parse(ts)) && ts <= now ? new Date(ts).toISOString() : null);
+const validTime = (ts: string | null, now: string) =>
+	ts && !Number.isNaN(Date.parse(ts)) && ts <= now ? new Date(ts).toISOString() : null;
 
 /**
  * Ingests one posted transcript (a whole file or the lines added since the last post).
@@ -83,7 +84,13 @@ const validTime = (ts: string | null, now: string) => (ts && !Number.isNaN(Date.
  * its primary key, so two concurrent posts cannot both claim the same turn numbers: the loser's batch
  * fails, its chunk is deleted, and it retries against the new state.
  */
-export async function ingestTranscript(env: Env, ctx: ProjectContext, sessionId: string, body: string, format: Format): Promise<IngestResult> {
+export async function ingestTranscript(
+	env: Env,
+	ctx: ProjectContext,
+	sessionId: string,
+	body: string,
+	format: Format,
+): Promise<IngestResult> {
 	const records = await readRecords(body);
 	const parsed = normalise(records, format);
 	const unique = new Map<string, ParsedTurn>();
@@ -122,8 +129,10 @@ export async function ingestTranscript(env: Env, ctx: ProjectContext, sessionId:
 		const turns: Turn[] = fresh.map(({ key: _key, ...t }, i) => ({ ...t, seq: first + i }));
 		const now = nowIso();
 		const times = turns.map((t) => validTime(t.ts, now)).filter((t): t is string => t !== null);
-		const started = times.length ? times.reduce((a, b) => (a < b ? a : b)) : now;
-		const lastActivity = times.length ? times.reduce((a, b) => (a > b ? a : b)) : now;
+		// ISO-8601 UTC strings order lexically.
+		times.sort();
+		const started = times[0] ?? now;
+		const lastActivity = times.at(-1) ?? now;
 		const objectKey = `${sessionPrefix(ctx.tenantId, ctx.projectId, hash)}chunks/${String(first).padStart(8, "0")}-${randomId(8)}.ndjson`;
 		const ndjson = `${turns.map((t) => JSON.stringify(t)).join("\n")}\n`;
 		await env.FILES.put(objectKey, ndjson, { httpMetadata: { contentType: "application/x-ndjson" } });
@@ -145,7 +154,18 @@ export async function ingestTranscript(env: Env, ctx: ProjectContext, sessionId:
 					   cwd = coalesce(excluded.cwd, cwd), branch = coalesce(excluded.branch, branch),
 					   started_at = min(started_at, excluded.started_at), last_activity_at = max(last_activity_at, excluded.last_activity_at),
 					   updated_at = excluded.updated_at`,
-				).bind(ctx.projectId, sessionId, ctx.userId, parsed.agent, parsed.cwd ?? null, parsed.branch ?? null, started, lastActivity, last + 1, now),
+				).bind(
+					ctx.projectId,
+					sessionId,
+					ctx.userId,
+					parsed.agent,
+					parsed.cwd ?? null,
+					parsed.branch ?? null,
+					started,
+					lastActivity,
+					last + 1,
+					now,
+				),
 			]);
 		} catch (err) {
 			await env.FILES.delete(objectKey);

@@ -21,6 +21,9 @@ export interface ConsumerOptions {
 
 class LostRace extends Error {}
 
+/** Backoff between deliveries of a failed range: 10 s, 20 s, 40 s, … capped at 5 minutes. */
+export const retryDelaySeconds = (attempts: number) => Math.min(300, 10 * 2 ** (attempts - 1));
+
 /**
  * Stage 1 for one session range. Reads the session's cursor first: a range already behind the
  * cursor is a duplicate delivery and does nothing. The output row (keyed by the range's first turn)
@@ -42,7 +45,9 @@ export async function processRange(env: Env, message: ExtractMessage, options: C
 	const to = Math.min(message.toSeq, session.turns - 1);
 	if (to < from) return "empty";
 
-	const write = await env.DB.prepare("SELECT 1 AS hit FROM session_writes WHERE project_id = ? AND session_id = ? AND seq BETWEEN ? AND ? LIMIT 1")
+	const write = await env.DB.prepare(
+		"SELECT 1 AS hit FROM session_writes WHERE project_id = ? AND session_id = ? AND seq BETWEEN ? AND ? LIMIT 1",
+	)
 		.bind(message.projectId, message.sessionId, from, to)
 		.first<{ hit: number }>();
 	if (write) {
@@ -128,7 +133,7 @@ export async function handleExtractBatch(batch: MessageBatch<unknown>, env: Env,
 				.bind(last ? "dead_letter" : "retrying", error, nowIso(), parsed.data.projectId, parsed.data.sessionId)
 				.run()
 				.catch(() => undefined);
-			message.retry({ delaySeconds: Math.min(300, 10 * 2 ** (message.attempts - 1)) });
+			message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
 		}
 	}
 }

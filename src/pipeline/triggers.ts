@@ -57,10 +57,16 @@ export interface IdleCandidate {
  * activity is within `maxRolloutAgeDays`, not already queued, newest first, at most
  * `maxRolloutsPerStartup`. Projects with memory off, or in per-turn mode, are left alone.
  */
-export function selectIdleSessions(candidates: IdleCandidate[], settingsFor: (c: IdleCandidate) => EffectiveSettings, now: number): IdleCandidate[] {
+export function selectIdleSessions(
+	candidates: IdleCandidate[],
+	settingsFor: (c: IdleCandidate) => EffectiveSettings,
+	now: number,
+): IdleCandidate[] {
 	const perProject = new Map<string, number>();
 	const chosen: IdleCandidate[] = [];
-	const sorted = [...candidates].sort((a, b) => (a.last_activity_at < b.last_activity_at ? 1 : a.last_activity_at > b.last_activity_at ? -1 : 0));
+	const sorted = [...candidates].sort((a, b) =>
+		a.last_activity_at < b.last_activity_at ? 1 : a.last_activity_at > b.last_activity_at ? -1 : 0,
+	);
 	for (const c of sorted) {
 		const settings = settingsFor(c);
 		if (!extractionAllowed(settings) || settings["memories.extractionTrigger"].value !== "idle") continue;

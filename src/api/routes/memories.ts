@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { SESSION_ID_PATTERN } from "../../ingest/turns";
 import { getIndex } from "../../memory/index-file";
 import { skillKey, summaryKey } from "../../memory/paths";
 import {
@@ -25,7 +26,6 @@ import {
 	validateFields,
 } from "../../memory/topic-file";
 import { effectiveSettings } from "../../settings/settings";
-import { SESSION_ID_PATTERN } from "../../ingest/turns";
 import type { AppEnv } from "../context";
 import { ApiError, badRequest, notFound } from "../errors";
 import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";

@@ -63,7 +63,12 @@ sessionRoutes.openapi(
 			`Bodies up to ${TRANSCRIPT_BODY_LIMIT} bytes. A line that is not JSON fails the request (nothing stored) with its line number.`,
 		request: {
 			params: SessionParams,
-			query: z.object({ format: z.enum(FORMATS).default("auto").openapi({ param: { name: "format", in: "query" } }) }),
+			query: z.object({
+				format: z
+					.enum(FORMATS)
+					.default("auto")
+					.openapi({ param: { name: "format", in: "query" } }),
+			}),
 			body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
 		},
 		responses: {
@@ -89,7 +94,7 @@ sessionRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
 		const { format } = c.req.valid("query");
-		const result = await ingestTranscript(c.env, ctx, sessionId, await c.req.text(), format);
+		const result = await ingestTranscript(c.env, ctx, sessionId, new TextDecoder().decode(await c.req.arrayBuffer()), format);
 		if (result.accepted > 0) {
 			const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 			if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {

@@ -1,0 +1,292 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { MockLanguageModelV4 } from "ai/test";
+import { beforeEach, describe, expect, it } from "vitest";
+import { transcriptItems } from "../src/extract/stage-one";
+import type { Turn } from "../src/ingest/turns";
+import { handleExtractBatch, processRange, retryDelaySeconds } from "../src/pipeline/consumer";
+import type { ExtractMessage } from "../src/pipeline/messages";
+import { scanIdleSessions } from "../src/pipeline/triggers";
+import { call, createProject, createTenant, json, type Loose, putMemory, type Tenant } from "./helpers";
+
+let tenant: Tenant;
+let projectId: string;
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+
+/** A scripted model that answers `text` and records every prompt it was given. */
+function scripted(text: string | (() => string)) {
+	const prompts: string[] = [];
+	const model = new MockLanguageModelV4({
+		doGenerate: async (options) => {
+			prompts.push(JSON.stringify(options.prompt));
+			return {
+				content: [{ type: "text", text: typeof text === "function" ? text() : text }],
+				finishReason: { unified: "stop", raw: "stop" },
+				usage,
+				warnings: [],
+			};
+		},
+	});
+	return { model, prompts };
+}
+
+const line = (id: string, role: string, content: string, ts = new Date().toISOString()) => JSON.stringify({ id, role, content, ts });
+const postLines = (sessionId: string, lines: string[]) =>
+	call(`/v1/projects/${projectId}/sessions/${sessionId}/transcript`, {
+		token: tenant.token,
+		headers: { "Content-Type": "application/x-ndjson" },
+		body: lines.join("\n"),
+	});
+const setSettings = (values: Loose) => call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: values });
+const sessionRow = (id: string) =>
+	env.DB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(projectId, id).first<Loose>();
+const outputs = async (id: string) =>
+	(
+		await env.DB.prepare("SELECT * FROM stage1_outputs WHERE project_id = ? AND session_id = ? ORDER BY from_seq")
+			.bind(projectId, id)
+			.all<Loose>()
+	).results;
+
+const deliver = async (messages: { body: unknown; attempts?: number }[], model: MockLanguageModelV4 | null) => {
+	const batch = createMessageBatch(
+		"cairn-extract",
+		messages.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),
+	);
+	const ctx = createExecutionContext();
+	await handleExtractBatch(batch, env, { model });
+	return getQueueResult(batch, ctx);
+};
+
+const GOOD = JSON.stringify({
+	raw_memory: "- The team uses pnpm.",
+	summary: "The user set up dependencies and stated the package manager rule.",
+	candidates: [
+		{ name: "Package Manager", type: "feedback", description: "Use pnpm, never npm", body: "Always pnpm.", evidence: ["t0", "t99"] },
+	],
+});
+
+beforeEach(async () => {
+	tenant = await createTenant();
+	projectId = await createProject(tenant.token);
+	await setSettings({ "memories.enabled": true });
+});
+
+describe("stage 1 on the queue", () => {
+	it("the same message delivered three times gives one output and one cursor advance", async () => {
+		await postLines("dup", [line("1", "user", "From now on always use pnpm."), line("2", "assistant", "Understood.")]);
+		const { model, prompts } = scripted(GOOD);
+		const body: ExtractMessage = { projectId, sessionId: "dup", fromSeq: 0, toSeq: 1 };
+		const result = await deliver([{ body }, { body }, { body }], model);
+		expect(result.explicitAcks.sort()).toEqual(["m0", "m1", "m2"]);
+		expect(prompts.length).toBe(1);
+		const rows = await outputs("dup");
+		expect(rows.length).toBe(1);
+		expect(rows[0]).toMatchObject({ from_seq: 0, to_seq: 1, extractor: "model", consolidated_at: null });
+		// The model's name is folded into a slug; evidence outside the range is dropped.
+		expect(JSON.parse(rows[0]?.candidates_json)).toEqual([
+			{ name: "package-manager", type: "feedback", description: "Use pnpm, never npm", body: "Always pnpm.", evidence: ["t0"] },
+		]);
+		expect(await sessionRow("dup")).toMatchObject({ cursor: 2, extraction_state: "idle", last_error: null });
+		// And the coordinator heard that new output exists.
+		expect(await env.PROJECT_COORDINATOR.getByName(projectId).status()).toMatchObject({ dirty: true });
+	});
+
+	it("concurrent deliveries of one range commit once", async () => {
+		await postLines("race", [line("1", "user", "Never commit to main directly.")]);
+		const body: ExtractMessage = { projectId, sessionId: "race", fromSeq: 0, toSeq: 0 };
+		const settled = await Promise.allSettled([1, 2, 3].map(() => processRange(env, body, { model: null })));
+		expect(settled.filter((s) => s.status === "fulfilled").length).toBeGreaterThanOrEqual(1);
+		expect((await outputs("race")).length).toBe(1);
+		expect((await sessionRow("race"))?.cursor).toBe(1);
+	});
+
+	it("invalid model JSON is retried with backoff, then dead-lettered with the error on the session", async () => {
+		await postLines("bad", [line("1", "user", "Remember that deploys need approval.")]);
+		const { model } = scripted("this is { not json");
+		const body: ExtractMessage = { projectId, sessionId: "bad", fromSeq: 0, toSeq: 0 };
+		for (let attempt = 1; attempt <= 4; attempt++) {
+			const result = await deliver([{ body, attempts: attempt }], model);
+			expect(result.retryMessages.map((m) => m.msgId)).toEqual(["m0"]);
+			const row = await sessionRow("bad");
+			expect(row?.extraction_state).toBe(attempt < 4 ? "retrying" : "dead_letter");
+			expect(row?.last_error).toBe(`the model's answer was not valid stage-1 JSON (attempt ${attempt} of 4)`);
+			expect(row?.cursor).toBe(0);
+		}
+		expect(await outputs("bad")).toEqual([]);
+		const session = await json(await call(`/v1/projects/${projectId}/sessions/bad`, { token: tenant.token }));
+		expect(session.session.extraction).toEqual({
+			state: "dead_letter",
+			lastError: "the model's answer was not valid stage-1 JSON (attempt 4 of 4)",
+		});
+		// A later success clears the error.
+		await deliver([{ body, attempts: 1 }], scripted(GOOD).model);
+		expect(await sessionRow("bad")).toMatchObject({ cursor: 1, extraction_state: "idle", last_error: null });
+	});
+
+	it("a transcript holding an API key: neither the model's input nor anything stored contains it", async () => {
+		const key = `ghp_${"A1b2C3d4E5".repeat(3)}xYz123`;
+		const leaked = `xoxb-${"1234567890"}-${"9876543210"}-${"q8W2e4R6t8Y0u2I4o6P8a0S2"}`;
+		await postLines("sec", [
+			line("1", "user", `Use this token for the registry: ${key}`),
+			line("2", "assistant", `Configured the registry with ${key}.`),
+			line("3", "tool_call", `gh auth login --with-token ${key}`),
+		]);
+		// The model tries to store a secret of its own: that candidate is dropped, and text is redacted.
+		const { model, prompts } = scripted(
+			JSON.stringify({
+				raw_memory: `registry key ${leaked}`,
+				summary: "Registry setup.",
+				candidates: [
+					{ name: "registry", type: "reference", description: "Registry", body: `aws key ${leaked}`, evidence: ["t0"] },
+					{
+						name: "registry-host",
+						type: "reference",
+						description: "The registry is npm.acme.internal",
+						body: "Host npm.acme.internal",
+						evidence: ["t0"],
+					},
+				],
+			}),
+		);
+		await deliver([{ body: { projectId, sessionId: "sec", fromSeq: 0, toSeq: 2 } }], model);
+		expect(prompts.length).toBe(1);
+		expect(prompts[0]).not.toContain(key);
+		expect(prompts[0]).toContain("[REDACTED:");
+		const rows = await outputs("sec");
+		const stored = JSON.stringify(rows);
+		expect(stored).not.toContain(key);
+		expect(stored).not.toContain(leaked);
+		expect(JSON.parse(rows[0]?.candidates_json).map((c: Loose) => c.name)).toEqual(["registry-host"]);
+		const objects = await env.FILES.list({ prefix: `tenants/${tenant.tenantId}/projects/${projectId}/` });
+		for (const o of objects.objects) expect(await (await env.FILES.get(o.key))?.text()).not.toContain(key);
+	});
+
+	it("a range holding the agent's own memory write is skipped and the cursor advanced", async () => {
+		await postLines("agent", [line("1", "user", "Always run the linter before committing."), line("2", "assistant", "Will do.")]);
+		// Turns 0-1 come before the write; the write lands at turn 2.
+		const write = await putMemory(tenant.token, projectId, "lint-first", "Run the linter before committing.", {
+			headers: { "X-Cairn-Session": "agent" },
+		});
+		expect(write.status).toBe(201);
+		await postLines("agent", [line("3", "user", "Thanks. Never skip the linter."), line("4", "assistant", "Noted.")]);
+		const { model, prompts } = scripted(GOOD);
+		await deliver([{ body: { projectId, sessionId: "agent", fromSeq: 0, toSeq: 1 } }], model);
+		expect(prompts.length).toBe(1);
+		await deliver([{ body: { projectId, sessionId: "agent", fromSeq: 2, toSeq: 3 } }], model);
+		expect(prompts.length).toBe(1);
+		const rows = await outputs("agent");
+		expect(rows.map((r) => [r.from_seq, r.to_seq, r.extractor])).toEqual([
+			[0, 1, "model"],
+			[2, 3, "skipped:agent-write"],
+		]);
+		expect(rows[1]?.consolidated_at).not.toBeNull();
+		expect((await sessionRow("agent"))?.cursor).toBe(4);
+	});
+
+	it("does nothing for a project whose memory is off, or a session that does not exist", async () => {
+		await postLines("off", [line("1", "user", "From now on use pnpm.")]);
+		await setSettings({ "memories.enabled": false });
+		expect(await processRange(env, { projectId, sessionId: "off", fromSeq: 0, toSeq: 0 }, { model: null })).toBe("disabled");
+		expect(await outputs("off")).toEqual([]);
+		expect(await processRange(env, { projectId, sessionId: "ghost", fromSeq: 0, toSeq: 0 }, { model: null })).toBe("gone");
+		const result = await deliver([{ body: { projectId, sessionId: 7 } }], null);
+		expect(result.explicitAcks).toEqual(["m0"]);
+	});
+});
+
+describe("idle scan", () => {
+	const hoursAgo = (h: number, now: number) => new Date(now - h * 3_600_000).toISOString();
+
+	it("honours minRolloutIdleHours, maxRolloutAgeDays and maxRolloutsPerStartup, newest first", async () => {
+		const now = Date.now();
+		const ages: [string, number][] = [
+			["fresh", 1],
+			["idle-13h", 13],
+			["idle-2d", 48],
+			["idle-10d", 240],
+			["old-40d", 40 * 24],
+		];
+		for (const [id, h] of ages) await postLines(id, [line("1", "user", `Session ${id}.`, hoursAgo(h, now))]);
+		const picked = async () => (await scanIdleSessions(env, now)).filter((c) => c.project_id === projectId).map((c) => c.id);
+
+		await setSettings({ "memories.maxRolloutsPerStartup": 2 });
+		expect(await picked()).toEqual(["idle-13h", "idle-2d"]);
+		// Queued sessions are not picked again while their range is in flight.
+		await env.DB.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
+			.bind(projectId)
+			.run();
+
+		await setSettings({ "memories.maxRolloutsPerStartup": 10, "memories.minRolloutIdleHours": 0.5, "memories.maxRolloutAgeDays": 60 });
+		const all = await picked();
+		expect(all).toEqual(["fresh", "idle-13h", "idle-2d", "idle-10d", "old-40d"].filter((id) => all.includes(id)));
+		expect(all).toContain("fresh");
+		expect(all).toContain("old-40d");
+		await env.DB.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
+			.bind(projectId)
+			.run();
+
+		await setSettings({ "memories.minRolloutIdleHours": 24, "memories.maxRolloutAgeDays": 5 });
+		expect(await picked()).toEqual(["idle-2d"]);
+		await env.DB.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
+			.bind(projectId)
+			.run();
+
+		await setSettings({ "memories.extractionTrigger": "per-turn" });
+		expect(await picked()).toEqual([]);
+		await setSettings({ "memories.extractionTrigger": "idle", "memories.enabled": false });
+		expect(await picked()).toEqual([]);
+	});
+});
+
+describe("offline extractor end to end", () => {
+	it("with no model, a session where the user says to always use pnpm yields a feedback candidate after end", async () => {
+		await postLines("pnpm", [
+			line("1", "user", "Set up the workspace. From now on always use pnpm, never npm."),
+			line("2", "assistant", "Switching the scripts to pnpm."),
+			line("3", "tool_call", "pnpm install"),
+		]);
+		const end = await call(`/v1/projects/${projectId}/sessions/pnpm/end`, { token: tenant.token, method: "POST" });
+		expect(end.status).toBe(202);
+		// The local queue delivers the range to the Worker's own consumer.
+		let found: Loose | undefined;
+		for (let i = 0; i < 100 && !found; i++) {
+			const body = await json(await call(`/v1/projects/${projectId}/candidates`, { token: tenant.token }));
+			found = body.outputs.find((o: Loose) => o.sessionId === "pnpm");
+			if (!found) await new Promise((r) => setTimeout(r, 200));
+		}
+		expect(found).toMatchObject({ extractor: "offline", fromSeq: 0, toSeq: 2 });
+		const candidate = found?.candidates.find((c: Loose) => /pnpm/.test(c.description));
+		expect(candidate).toMatchObject({ type: "feedback", evidence: ["t0"] });
+		expect(candidate.name).toContain("pnpm");
+		expect((await json(await call(`/v1/projects/${projectId}/sessions/pnpm`, { token: tenant.token }))).session).toMatchObject({
+			cursor: 3,
+			status: "ended",
+		});
+	}, 30_000);
+});
+
+describe("retry backoff", () => {
+	it("doubles from 10 s per attempt, capped at 5 minutes", () => {
+		expect([1, 2, 3, 4, 10].map(retryDelaySeconds)).toEqual([10, 20, 40, 80, 300]);
+	});
+});
+
+describe("stage-1 input budget", () => {
+	it("keeps the head and tail of a range that exceeds the budget", () => {
+		const turns: Turn[] = Array.from({ length: 200 }, (_, seq) => ({
+			seq,
+			id: String(seq),
+			role: "user",
+			text: `message ${seq} `.repeat(20),
+			ts: null,
+		}));
+		const { json: text, omitted } = transcriptItems(turns, 2_000);
+		const items = text.split("\n").map((l) => JSON.parse(l));
+		expect(omitted).toBeGreaterThan(0);
+		expect(items[0].id).toBe("t0");
+		expect(items.at(-1).id).toBe("t199");
+		expect(items.find((i) => i.id === "omitted").text).toContain(`${omitted} items omitted`);
+		expect(transcriptItems(turns.slice(0, 3), 2_000).omitted).toBe(0);
+	});
+});
