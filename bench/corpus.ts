@@ -13,6 +13,8 @@ export interface BenchInput {
 	sentences: string[];
 	queries: string[];
 	locomo: { id: string; memories: SeedMemory[]; questions: string[] }[];
+	/** Real session files (Claude Code, Codex) for ingest and stage-1 measurements. */
+	transcripts: { name: string; text: string }[];
 }
 
 /** `size` memories built from real sentences, paired so that documents vary. Deterministic. */
@@ -39,4 +41,6 @@ export interface BenchResult {
 	writes: { size: number; write: Stats }[];
 	index: { size: number; rebuildMs: number; cachedMs: number }[];
 	health: Stats;
+	ingest: { name: string; bytes: number; turns: number; post: Stats; repost: Stats }[];
+	stageOne: { name: string; turns: number; model: Stats; offline: Stats }[];
 }

@@ -2,7 +2,9 @@
 // Worker's own fetch entry point: routing, auth, D1 and R2 included, no dev-server proxy or HTTP hop.
 // Started by `npm run bench` (scripts/bench.ts), which passes the input and reads the result line.
 import { env, exports } from "cloudflare:workers";
+import { MockLanguageModelV4 } from "ai/test";
 import { it } from "vitest";
+import { processRange } from "../src/pipeline/consumer";
 import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats } from "./corpus";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
@@ -38,7 +40,7 @@ async function timed(f: () => Promise<Response>): Promise<number> {
 it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 	const tenant = await call("/v1/admin/tenants", { method: "POST", token: env.CAIRN_ADMIN_TOKEN, body: JSON.stringify({ name: "bench", user: "bench" }) });
 	const token = ((await tenant.json()) as { key: { token: string } }).key.token;
-	const result: BenchResult = { locomo: {}, latency: [], writes: [], index: [], health: stats([]) };
+	const result: BenchResult = { locomo: {}, latency: [], writes: [], index: [], health: stats([]), ingest: [], stageOne: [] };
 
 	// Transport floor of this harness: the cheapest route.
 	const health: number[] = [];
@@ -91,5 +93,74 @@ it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 		result.index.push({ size: p.size, rebuildMs, cachedMs });
 	}
 
+	await benchPipeline(token, result);
+
 	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
 });
+
+/** A model that answers at once with a valid stage-1 output: what remains is Cairn's own cost. */
+const zeroLatencyModel = () =>
+	new MockLanguageModelV4({
+		doGenerate: async () => ({
+			content: [
+				{
+					type: "text",
+					text: JSON.stringify({
+						raw_memory: "- The project uses pnpm.",
+						summary: "Benchmark range.",
+						candidates: [{ name: "pnpm", type: "feedback", description: "Use pnpm", body: "Use pnpm, never npm.", evidence: ["t0"] }],
+					}),
+				},
+			],
+			finishReason: { unified: "stop", raw: "stop" },
+			usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+			warnings: [],
+		}),
+	});
+
+/**
+ * Ingest: each real session file posted whole to a new session (parse, normalise, redact, R2 chunk,
+ * D1 batch), then posted again (all duplicates). Stage 1: each session as one range, through the
+ * consumer's code path with a zero-latency scripted model and with the offline extractor.
+ */
+async function benchPipeline(token: string, result: BenchResult) {
+	if (input.transcripts.length === 0) return;
+	const res = await call("/v1/projects", { method: "POST", token, body: JSON.stringify({ name: "pipeline", rootPath: "/bench/pipeline" }) });
+	const projectId = ((await res.json()) as { project: { id: string } }).project.id;
+	await call(`/v1/projects/${projectId}/settings`, { method: "PUT", token, body: JSON.stringify({ "memories.enabled": true }) });
+	const rounds = Math.max(3, Math.min(20, Math.floor(input.samples / 10)));
+	for (const t of input.transcripts) {
+		const post: number[] = [];
+		const repost: number[] = [];
+		let turns = 0;
+		const sessions: string[] = [];
+		for (let i = 0; i < rounds; i++) {
+			const session = `${t.name.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 80)}-${i}`;
+			sessions.push(session);
+			const send = () =>
+				call(`/v1/projects/${projectId}/sessions/${session}/transcript`, {
+					method: "POST",
+					token,
+					body: t.text,
+					headers: { "Content-Type": "application/x-ndjson" },
+				});
+			const t0 = performance.now();
+			const r = await send();
+			post.push(performance.now() - t0);
+			turns = ((await r.json()) as { turns: number }).turns;
+			repost.push(await timed(send));
+		}
+		result.ingest.push({ name: t.name, bytes: t.text.length, turns, post: stats(post), repost: stats(repost) });
+
+		const model: number[] = [];
+		const offline: number[] = [];
+		for (const [i, session] of sessions.entries()) {
+			const message = { projectId, sessionId: session, fromSeq: 0, toSeq: turns - 1 };
+			const t0 = performance.now();
+			const outcome = await processRange(env, message, { model: i % 2 === 0 ? zeroLatencyModel() : null });
+			(i % 2 === 0 ? model : offline).push(performance.now() - t0);
+			if (outcome !== "extracted") throw new Error(`stage 1 on ${session}: ${outcome}`);
+		}
+		result.stageOne.push({ name: t.name, turns, model: stats(model), offline: stats(offline) });
+	}
+}

@@ -5,6 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type BenchInput, type BenchResult, corpus } from "../bench/corpus";
+import { type LabelledTurn, type Score, scoreOffline } from "../src/extract/evaluate";
+import { normalise, readRecords } from "../src/ingest/parse";
 import { candidateSql } from "../src/recall/lexical";
 import { matchExpression, queryTerms } from "../src/recall/terms";
 import { CATEGORIES, evidenceRecall, loadLocomo, summarise, toMemory } from "./bench/locomo";
@@ -48,7 +50,16 @@ const input: BenchInput = {
 			locomo?.observations.filter((o) => o.conv === c.sample_id).map((o) => toMemory(o, c.conversation[`${o.session}_date_time`])) ?? [],
 		questions: c.qa.map((q) => q.question),
 	})),
+	transcripts: [],
 };
+const transcriptRoot = `${BENCH_DATA}/transcripts`;
+input.transcripts = existsSync(transcriptRoot)
+	? readdirSync(transcriptRoot).flatMap((agent) =>
+			readdirSync(join(transcriptRoot, agent))
+				.filter((f) => f.endsWith(".jsonl"))
+				.map((f) => ({ name: `${agent}/${f}`, text: readFileSync(join(transcriptRoot, agent, f), "utf8") })),
+		)
+	: [];
 const inputFile = join(work, "input.json");
 writeFileSync(inputFile, JSON.stringify(input));
 
@@ -217,6 +228,71 @@ out();
 out("| memories in project | rebuild read | cached read |");
 out("|---:|---:|---:|");
 for (const i of result.index) out(`| ${i.size.toLocaleString("en")} | ${ms(i.rebuildMs)} | ${ms(i.cachedMs)} |`);
+out();
+out("## Ingest and stage 1");
+out();
+if (result.ingest?.length) {
+	out("Each real session file is posted whole to a new session through `POST …/sessions/:id/transcript` (parse, normalise,");
+	out("secret redaction, one R2 chunk, one D1 batch), then posted again (every turn a duplicate). Stage 1 runs each session");
+	out("as one range through the queue consumer's code path (`processRange`: cursor read, settings, agent-write check, R2");
+	out("read, prompt with redaction, output validation and sanitising, commit, coordinator notice), alternating a");
+	out("zero-latency scripted model and the offline extractor, so the numbers are Cairn's own overhead per range.");
+	out();
+	out("| file | size | turns | post p50 | turns / s | re-post p50 | stage 1, model p50 | stage 1, offline p50 |");
+	out("|---|---:|---:|---:|---:|---:|---:|---:|");
+	for (const i of result.ingest) {
+		const s1 = result.stageOne.find((s) => s.name === i.name);
+		out(
+			`| ${i.name} | ${(i.bytes / 1024).toFixed(0)} KB | ${i.turns} | ${ms(i.post.p50)} | ${Math.round(i.turns / (i.post.p50 / 1000)).toLocaleString("en")} | ${ms(i.repost.p50)} | ${s1 ? ms(s1.model.p50) : "–"} | ${s1 ? ms(s1.offline.p50) : "–"} |`,
+		);
+	}
+	const turns = result.ingest.reduce((n, i) => n + i.turns, 0);
+	const seconds = result.ingest.reduce((n, i) => n + i.post.p50, 0) / 1000;
+	out();
+	out(`Overall ingest throughput (all files, p50 posts): **${Math.round(turns / seconds).toLocaleString("en")} turns/s**.`);
+} else out(`Transcripts not found under ${BENCH_DATA}/transcripts; set CAIRN_BENCH_DATA.`);
+out();
+out("## Offline extractor");
+out();
+/** Free-text user turns of a transcript with the assistant turn before each, as labelled in bench/offline-labels.json. */
+async function labelledTurns(name: string, text: string, labels: (string | null)[]): Promise<LabelledTurn[] | null> {
+	const { turns } = normalise(await readRecords(text), "auto");
+	const out: LabelledTurn[] = [];
+	let after: string | undefined;
+	for (const t of turns) {
+		if (t.role === "assistant" && !t.sidechain) after = t.text;
+		if (t.role !== "user" || t.kind || t.sidechain) continue;
+		out.push({ text: t.text, label: (labels[out.length] ?? null) as LabelledTurn["label"], after });
+	}
+	if (out.length !== labels.length) {
+		console.warn(`offline labels: ${name} has ${out.length} user turns, labels cover ${labels.length}`);
+		return null;
+	}
+	return out;
+}
+const devLabels = JSON.parse(readFileSync("bench/offline-labels.json", "utf8")) as { files: Record<string, (string | null)[]> };
+const devItems: LabelledTurn[] = [];
+for (const t of input.transcripts) {
+	const labels = devLabels.files[t.name];
+	if (labels) devItems.push(...((await labelledTurns(t.name, t.text, labels)) ?? []));
+}
+const writtenItems = readFileSync("test/fixtures/offline-statements.jsonl", "utf8")
+	.trim()
+	.split("\n")
+	.map((l) => JSON.parse(l) as LabelledTurn);
+const scoreRow = (name: string, score: Score) =>
+	out(
+		`| ${name} | ${score.turns} | ${score.positives} | ${score.predicted} | ${score.truePositives} | ${Number.isNaN(score.precision) ? "– (no predictions)" : pct(score.precision)} | ${Number.isNaN(score.recall) ? "–" : pct(score.recall)} |`,
+	);
+out("Turn-level precision and recall of the rule-based extractor used when no model is configured: a turn is predicted");
+out("when a candidate cites it. Two labelled sets: every free-text user turn of the dev transcripts (labels in");
+out("`bench/offline-labels.json`; task requests and per-task instructions are not durable), and a set of statements written");
+out("for this purpose (`test/fixtures/offline-statements.jsonl`) — written alongside the rules, so its figures are optimistic.");
+out();
+out("| set | user turns | durable | predicted | correct | precision | recall |");
+out("|---|---:|---:|---:|---:|---:|---:|");
+if (devItems.length) scoreRow("dev transcripts", scoreOffline(devItems));
+scoreRow("written statements", scoreOffline(writtenItems));
 out();
 out("## Secret detector");
 out();

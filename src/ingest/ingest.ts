@@ -99,8 +99,8 @@ export async function ingestTranscript(
 		if (unique.has(t.key)) duplicates++;
 		else unique.set(t.key, t);
 	}
-	await redactTurns([...unique.values()]);
 	const hash = await sessionHash(sessionId);
+	const redacted = new WeakSet<ParsedTurn>();
 
 	for (let attempt = 1; ; attempt++) {
 		const keys = [...unique.keys()];
@@ -125,6 +125,10 @@ export async function ingestTranscript(
 		};
 		if (fresh.length === 0) return { ...result, accepted: 0, turns: session?.turns ?? 0 };
 
+		// Only new turns are scanned: a re-post of a known file costs parsing and one lookup.
+		const unscanned = fresh.filter((t) => !redacted.has(t));
+		await redactTurns(unscanned);
+		for (const t of unscanned) redacted.add(t);
 		const first = session?.turns ?? 0;
 		const turns: Turn[] = fresh.map(({ key: _key, ...t }, i) => ({ ...t, seq: first + i }));
 		const now = nowIso();
