@@ -123,7 +123,7 @@ export async function ingestTranscript(
 			unknown: parsed.unknown,
 			agent: session?.agent ?? parsed.agent,
 		};
-		if (fresh.length === 0) return { ...result, accepted: 0, turns: session?.turns ?? 0 };
+		if (fresh.length === 0) return { accepted: 0, ...result, turns: session?.turns ?? 0 };
 
 		// Only new turns are scanned: a re-post of a known file costs parsing and one lookup.
 		const unscanned = fresh.filter((t) => !redacted.has(t));
@@ -179,7 +179,7 @@ export async function ingestTranscript(
 			}
 			throw err;
 		}
-		return { ...result, accepted: turns.length, turns: last + 1 };
+		return { accepted: turns.length, ...result, turns: last + 1 };
 	}
 }
 
