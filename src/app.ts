@@ -8,6 +8,7 @@ import { adminRoutes } from "./api/routes/admin";
 import { keyRoutes } from "./api/routes/keys";
 import { logRoutes } from "./api/routes/logs";
 import { memoryRoutes } from "./api/routes/memories";
+import { pipelineRoutes } from "./api/routes/pipeline";
 import { projectRoutes } from "./api/routes/projects";
 import { recallRoutes } from "./api/routes/recall";
 import { sessionRoutes, TRANSCRIPT_BODY_LIMIT } from "./api/routes/sessions";
@@ -101,6 +102,7 @@ export function createApp() {
 	app.route("/", recallRoutes);
 	app.route("/", logRoutes);
 	app.route("/", sessionRoutes);
+	app.route("/", pipelineRoutes);
 
 	app.openAPIRegistry.register("BatchMemoryInput", BatchItemSchema);
 	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {

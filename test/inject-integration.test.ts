@@ -87,7 +87,7 @@ describe("inject", () => {
 		while (tokenCount(summary) < 20_000) summary += `${paragraph}\n`;
 		const ctxTenant =
 			(await env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(pid).first<{ tenant_id: string }>())?.tenant_id ?? "";
-		await env.FILES.put(summaryKey(ctxTenant, pid), summary);
+		await env.FILES.put(summaryKey(ctxTenant, pid, tenant.userId), summary);
 		const body = await inject(pid, {});
 		expect(tokenCount(body.parts.summary)).toBeLessThanOrEqual(5000);
 		expect(tokenCount(body.parts.summary)).toBeGreaterThan(4500);

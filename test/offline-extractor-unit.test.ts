@@ -39,6 +39,7 @@ describe("offline extractor", () => {
 				description: "From now on always use pnpm, never npm",
 				body: "From now on always use pnpm, never npm.\n\nStated by the user in session s1.",
 				evidence: ["t0", "t2"],
+				userStated: true,
 			},
 		]);
 		expect(out.summary).toContain("2 user message(s)");
@@ -57,6 +58,22 @@ describe("offline extractor", () => {
 		expect(out.candidates).toEqual([]);
 		expect(out.summary).toContain("No durable statements found.");
 		expect(statements("a line\n```\nnever x\n```\n> never quote\nUse ruff instead of flake8.")).toEqual(["Use ruff instead of flake8."]);
+	});
+
+	it("turns an explicit procedure into a procedure candidate", () => {
+		const out = extractOffline("s", [user(0, "Here's how to cut a release:\n1. bump the version\n2. tag it\n3. push the tag\nThanks.")]);
+		expect(out.candidates).toEqual([
+			{
+				name: "how-to-cut-a-release",
+				type: "reference",
+				description: "How to cut a release",
+				body: "1. bump the version\n2. tag it\n3. push the tag",
+				evidence: ["t0"],
+				userStated: true,
+				procedure: true,
+			},
+		]);
+		expect(extractOffline("s", [user(0, "How to run it:\n1. build\n2. run")]).candidates).toEqual([]);
 	});
 
 	it("classifies remembered statements by wording", () => {

@@ -239,3 +239,38 @@ export const stageOneOutputs = sqliteTable(
 	},
 	(t) => [primaryKey({ columns: [t.projectId, t.sessionId, t.fromSeq] }), index("stage1_pending").on(t.projectId, t.consolidatedAt)],
 );
+
+/**
+ * Skills written by consolidation for one user of a project: `skills/<name>/SKILL.md`. The content is
+ * a content-addressed R2 object like a topic file's; the row is the pointer.
+ */
+export const skills = sqliteTable(
+	"skills",
+	{
+		projectId: text("project_id").notNull(),
+		ownerId: text("owner_id").notNull(),
+		name: text("name").notNull(),
+		description: text("description").notNull(),
+		contentHash: text("content_hash").notNull(),
+		updatedAt: text("updated_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.projectId, t.ownerId, t.name] })],
+);
+
+/** One row per change a consolidation run made (or refused), with its reason and evidence sessions. */
+export const consolidationEvents = sqliteTable(
+	"consolidation_events",
+	{
+		id: integer("id").primaryKey({ autoIncrement: true }),
+		projectId: text("project_id").notNull(),
+		ownerId: text("owner_id").notNull(),
+		runId: text("run_id").notNull(),
+		op: text("op").notNull(),
+		target: text("target").notNull(),
+		outcome: text("outcome").notNull(),
+		reason: text("reason").notNull(),
+		evidence: text("evidence_json").notNull(),
+		createdAt: text("created_at").notNull(),
+	},
+	(t) => [index("consolidation_events_project").on(t.projectId, t.createdAt)],
+);

@@ -113,6 +113,22 @@ export function matchStatement(sentence: string): { type: MemoryType; statement:
 	return null;
 }
 
+const PROCEDURE_TITLE = /^(?:here'?s |this is )?(how to .{3,80}?|the (?:steps|procedure|process|runbook) (?:to|for) .{3,80}?)\s*:?\s*$/i;
+const STEP = /^\s*(?:\d+[.)]|[-*])\s+\S/;
+
+/** "How to X:" followed by at least three numbered or bulleted steps: an explicit procedure. */
+export function explicitProcedure(text: string): { title: string; steps: string[] } | null {
+	const lines = text.split("\n");
+	for (let i = 0; i < lines.length; i++) {
+		const title = PROCEDURE_TITLE.exec((lines[i] ?? "").trim());
+		if (!title) continue;
+		const steps: string[] = [];
+		for (let j = i + 1; j < lines.length && STEP.test(lines[j] ?? ""); j++) steps.push((lines[j] ?? "").trim());
+		if (steps.length >= 3) return { title: (title[1] ?? "").replace(/[.:]+$/, ""), steps };
+	}
+	return null;
+}
+
 const firstSentence = (text: string) => (text.split(/(?<=[.!?])\s+|\n/)[0] ?? "").trim().slice(0, MAX_SENTENCE);
 
 /** Runs the rules over one session range. Deterministic: the same turns give the same output. */
@@ -131,6 +147,7 @@ export function extractOffline(sessionId: string, turns: Turn[]): StageOneOutput
 			description: sentenceCase(statement).slice(0, 200),
 			body: `${sentenceCase(statement)}.\n\nStated by the user in session ${sessionId}.`,
 			evidence,
+			userStated: true,
 		});
 	};
 
@@ -143,6 +160,20 @@ export function extractOffline(sessionId: string, turns: Turn[]): StageOneOutput
 			const approach = firstSentence(lastAssistant.text);
 			if (approach.length >= 8)
 				add("feedback", `Confirmed approach: ${approach.replace(/[.!:]+$/, "")}`, [turnRef(lastAssistant.seq), turnRef(turn.seq)]);
+			continue;
+		}
+		const procedure = explicitProcedure(trimmed);
+		if (procedure) {
+			const name = slugify(procedure.title, 8);
+			byName.set(name, {
+				name,
+				type: "reference",
+				description: sentenceCase(procedure.title).slice(0, 200),
+				body: procedure.steps.join("\n"),
+				evidence: [turnRef(turn.seq)],
+				userStated: true,
+				procedure: true,
+			});
 			continue;
 		}
 		for (const sentence of statements(trimmed)) {

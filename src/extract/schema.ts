@@ -29,6 +29,10 @@ export const CandidateSchema = z.object({
 		.transform((d) => d.replace(/\s+/g, " ").trim().slice(0, MAX_DESCRIPTION_CHARS)),
 	body: z.string().min(1).max(8_000),
 	evidence: z.array(z.string().max(200)).max(50).default([]),
+	/** Set by Cairn, not the model: whether the evidence includes a user turn (an explicit statement). */
+	userStated: z.boolean().optional(),
+	/** An explicit step-by-step procedure, which consolidation may turn into a skill. */
+	procedure: z.boolean().optional(),
 });
 export type Candidate = z.output<typeof CandidateSchema>;
 

@@ -77,10 +77,12 @@ function describeFailure(err: unknown): string {
  */
 export async function sanitiseOutput(output: StageOneOutput, turns: Turn[]): Promise<StageOneOutput> {
 	const refs = new Set(turns.map((t) => turnRef(t.seq)));
+	const userRefs = new Set(turns.filter((t) => t.role === "user" && !t.sidechain).map((t) => turnRef(t.seq)));
 	const candidates = [];
 	for (const c of output.candidates) {
 		if ((await findSecrets(`${c.name}\n${c.description}\n${c.body}`)).length > 0) continue;
-		candidates.push({ ...c, evidence: [...new Set(c.evidence.filter((e) => refs.has(e)))] });
+		const evidence = [...new Set(c.evidence.filter((e) => refs.has(e)))];
+		candidates.push({ ...c, evidence, userStated: evidence.some((e) => userRefs.has(e)), procedure: undefined });
 	}
 	return {
 		raw_memory: (await redactSecrets(output.raw_memory)).text,

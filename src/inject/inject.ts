@@ -80,7 +80,7 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 
 	// Independent reads in parallel: summary, index, recall.
 	const [summaryObject, indexText, recalled] = await Promise.all([
-		env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId)),
+		env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId)),
 		getIndex(env, ctx, generation),
 		request.query
 			? recall(env, ctx, { query: request.query, recentTools: request.recentTools, exclude: request.exclude }, Date.now(), settings)

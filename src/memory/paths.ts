@@ -14,10 +14,9 @@ export const memoryUrl = (scope: MemoryScope, name: string) =>
 
 export const relativePath = (scope: MemoryScope, name: string) => (scope === "team" ? `team/${name}.md` : `${name}.md`);
 
-export const summaryKey = (tenantId: string, projectId: string) => `${projectPrefix(tenantId, projectId)}memory_summary.md`;
-
-export const skillKey = (tenantId: string, projectId: string, name: string) =>
-	`${projectPrefix(tenantId, projectId)}skills/${name}/SKILL.md`;
+/** Each user's summary covers their personal memories and the team's, so it is kept per user. */
+export const summaryKey = (tenantId: string, projectId: string, userId: string) =>
+	`${projectPrefix(tenantId, projectId)}summaries/${userId}/memory_summary.md`;
 
 export const logsPrefix = (tenantId: string, projectId: string, userId: string) => `${projectPrefix(tenantId, projectId)}logs/${userId}/`;
 export const logKey = (tenantId: string, projectId: string, userId: string, date: string) =>

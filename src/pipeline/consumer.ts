@@ -61,7 +61,7 @@ export async function processRange(env: Env, message: ExtractMessage, options: C
 	const output = model ? await extractWithModel(model, message.sessionId, turns) : extractOffline(message.sessionId, turns);
 	await commit(env, session, from, to, model ? "model" : "offline", output);
 	if (output.candidates.length > 0 || output.raw_memory.trim()) {
-		await env.PROJECT_COORDINATOR.getByName(message.projectId).markDirty();
+		await env.PROJECT_COORDINATOR.getByName(message.projectId).markDirty(message.projectId);
 	}
 	return "extracted";
 }

@@ -1,8 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { readSkill, readSummary } from "../../consolidate/artifacts";
 import { SESSION_ID_PATTERN } from "../../ingest/turns";
 import { getIndex } from "../../memory/index-file";
-import { skillKey, summaryKey } from "../../memory/paths";
 import {
 	deleteMemory,
 	getMemoryRow,
@@ -418,9 +418,9 @@ memoryRoutes.openapi(
 			const row = await findMemory(c, name, team ? "team" : undefined);
 			text = await readMemoryContent(c.env, ctx, row);
 		} else {
-			const object = await c.env.FILES.get(skill ? skillKey(ctx.tenantId, ctx.projectId, skill) : summaryKey(ctx.tenantId, ctx.projectId));
-			if (!object) throw notFound(skill ? "skill" : "memory summary");
-			text = await object.text();
+			const found = skill ? await readSkill(c.env, ctx, skill) : await readSummary(c.env, ctx);
+			if (found === null) throw notFound(skill ? "skill" : "memory summary");
+			text = found;
 		}
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},

@@ -1,0 +1,154 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { listSkills, readSkill, readSummary } from "../../consolidate/artifacts";
+import { pendingCount } from "../../consolidate/inputs";
+import { effectiveSettings } from "../../settings/settings";
+import type { AppEnv } from "../context";
+import { ApiError, notFound } from "../errors";
+import { errors, NameParam, ProjectIdParam } from "../schemas";
+
+export const pipelineRoutes = new OpenAPIHono<AppEnv>();
+
+const MARKDOWN = "text/markdown; charset=utf-8";
+const ProjectParams = z.object({ projectId: ProjectIdParam });
+
+const StatusSchema = z
+	.object({
+		pipeline: z.object({
+			pendingOutputs: z.number().int().openapi({ description: "Stage-1 outputs not yet consolidated" }),
+			running: z.boolean(),
+			dirty: z.boolean(),
+			generation: z.number().int().openapi({ description: "Triggers received by the project's coordinator" }),
+			lastRun: z
+				.object({
+					at: z.string(),
+					outcome: z.enum(["succeeded", "nothing to do", "failed"]),
+					error: z.string().nullable(),
+					changes: z.number().int(),
+					outputs: z.number().int(),
+				})
+				.nullable(),
+			deadLetters: z.number().int().openapi({ description: "Sessions whose extraction failed on every attempt" }),
+		}),
+	})
+	.openapi("PipelineStatus");
+
+pipelineRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/consolidate",
+		tags: ["pipeline"],
+		summary: "Run consolidation now (the /memory rebuild command); one run per project at a time",
+		request: { params: ProjectParams },
+		responses: { 202: { description: "Scheduled", content: { "application/json": { schema: StatusSchema } } }, ...errors(401, 403, 404) },
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+		if (settings["memories.enabled"].value !== true) {
+			throw new ApiError(403, "feature_disabled", `memories are off (memories.enabled, set by ${settings["memories.enabled"].source})`);
+		}
+		await c.env.PROJECT_COORDINATOR.getByName(ctx.projectId).requestRun(ctx.projectId);
+		return c.json(await status(c.env, ctx.projectId), 202);
+	},
+);
+
+async function status(env: Env, projectId: string) {
+	const [state, pending, dead] = await Promise.all([
+		env.PROJECT_COORDINATOR.getByName(projectId).status(),
+		pendingCount(env.DB, projectId),
+		env.DB.prepare("SELECT count(*) AS n FROM sessions WHERE project_id = ? AND extraction_state = 'dead_letter'")
+			.bind(projectId)
+			.first<{ n: number }>(),
+	]);
+	return {
+		pipeline: {
+			pendingOutputs: pending,
+			running: state.running,
+			dirty: state.dirty,
+			generation: state.generation,
+			lastRun: state.lastRun,
+			deadLetters: dead?.n ?? 0,
+		},
+	};
+}
+
+pipelineRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/status",
+		tags: ["pipeline"],
+		summary: "Pipeline state: pending outputs, the coordinator's run state and last run, dead letters",
+		request: { params: ProjectParams },
+		responses: { 200: { description: "Status", content: { "application/json": { schema: StatusSchema } } }, ...errors(401, 403, 404) },
+	}),
+	async (c) => c.json(await status(c.env, c.get("projectContext").projectId), 200),
+);
+
+pipelineRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/summary",
+		tags: ["pipeline"],
+		summary: "memory_summary.md: the caller's summary, written by consolidation (also memory://root)",
+		request: { params: ProjectParams },
+		responses: { 200: { description: "The summary", content: { "text/markdown": { schema: z.string() } } }, ...errors(401, 403, 404) },
+	}),
+	async (c) => {
+		const text = await readSummary(c.env, c.get("projectContext"));
+		if (text === null) throw notFound("memory summary");
+		return c.body(text, 200, { "Content-Type": MARKDOWN });
+	},
+);
+
+pipelineRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/skills",
+		tags: ["pipeline"],
+		summary: "Skills learned by consolidation",
+		request: { params: ProjectParams },
+		responses: {
+			200: {
+				description: "Skills",
+				content: {
+					"application/json": {
+						schema: z.object({
+							skills: z.array(z.object({ name: z.string(), description: z.string(), path: z.string(), updatedAt: z.string() })),
+						}),
+					},
+				},
+			},
+			...errors(401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const rows = await listSkills(c.env.DB, c.get("projectContext"));
+		return c.json(
+			{
+				skills: rows.map((r) => ({
+					name: r.name,
+					description: r.description,
+					path: `memory://root/skills/${r.name}/SKILL.md`,
+					updatedAt: r.updated_at,
+				})),
+			},
+			200,
+		);
+	},
+);
+
+pipelineRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/skills/{name}",
+		tags: ["pipeline"],
+		summary: "One skill's SKILL.md",
+		request: { params: z.object({ projectId: ProjectIdParam, name: NameParam }) },
+		responses: { 200: { description: "SKILL.md", content: { "text/markdown": { schema: z.string() } } }, ...errors(400, 401, 403, 404) },
+	}),
+	async (c) => {
+		const text = await readSkill(c.env, c.get("projectContext"), c.req.valid("param").name);
+		if (text === null) throw notFound("skill");
+		return c.body(text, 200, { "Content-Type": MARKDOWN });
+	},
+);

@@ -1,0 +1,85 @@
+import { nowIso, sha256Hex } from "../lib/ids";
+import { objectKey, summaryKey } from "../memory/paths";
+import type { ProjectContext } from "../memory/store";
+
+/** A skill: `skills/<name>/SKILL.md`, frontmatter name + description, then its sections. */
+export interface Skill {
+	name: string;
+	description: string;
+	body: string;
+}
+
+export interface SkillRow {
+	name: string;
+	description: string;
+	content_hash: string;
+	updated_at: string;
+}
+
+export const renderSkill = (s: Skill) =>
+	`---\nname: ${s.name}\ndescription: ${JSON.stringify(s.description)}\n---\n\n${s.body.trim()}\n`;
+
+export async function readSummary(env: Env, ctx: ProjectContext): Promise<string | null> {
+	const object = await env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
+	return object ? object.text() : null;
+}
+
+/** The summary is one object per user, replaced whole: an R2 put is atomic. */
+export async function writeSummary(env: Env, ctx: ProjectContext, text: string): Promise<void> {
+	await env.FILES.put(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId), text, {
+		httpMetadata: { contentType: "text/markdown; charset=utf-8" },
+	});
+}
+
+export async function listSkills(db: D1Database, ctx: ProjectContext): Promise<SkillRow[]> {
+	const { results } = await db
+		.prepare("SELECT name, description, content_hash, updated_at FROM skills WHERE project_id = ? AND owner_id = ? ORDER BY name")
+		.bind(ctx.projectId, ctx.userId)
+		.all<SkillRow>();
+	return results;
+}
+
+export async function readSkill(env: Env, ctx: ProjectContext, name: string): Promise<string | null> {
+	const row = await env.DB.prepare("SELECT content_hash FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?")
+		.bind(ctx.projectId, ctx.userId, name)
+		.first<{ content_hash: string }>();
+	if (!row) return null;
+	const object = await env.FILES.get(objectKey(ctx.tenantId, ctx.projectId, row.content_hash));
+	return object ? object.text() : null;
+}
+
+/**
+ * Writes skills: content-addressed objects first, then one D1 batch that upserts the rows and, in
+ * `replace` mode, deletes every skill absent from `skills`. Returns what was written and removed.
+ */
+export async function replaceSkills(
+	env: Env,
+	ctx: ProjectContext,
+	skills: Skill[],
+	mode: "replace" | "add",
+): Promise<{ written: string[]; removed: string[] }> {
+	const now = nowIso();
+	const existing = await listSkills(env.DB, ctx);
+	const statements: D1PreparedStatement[] = [];
+	const written: string[] = [];
+	for (const skill of skills) {
+		const content = renderSkill(skill);
+		const hash = await sha256Hex(content);
+		if (existing.some((e) => e.name === skill.name && e.content_hash === hash)) continue;
+		await env.FILES.put(objectKey(ctx.tenantId, ctx.projectId, hash), content, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
+		written.push(skill.name);
+		statements.push(
+			env.DB.prepare(
+				`INSERT INTO skills (project_id, owner_id, name, description, content_hash, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+				 ON CONFLICT (project_id, owner_id, name) DO UPDATE SET description = excluded.description, content_hash = excluded.content_hash, updated_at = excluded.updated_at`,
+			).bind(ctx.projectId, ctx.userId, skill.name, skill.description, hash, now),
+		);
+	}
+	const keep = new Set(skills.map((s) => s.name));
+	const removed = mode === "replace" ? existing.filter((e) => !keep.has(e.name)).map((e) => e.name) : [];
+	for (const name of removed) {
+		statements.push(env.DB.prepare("DELETE FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?").bind(ctx.projectId, ctx.userId, name));
+	}
+	if (statements.length > 0) await env.DB.batch(statements);
+	return { written, removed };
+}

@@ -1,0 +1,75 @@
+import { generateText, type LanguageModel, Output } from "ai";
+import consolidationPrompt from "../../prompts/consolidation.md";
+import { fillTemplate } from "../lib/template";
+import { redactSecrets } from "../security/secrets";
+import type { SkillRow } from "./artifacts";
+import type { PendingOutput, TouchedMemory } from "./inputs";
+import { type ConsolidationPlan, ConsolidationSchema } from "./plan";
+
+export const CONSOLIDATION_TIMEOUT_MS = 180_000;
+
+/** A failed consolidation, described in Cairn's words (never the model's output). */
+export class ConsolidationError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = "ConsolidationError";
+	}
+}
+
+const strip = (s: string) => s.replace(/<\/?(existing_memories|existing_skills|raw_memories|rollout_summaries)>/gi, "");
+
+/** The prompt for one user's consolidation; the inputs are redacted again before they leave. */
+export async function consolidationPromptFor(
+	outputs: PendingOutput[],
+	touched: TouchedMemory[],
+	skills: SkillRow[],
+	summaryTokenLimit: number,
+): Promise<string> {
+	const existing = touched.map((m) => ({
+		name: m.name,
+		scope: m.scope,
+		type: m.type,
+		description: m.description,
+		body: m.body,
+		updatedAt: m.updated_at,
+		explicit: m.source !== "consolidation" && m.source !== "extraction",
+	}));
+	const raw = outputs.map((o) => ({ session: o.session_id, turns: `${o.from_seq}-${o.to_seq}`, notes: o.raw_memory, candidates: o.candidates }));
+	const summaries = outputs.map((o) => `- ${o.session_id} (turns ${o.from_seq}-${o.to_seq}): ${o.summary}`).join("\n");
+	const prompt = fillTemplate(consolidationPrompt, {
+		summary_token_limit: String(summaryTokenLimit),
+		existing_memories: strip(JSON.stringify(existing, null, 1)),
+		existing_skills: strip(JSON.stringify(skills.map((s) => ({ name: s.name, description: s.description })))),
+		raw_memories: strip(JSON.stringify(raw, null, 1)),
+		rollout_summaries: strip(summaries),
+	});
+	return (await redactSecrets(prompt)).text;
+}
+
+/** Consolidation with a model: one structured-output call; throws ConsolidationError on failure. */
+export async function modelPlan(
+	model: LanguageModel,
+	outputs: PendingOutput[],
+	touched: TouchedMemory[],
+	skills: SkillRow[],
+	summaryTokenLimit: number,
+): Promise<ConsolidationPlan> {
+	const prompt = await consolidationPromptFor(outputs, touched, skills, summaryTokenLimit);
+	try {
+		const result = await generateText({
+			model,
+			prompt,
+			output: Output.object({ schema: ConsolidationSchema }),
+			abortSignal: AbortSignal.timeout(CONSOLIDATION_TIMEOUT_MS),
+			maxRetries: 1,
+		});
+		return ConsolidationSchema.parse(result.output);
+	} catch (err) {
+		const name = err instanceof Error ? err.name : "Error";
+		if (name === "AbortError" || name === "TimeoutError") throw new ConsolidationError("the consolidation model timed out");
+		if (/NoObjectGenerated|NoOutput|TypeValidation|JSONParse|ZodError/i.test(name)) {
+			throw new ConsolidationError("the consolidation model's answer was not valid consolidation JSON");
+		}
+		throw new ConsolidationError(`the consolidation model call failed (${name})`);
+	}
+}

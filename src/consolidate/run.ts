@@ -1,0 +1,200 @@
+import type { LanguageModel } from "ai";
+import { ApiError } from "../api/errors";
+import { truncateToTokens } from "../inject/tokens";
+import { nowIso } from "../lib/ids";
+import { ModelConfigError, resolveModel } from "../llm/models";
+import { deleteMemory, getMemoryRow, type MemoryRow, type ProjectContext, writeMemory } from "../memory/store";
+import { findSecrets, redactSecrets } from "../security/secrets";
+import { effectiveSettings } from "../settings/settings";
+import { listSkills, replaceSkills, writeSummary } from "./artifacts";
+import { loadPending, MAX_OUTPUTS_PER_RUN, type PendingOutput, touchedMemories } from "./inputs";
+import { ConsolidationError, modelPlan } from "./model";
+import { offlinePlan } from "./offline";
+import type { ConsolidationPlan, Operation } from "./plan";
+import { buildSummary } from "./summary";
+
+/** Points where a test can make a run fail, to prove a retried run converges. */
+export interface ConsolidationFaults {
+	afterObjectPut?: () => void | Promise<void>;
+	afterBatch?: () => void | Promise<void>;
+	beforeMarkConsolidated?: () => void | Promise<void>;
+}
+
+export interface RunOptions {
+	/** The consolidation model; by default the `smol` role (falling back to `default`). null = offline. */
+	model?: LanguageModel | null;
+	faults?: ConsolidationFaults;
+}
+
+export interface RunOutcome {
+	outcome: "succeeded" | "nothing to do";
+	outputs: number;
+	changes: number;
+	/** More outputs are waiting than one run takes. */
+	more: boolean;
+}
+
+interface Event {
+	op: string;
+	target: string;
+	outcome: "applied" | "unchanged" | "skipped" | "refused";
+	reason: string;
+	evidence: string[];
+}
+
+const EXPLICIT = new Set(["user", "agent", "import"]);
+
+/**
+ * May automatic consolidation change this memory? Memories written on purpose (by a person, an agent,
+ * an import) only change on a newer explicit signal: a user statement, in one of the evidence
+ * sessions, made after the memory was last written.
+ */
+function mayChange(row: MemoryRow, evidence: string[], outputs: PendingOutput[]): boolean {
+	if (!EXPLICIT.has(row.source)) return true;
+	return outputs.some(
+		(o) =>
+			evidence.includes(o.session_id) &&
+			(o.session_activity ?? o.created_at) > row.updated_at &&
+			o.candidates.some((c) => c.userStated),
+	);
+}
+
+async function applyOperation(env: Env, ctx: ProjectContext, op: Operation, outputs: PendingOutput[], faults: ConsolidationFaults): Promise<Event[]> {
+	const evidence = op.evidence.filter((e) => outputs.some((o) => o.session_id === e));
+	const base = { op: op.op, target: op.name, reason: op.reason.slice(0, 500), evidence };
+	const personal = await getMemoryRow(env.DB, ctx, "personal", op.name);
+	const team = personal ? null : await getMemoryRow(env.DB, ctx, "team", op.name);
+	const current = personal ?? team;
+
+	if (op.op === "confirm") {
+		if (!current) return [{ ...base, outcome: "skipped", reason: "no such memory" }];
+		await env.DB.prepare("UPDATE memories SET verified_at = ? WHERE id = ?").bind(nowIso(), current.id).run();
+		return [{ ...base, outcome: "applied" }];
+	}
+	if (team && !personal && op.op !== "create") {
+		return [{ ...base, outcome: "skipped", reason: "team memories are changed by their authors, not by consolidation" }];
+	}
+	if (personal && !mayChange(personal, evidence, outputs)) {
+		return [{ ...base, outcome: "skipped", reason: "written explicitly; no newer explicit statement" }];
+	}
+	if (op.op === "delete") {
+		if (!personal) return [{ ...base, outcome: "skipped", reason: "no such memory" }];
+		await deleteMemory(env, ctx, "personal", op.name);
+		await faults.afterBatch?.();
+		return [{ ...base, outcome: "applied" }];
+	}
+	const events: Event[] = [];
+	try {
+		const written = await writeMemory(
+			env,
+			ctx,
+			{
+				scope: "personal",
+				file: { name: op.name, type: op.type, description: op.description, body: op.body },
+				source: "consolidation",
+				sessionId: evidence.at(-1) ?? null,
+			},
+			{ afterObjectPut: faults.afterObjectPut },
+		);
+		await faults.afterBatch?.();
+		events.push({ ...base, outcome: written.status === "unchanged" ? "unchanged" : "applied" });
+	} catch (err) {
+		if (err instanceof ApiError && err.code === "secret_detected") return [{ ...base, outcome: "refused", reason: "contains what looks like a secret" }];
+		if (err instanceof ApiError && (err.status === 400 || err.status === 413)) return [{ ...base, outcome: "refused", reason: err.message }];
+		throw err;
+	}
+	if (op.op === "merge") {
+		for (const from of op.from) {
+			if (from === op.name) continue;
+			const row = await getMemoryRow(env.DB, ctx, "personal", from);
+			if (!row) continue;
+			if (!mayChange(row, evidence, outputs)) {
+				events.push({ ...base, op: "delete", target: from, outcome: "skipped", reason: "written explicitly; no newer explicit statement" });
+				continue;
+			}
+			await deleteMemory(env, ctx, "personal", from);
+			await faults.afterBatch?.();
+			events.push({ ...base, op: "delete", target: from, outcome: "applied", reason: `merged into ${op.name}` });
+		}
+	}
+	return events;
+}
+
+/**
+ * One consolidation run over a project: the unconsolidated stage-1 outputs (oldest first, at most
+ * MAX_OUTPUTS_PER_RUN), grouped by the user whose sessions produced them. For each user: the
+ * memories the new material touches, a plan (model or offline), the plan applied through the
+ * ordinary write path, skills replaced, the summary rewritten; then, in one D1 batch, the audit
+ * events and the outputs marked consolidated. A failure anywhere leaves the outputs pending, so the
+ * retried run redoes the work; writes of identical content are no-ops, so it converges.
+ */
+export async function consolidateProject(env: Env, projectId: string, runId: string, options: RunOptions = {}): Promise<RunOutcome> {
+	const faults = options.faults ?? {};
+	const project = await env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(projectId).first<{ tenant_id: string }>();
+	if (!project) return { outcome: "nothing to do", outputs: 0, changes: 0, more: false };
+	const pending = await loadPending(env.DB, projectId, MAX_OUTPUTS_PER_RUN + 1);
+	const more = pending.length > MAX_OUTPUTS_PER_RUN;
+	const batch = pending.slice(0, MAX_OUTPUTS_PER_RUN);
+	if (batch.length === 0) return { outcome: "nothing to do", outputs: 0, changes: 0, more: false };
+
+	let model: LanguageModel | null;
+	try {
+		model = options.model !== undefined ? options.model : resolveModel(env, "smol");
+	} catch (err) {
+		throw new ConsolidationError(err instanceof ModelConfigError ? err.message : "the consolidation model could not be configured");
+	}
+
+	let changes = 0;
+	let processed = 0;
+	for (const userId of [...new Set(batch.map((o) => o.user_id))]) {
+		const outputs = batch.filter((o) => o.user_id === userId);
+		const ctx: ProjectContext = { tenantId: project.tenant_id, userId, projectId };
+		const settings = await effectiveSettings(env.DB, ctx.tenantId, userId, projectId);
+		if (settings["memories.enabled"].value !== true) continue; // left pending until memory is on again
+		const candidates = outputs.flatMap((o) => o.candidates);
+		const events: Event[] = [];
+		if (candidates.length > 0 || outputs.some((o) => o.raw_memory.trim())) {
+			const summaryLimit = Number(settings["memories.summaryInjectionTokenLimit"].value);
+			const touched = await touchedMemories(env.DB, ctx, candidates);
+			const skillsBefore = await listSkills(env.DB, ctx);
+			const plan: ConsolidationPlan = model
+				? await modelPlan(model, outputs, touched, skillsBefore, summaryLimit)
+				: offlinePlan(outputs, touched);
+			for (const op of plan.operations) events.push(...(await applyOperation(env, ctx, op, outputs, faults)));
+
+			// Skills: a model returns the whole set (a skill it leaves out is deleted); offline, explicit
+			// procedures are added to the existing set.
+			const safeSkills = [];
+			for (const skill of plan.skills) {
+				if ((await findSecrets(`${skill.description}\n${skill.body}`)).length > 0) {
+					events.push({ op: "skill", target: skill.name, outcome: "refused", reason: "contains what looks like a secret", evidence: [] });
+				} else safeSkills.push(skill);
+			}
+			const { written, removed } = await replaceSkills(env, ctx, safeSkills, model ? "replace" : "add");
+			for (const name of written) events.push({ op: "skill", target: name, outcome: "applied", reason: "skill written", evidence: [] });
+			for (const name of removed) events.push({ op: "skill-delete", target: name, outcome: "applied", reason: "absent from the run's result", evidence: [] });
+
+			const summary = model && plan.summary.trim() ? plan.summary : await buildSummary(env.DB, ctx, summaryLimit);
+			const safe = truncateToTokens((await redactSecrets(summary)).text, summaryLimit).text;
+			await writeSummary(env, ctx, safe);
+		}
+		await faults.beforeMarkConsolidated?.();
+		const now = nowIso();
+		await env.DB.batch([
+			...events.map((e) =>
+				env.DB.prepare(
+					`INSERT INTO consolidation_events (project_id, owner_id, run_id, op, target, outcome, reason, evidence_json, created_at)
+					 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				).bind(projectId, userId, runId, e.op, e.target, e.outcome, e.reason, JSON.stringify(e.evidence), now),
+			),
+			...outputs.map((o) =>
+				env.DB.prepare(
+					"UPDATE stage1_outputs SET consolidated_at = ? WHERE project_id = ? AND session_id = ? AND from_seq = ? AND consolidated_at IS NULL",
+				).bind(now, projectId, o.session_id, o.from_seq),
+			),
+		]);
+		changes += events.filter((e) => e.outcome === "applied").length;
+		processed += outputs.length;
+	}
+	return { outcome: processed > 0 ? "succeeded" : "nothing to do", outputs: processed, changes, more };
+}

@@ -1,0 +1,51 @@
+import { truncateToTokens } from "../inject/tokens";
+import type { ProjectContext } from "../memory/store";
+import type { MemoryType } from "../memory/topic-file";
+
+const SECTIONS: [MemoryType, string][] = [
+	["user", "Profile and preferences"],
+	["feedback", "Rules that apply everywhere"],
+	["project", "Project"],
+	["reference", "References"],
+];
+const PER_TYPE = 15;
+const STOP = new Set("a an the to of for in on at by with and or is are use".split(" "));
+
+interface Row {
+	name: string;
+	scope: "personal" | "team";
+	type: MemoryType;
+	description: string;
+}
+
+/**
+ * The offline memory_summary.md: the most used and most recent memories of each type (personal and
+ * team), one line each with its memory:// path, then a keyword map into the topic files. Cut to the
+ * token limit at a line boundary.
+ */
+export async function buildSummary(db: D1Database, ctx: ProjectContext, tokenLimit: number): Promise<string> {
+	const { results } = await db
+		.prepare(
+			`SELECT name, scope, type, description FROM (
+			   SELECT name, scope, type, description, times_served, updated_at,
+			          row_number() OVER (PARTITION BY type ORDER BY times_served DESC, updated_at DESC, name) AS n
+			   FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)
+			 ) WHERE n <= ? ORDER BY type, n`,
+		)
+		.bind(ctx.projectId, ctx.userId, PER_TYPE)
+		.all<Row>();
+	if (results.length === 0) return "";
+	const path = (r: Row) => `memory://root/${r.scope === "team" ? "team/" : ""}${r.name}.md`;
+	const parts = ["# Memory summary", ""];
+	for (const [type, title] of SECTIONS) {
+		const rows = results.filter((r) => r.type === type);
+		if (rows.length === 0) continue;
+		parts.push(`## ${title}`, "", ...rows.map((r) => `- ${r.description} (${path(r)})`), "");
+	}
+	parts.push("## Keyword map", "");
+	for (const r of results) {
+		const words = r.name.split("-").filter((w) => w.length > 2 && !STOP.has(w));
+		if (words.length) parts.push(`- ${words.slice(0, 4).join(", ")} → ${path(r)}`);
+	}
+	return truncateToTokens(`${parts.join("\n").trim()}\n`, tokenLimit).text;
+}
