@@ -85,7 +85,14 @@ describe("stage 1 on the queue", () => {
 		expect(rows[0]).toMatchObject({ from_seq: 0, to_seq: 1, extractor: "model", consolidated_at: null });
 		// The model's name is folded into a slug; evidence outside the range is dropped.
 		expect(JSON.parse(rows[0]?.candidates_json)).toEqual([
-			{ name: "package-manager", type: "feedback", description: "Use pnpm, never npm", body: "Always pnpm.", evidence: ["t0"], userStated: true },
+			{
+				name: "package-manager",
+				type: "feedback",
+				description: "Use pnpm, never npm",
+				body: "Always pnpm.",
+				evidence: ["t0"],
+				userStated: true,
+			},
 		]);
 		expect(await sessionRow("dup")).toMatchObject({ cursor: 2, extraction_state: "idle", last_error: null });
 		// And the coordinator heard that new output exists.

@@ -16,8 +16,7 @@ export interface SkillRow {
 	updated_at: string;
 }
 
-export const renderSkill = (s: Skill) =>
-	`---\nname: ${s.name}\ndescription: ${JSON.stringify(s.description)}\n---\n\n${s.body.trim()}\n`;
+export const renderSkill = (s: Skill) => `---\nname: ${s.name}\ndescription: ${JSON.stringify(s.description)}\n---\n\n${s.body.trim()}\n`;
 
 export async function readSummary(env: Env, ctx: ProjectContext): Promise<string | null> {
 	const object = await env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
@@ -66,7 +65,9 @@ export async function replaceSkills(
 		const content = renderSkill(skill);
 		const hash = await sha256Hex(content);
 		if (existing.some((e) => e.name === skill.name && e.content_hash === hash)) continue;
-		await env.FILES.put(objectKey(ctx.tenantId, ctx.projectId, hash), content, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
+		await env.FILES.put(objectKey(ctx.tenantId, ctx.projectId, hash), content, {
+			httpMetadata: { contentType: "text/markdown; charset=utf-8" },
+		});
 		written.push(skill.name);
 		statements.push(
 			env.DB.prepare(
@@ -78,7 +79,9 @@ export async function replaceSkills(
 	const keep = new Set(skills.map((s) => s.name));
 	const removed = mode === "replace" ? existing.filter((e) => !keep.has(e.name)).map((e) => e.name) : [];
 	for (const name of removed) {
-		statements.push(env.DB.prepare("DELETE FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?").bind(ctx.projectId, ctx.userId, name));
+		statements.push(
+			env.DB.prepare("DELETE FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?").bind(ctx.projectId, ctx.userId, name),
+		);
 	}
 	if (statements.length > 0) await env.DB.batch(statements);
 	return { written, removed };

@@ -34,7 +34,12 @@ export async function consolidationPromptFor(
 		updatedAt: m.updated_at,
 		explicit: m.source !== "consolidation" && m.source !== "extraction",
 	}));
-	const raw = outputs.map((o) => ({ session: o.session_id, turns: `${o.from_seq}-${o.to_seq}`, notes: o.raw_memory, candidates: o.candidates }));
+	const raw = outputs.map((o) => ({
+		session: o.session_id,
+		turns: `${o.from_seq}-${o.to_seq}`,
+		notes: o.raw_memory,
+		candidates: o.candidates,
+	}));
 	const summaries = outputs.map((o) => `- ${o.session_id} (turns ${o.from_seq}-${o.to_seq}): ${o.summary}`).join("\n");
 	const prompt = fillTemplate(consolidationPrompt, {
 		summary_token_limit: String(summaryTokenLimit),

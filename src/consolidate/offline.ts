@@ -38,7 +38,11 @@ export function overlap(a: string, b: string): { score: number; shared: number }
 
 const NEAR_SAME = 0.75;
 const sameKind = (a: MemoryType, b: MemoryType) => a === b || (isCurrentState(a) && isCurrentState(b));
-const normalise = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+const normalise = (s: string) =>
+	s
+		.toLowerCase()
+		.replace(/[^a-z0-9]+/g, " ")
+		.trim();
 
 interface Draft {
 	name: string;
@@ -55,12 +59,21 @@ interface Draft {
 }
 
 function draftFrom(m: TouchedMemory): Draft {
-	const sources = SOURCES.exec(m.body)?.[1]?.split(", ").map((s) => s.replace(/^session /, "")) ?? [];
+	const sources =
+		SOURCES.exec(m.body)?.[1]
+			?.split(", ")
+			.map((s) => s.replace(/^session /, "")) ?? [];
 	const text = m.body.replace(SOURCES, "").trim();
 	const lines = text.split("\n");
 	const ours = m.source === "consolidation";
 	// Bodies this consolidator wrote are one statement or a list of bullets; anything else is kept as written.
-	const statements = !ours ? null : lines.every((l) => l.startsWith("- ")) ? lines.map((l) => l.slice(2).replace(/\.$/, "")) : lines.length === 1 ? [text.replace(/\.$/, "")] : null;
+	const statements = !ours
+		? null
+		: lines.every((l) => l.startsWith("- "))
+			? lines.map((l) => l.slice(2).replace(/\.$/, ""))
+			: lines.length === 1
+				? [text.replace(/\.$/, "")]
+				: null;
 	return {
 		name: m.name,
 		type: m.type,
@@ -104,7 +117,12 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 			// A team memory that already says this is confirmed, never rewritten by consolidation.
 			const teamMatch = team.find((t) => sameKind(t.type, c.type) && overlap(t.description, statement).score >= NEAR_SAME);
 			if (teamMatch) {
-				operations.push({ op: "confirm", name: teamMatch.name, reason: "restated in a session; kept as the team wrote it", evidence: [output.session_id] });
+				operations.push({
+					op: "confirm",
+					name: teamMatch.name,
+					reason: "restated in a session; kept as the team wrote it",
+					evidence: [output.session_id],
+				});
 				continue;
 			}
 			let target = drafts.get(c.name);
@@ -161,7 +179,11 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 				type: d.type,
 				description: d.description,
 				body: render(d),
-				reason: d.existing ? (isCurrentState(d.type) ? "corrected by a newer statement" : "new statement of the same rule") : "new durable statement",
+				reason: d.existing
+					? isCurrentState(d.type)
+						? "corrected by a newer statement"
+						: "new statement of the same rule"
+					: "new durable statement",
 				evidence,
 			});
 		} else if (d.confirmed) {

@@ -16,7 +16,15 @@ const Description = z
 const Reason = z.string().max(500).default("");
 
 export const OperationSchema = z.discriminatedUnion("op", [
-	z.object({ op: z.enum(["create", "update"]), name: Name, type: z.enum(MEMORY_TYPES), description: Description, body: z.string().min(1).max(16_000), reason: Reason, evidence: Evidence }),
+	z.object({
+		op: z.enum(["create", "update"]),
+		name: Name,
+		type: z.enum(MEMORY_TYPES),
+		description: Description,
+		body: z.string().min(1).max(16_000),
+		reason: Reason,
+		evidence: Evidence,
+	}),
 	z.object({
 		op: z.literal("merge"),
 		name: Name,

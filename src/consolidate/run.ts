@@ -53,13 +53,17 @@ function mayChange(row: MemoryRow, evidence: string[], outputs: PendingOutput[])
 	if (!EXPLICIT.has(row.source)) return true;
 	return outputs.some(
 		(o) =>
-			evidence.includes(o.session_id) &&
-			(o.session_activity ?? o.created_at) > row.updated_at &&
-			o.candidates.some((c) => c.userStated),
+			evidence.includes(o.session_id) && (o.session_activity ?? o.created_at) > row.updated_at && o.candidates.some((c) => c.userStated),
 	);
 }
 
-async function applyOperation(env: Env, ctx: ProjectContext, op: Operation, outputs: PendingOutput[], faults: ConsolidationFaults): Promise<Event[]> {
+async function applyOperation(
+	env: Env,
+	ctx: ProjectContext,
+	op: Operation,
+	outputs: PendingOutput[],
+	faults: ConsolidationFaults,
+): Promise<Event[]> {
 	const evidence = op.evidence.filter((e) => outputs.some((o) => o.session_id === e));
 	const base = { op: op.op, target: op.name, reason: op.reason.slice(0, 500), evidence };
 	const personal = await getMemoryRow(env.DB, ctx, "personal", op.name);
@@ -99,8 +103,10 @@ async function applyOperation(env: Env, ctx: ProjectContext, op: Operation, outp
 		await faults.afterBatch?.();
 		events.push({ ...base, outcome: written.status === "unchanged" ? "unchanged" : "applied" });
 	} catch (err) {
-		if (err instanceof ApiError && err.code === "secret_detected") return [{ ...base, outcome: "refused", reason: "contains what looks like a secret" }];
-		if (err instanceof ApiError && (err.status === 400 || err.status === 413)) return [{ ...base, outcome: "refused", reason: err.message }];
+		if (err instanceof ApiError && err.code === "secret_detected")
+			return [{ ...base, outcome: "refused", reason: "contains what looks like a secret" }];
+		if (err instanceof ApiError && (err.status === 400 || err.status === 413))
+			return [{ ...base, outcome: "refused", reason: err.message }];
 		throw err;
 	}
 	if (op.op === "merge") {
@@ -172,7 +178,8 @@ export async function consolidateProject(env: Env, projectId: string, runId: str
 			}
 			const { written, removed } = await replaceSkills(env, ctx, safeSkills, model ? "replace" : "add");
 			for (const name of written) events.push({ op: "skill", target: name, outcome: "applied", reason: "skill written", evidence: [] });
-			for (const name of removed) events.push({ op: "skill-delete", target: name, outcome: "applied", reason: "absent from the run's result", evidence: [] });
+			for (const name of removed)
+				events.push({ op: "skill-delete", target: name, outcome: "applied", reason: "absent from the run's result", evidence: [] });
 
 			const summary = model && plan.summary.trim() ? plan.summary : await buildSummary(env.DB, ctx, summaryLimit);
 			const safe = truncateToTokens((await redactSecrets(summary)).text, summaryLimit).text;

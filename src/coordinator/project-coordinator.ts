@@ -1,5 +1,5 @@
-import type { LanguageModel } from "ai";
 import { DurableObject } from "cloudflare:workers";
+import type { LanguageModel } from "ai";
 import { ConsolidationError } from "../consolidate/model";
 import { type ConsolidationFaults, consolidateProject } from "../consolidate/run";
 import { randomId } from "../lib/ids";
@@ -28,7 +28,16 @@ export interface CoordinatorState {
 	history: { runId: string; startedAt: number; endedAt: number; outcome: string }[];
 }
 
-const INITIAL: CoordinatorState = { projectId: null, dirty: false, running: false, runId: null, generation: 0, failures: 0, lastRun: null, history: [] };
+const INITIAL: CoordinatorState = {
+	projectId: null,
+	dirty: false,
+	running: false,
+	runId: null,
+	generation: 0,
+	failures: 0,
+	lastRun: null,
+	history: [],
+};
 export const DEBOUNCE_MS = 30_000;
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 const HISTORY = 20;
