@@ -217,7 +217,7 @@ describe("freshness", () => {
 			json: { type: "project", description: STAGING, body: `${STAGING}.` },
 		});
 		expect(put.status).toBe(201);
-		const before = (await memories())[0];
+		const before = (await memories())[0] as Loose;
 		await new Promise((r) => setTimeout(r, 5));
 		// A later session: the user says the API moved.
 		await addOutput(
