@@ -43,4 +43,5 @@ export interface BenchResult {
 	health: Stats;
 	ingest: { name: string; bytes: number; turns: number; post: Stats; repost: Stats }[];
 	stageOne: { name: string; turns: number; model: Stats; offline: Stats }[];
+	consolidation: { size: number; model: Stats; offline: Stats; touched: number }[];
 }

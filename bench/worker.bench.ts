@@ -4,6 +4,8 @@
 import { env, exports } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { it } from "vitest";
+import { touchedMemories } from "../src/consolidate/inputs";
+import { consolidateProject } from "../src/consolidate/run";
 import { processRange } from "../src/pipeline/consumer";
 import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats } from "./corpus";
 
@@ -39,8 +41,9 @@ async function timed(f: () => Promise<Response>): Promise<number> {
 
 it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 	const tenant = await call("/v1/admin/tenants", { method: "POST", token: env.CAIRN_ADMIN_TOKEN, body: JSON.stringify({ name: "bench", user: "bench" }) });
-	const token = ((await tenant.json()) as { key: { token: string } }).key.token;
-	const result: BenchResult = { locomo: {}, latency: [], writes: [], index: [], health: stats([]), ingest: [], stageOne: [] };
+	const created = (await tenant.json()) as { key: { token: string }; user: { id: string }; tenant: { id: string } };
+	const token = created.key.token;
+	const result: BenchResult = { locomo: {}, latency: [], writes: [], index: [], health: stats([]), ingest: [], stageOne: [], consolidation: [] };
 
 	// Transport floor of this harness: the cheapest route.
 	const health: number[] = [];
@@ -94,6 +97,8 @@ it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 	}
 
 	await benchPipeline(token, result);
+	const hundred = await seed(token, "consolidation-100", corpus(input.sentences, 100));
+	await benchConsolidation([{ size: 100, id: hundred.id }, ...projects], created.user.id, created.tenant.id, result);
 
 	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
 });
@@ -162,5 +167,77 @@ async function benchPipeline(token: string, result: BenchResult) {
 			if (outcome !== "extracted") throw new Error(`stage 1 on ${session}: ${outcome}`);
 		}
 		result.stageOne.push({ name: t.name, turns, model: stats(model), offline: stats(offline) });
+	}
+}
+
+/** A consolidation model that answers at once: one memory updated per run. */
+const zeroLatencyConsolidation = () => {
+	let n = 0;
+	return new MockLanguageModelV4({
+		doGenerate: async () => ({
+			content: [
+				{
+					type: "text",
+					text: JSON.stringify({
+						operations: [
+							{
+								op: "update",
+								name: "bench-session-notes",
+								type: "project",
+								description: "What the latest benchmark session established",
+								body: `Session fold ${++n}.`,
+								reason: "new session",
+								evidence: [],
+							},
+						],
+						skills: [],
+						summary: `# Memory summary\n\nRun ${n}.`,
+					}),
+				},
+			],
+			finishReason: { unified: "stop", raw: "stop" },
+			usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+			warnings: [],
+		}),
+	});
+};
+
+/**
+ * Consolidation cost as the project grows: one new session (three candidates phrased like the corpus)
+ * folded into projects of 100, 1,000 and the largest size, through the same run the coordinator makes
+ * (touched-memory search, plan, writes, summary, audit), with a zero-latency model and offline.
+ */
+async function benchConsolidation(targets: { size: number; id: string }[], userId: string, tenantId: string, result: BenchResult) {
+	const rounds = Math.max(5, Math.min(30, Math.floor(input.samples / 10)));
+	for (const target of targets) {
+		const model: number[] = [];
+		const offline: number[] = [];
+		let touched = 0;
+		for (let i = 0; i < rounds * 2; i++) {
+			const sentences = [0, 1, 2].map((k) => input.sentences[(i * 31 + k * 7 + target.size) % input.sentences.length] ?? "A fact.");
+			const candidates = sentences.map((s, k) => ({
+				name: `fold-${i}-${k}`,
+				type: "project",
+				description: s.slice(0, 200),
+				body: s,
+				evidence: ["t0"],
+				userStated: true,
+			}));
+			const now = new Date().toISOString();
+			await env.DB.prepare(
+				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at)
+				 VALUES (?, ?, 0, 0, ?, 'bench', '', 'A benchmark session.', ?, ?)`,
+			)
+				.bind(target.id, `fold-${i}`, userId, JSON.stringify(candidates), now)
+				.run();
+			if (i === 0) {
+				touched = (await touchedMemories(env.DB, { tenantId, userId, projectId: target.id }, candidates as never)).length;
+			}
+			const t0 = performance.now();
+			const outcome = await consolidateProject(env, target.id, `bench-${i}`, { model: i % 2 === 0 ? zeroLatencyConsolidation() : null });
+			(i % 2 === 0 ? model : offline).push(performance.now() - t0);
+			if (outcome.outputs !== 1) throw new Error(`consolidation folded ${outcome.outputs} outputs`);
+		}
+		result.consolidation.push({ size: target.size, model: stats(model), offline: stats(offline), touched });
 	}
 }

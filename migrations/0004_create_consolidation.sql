@@ -21,3 +21,5 @@ CREATE TABLE `skills` (
 	`updated_at` text NOT NULL,
 	PRIMARY KEY(`project_id`, `owner_id`, `name`)
 );
+--> statement-breakpoint
+CREATE INDEX `memories_summary` ON `memories` (`project_id`,`type`,`times_served`,`updated_at`);

@@ -252,6 +252,29 @@ if (result.ingest?.length) {
 	out(`Overall ingest throughput (all files, p50 posts): **${Math.round(turns / seconds).toLocaleString("en")} turns/s**.`);
 } else out(`Transcripts not found under ${BENCH_DATA}/transcripts; set CAIRN_BENCH_DATA.`);
 out();
+out("## Consolidation cost as the project grows");
+out();
+if (result.consolidation?.length) {
+	out("One new session (a stage-1 output with three candidates phrased like the corpus) folded into projects of growing");
+	out("size through `consolidateProject` — the run the project's Durable Object makes: pending outputs, the memories the");
+	out("new material touches (found through the recall index, within a token budget), the plan, writes through the");
+	out("ordinary write path, skills, the summary, the audit batch. Alternating a zero-latency scripted model (which");
+	out("updates one memory per run) and the offline consolidator (which creates the candidates as memories).");
+	out();
+	out("| memories in project | touched memories read | run p50, model | p95 | run p50, offline | p95 |");
+	out("|---:|---:|---:|---:|---:|---:|");
+	for (const c of result.consolidation)
+		out(`| ${c.size.toLocaleString("en")} | ${c.touched} | ${ms(c.model.p50)} | ${ms(c.model.p95)} | ${ms(c.offline.p50)} | ${ms(c.offline.p95)} |`);
+	const first = result.consolidation[0];
+	const last = result.consolidation.at(-1);
+	if (first && last && last !== first) {
+		out();
+		out(
+			`From ${first.size.toLocaleString("en")} to ${last.size.toLocaleString("en")} memories (${(last.size / first.size).toFixed(0)}×), the model run's p50 grows ${(last.model.p50 / first.model.p50).toFixed(2)}× and the offline run's ${(last.offline.p50 / first.offline.p50).toFixed(2)}×.`,
+		);
+	}
+}
+out();
 out("## Offline extractor");
 out();
 /** Free-text user turns of a transcript with the assistant turn before each, as labelled in bench/offline-labels.json. */

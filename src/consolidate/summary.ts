@@ -24,16 +24,17 @@ interface Row {
  * token limit at a line boundary.
  */
 export async function buildSummary(db: D1Database, ctx: ProjectContext, tokenLimit: number): Promise<string> {
-	const { results } = await db
-		.prepare(
-			`SELECT name, scope, type, description FROM (
-			   SELECT name, scope, type, description, times_served, updated_at,
-			          row_number() OVER (PARTITION BY type ORDER BY times_served DESC, updated_at DESC, name) AS n
-			   FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)
-			 ) WHERE n <= ? ORDER BY type, n`,
-		)
-		.bind(ctx.projectId, ctx.userId, PER_TYPE)
-		.all<Row>();
+	// One ordered, limited read per type through the (project_id, type, times_served, updated_at) index.
+	const perType = (type: MemoryType) =>
+		db
+			.prepare(
+				`SELECT name, scope, type, description FROM memories INDEXED BY memories_summary
+				 WHERE project_id = ? AND type = ? AND (scope = 'team' OR owner_id = ?)
+				 ORDER BY times_served DESC, updated_at DESC LIMIT ?`,
+			)
+			.bind(ctx.projectId, type, ctx.userId, PER_TYPE);
+	const batches = await db.batch<Row>(SECTIONS.map(([type]) => perType(type)));
+	const results = batches.flatMap((b) => b.results);
 	if (results.length === 0) return "";
 	const path = (r: Row) => `memory://root/${r.scope === "team" ? "team/" : ""}${r.name}.md`;
 	const parts = ["# Memory summary", ""];

@@ -98,6 +98,8 @@ export const memories = sqliteTable(
 	(t) => [
 		uniqueIndex("memories_identity").on(t.projectId, t.scope, t.ownerId, t.name),
 		index("memories_listing").on(t.projectId, t.type, t.name),
+		// The summary reads the most used, most recent memories of each type without scanning the project.
+		index("memories_summary").on(t.projectId, t.type, t.timesServed, t.updatedAt),
 	],
 );
 
