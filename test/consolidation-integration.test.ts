@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { ConsolidationFaults } from "../src/consolidate/run";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
+import { sweepOrphans } from "../src/maintenance/sweep";
 import { objectKey } from "../src/memory/paths";
 import { call, createProject, createTenant, expectError, json, type Loose, putMemory, type Tenant } from "./helpers";
 
@@ -368,6 +369,9 @@ describe("summary, skills and routes", () => {
 		expect(await viaUrl.text()).toBe(skill);
 		const index = await (await call(`/v1/projects/${projectId}/index`, { token: tenant.token })).text();
 		expect(index).toContain("use-pnpm-never-npm");
+		// The orphan sweep keeps objects that skills point at.
+		await sweepOrphans(env, { graceMs: 0 });
+		expect(await (await call(`/v1/projects/${projectId}/skills/how-to-cut-a-release`, { token: tenant.token })).text()).toBe(skill);
 		// Another user of the tenant has no summary or skills of their own.
 		const other = await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read"], user: "bo" } }));
 		await expectError(await call(`/v1/projects/${projectId}/summary`, { token: other.key.token }), 404, "not_found");

@@ -4,8 +4,8 @@ import { projectPrefix } from "../memory/paths";
 export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
 /**
- * Deletes content objects that no version row references: the leftovers of writes that failed
- * between the R2 put and the D1 batch, and of deleted memories. Returns how many were removed.
+ * Deletes content objects that no version row or skill references: the leftovers of writes that
+ * failed between the R2 put and the D1 batch, of deleted memories and of replaced skills. Returns how many were removed.
  */
 export async function sweepOrphans(env: Env, options: { now?: number; graceMs?: number; maxProjects?: number } = {}): Promise<number> {
 	const now = options.now ?? Date.now();
@@ -23,10 +23,12 @@ export async function sweepOrphans(env: Env, options: { now?: number; graceMs?: 
 			for (let i = 0; i < old.length; i += 90) {
 				const chunk = old.slice(i, i + 90);
 				const hashes = chunk.map((o) => o.key.slice(prefix.length).replace(/\.md$/, ""));
+				// Live: any memory version or skill of the project points at it.
 				const { results } = await env.DB.prepare(
-					`SELECT DISTINCT content_hash FROM memory_versions WHERE project_id = ? AND content_hash IN (${hashes.map(() => "?").join(",")})`,
+					`SELECT content_hash FROM memory_versions WHERE project_id = ?1 AND content_hash IN (SELECT value FROM json_each(?2))
+					 UNION SELECT content_hash FROM skills WHERE project_id = ?1 AND content_hash IN (SELECT value FROM json_each(?2))`,
 				)
-					.bind(project.id, ...hashes)
+					.bind(project.id, JSON.stringify(hashes))
 					.all<{ content_hash: string }>();
 				const live = new Set(results.map((r) => r.content_hash));
 				const orphans = chunk.filter((_, j) => !live.has(hashes[j] ?? ""));
