@@ -13,6 +13,7 @@ import { projectRoutes } from "./api/routes/projects";
 import { recallRoutes } from "./api/routes/recall";
 import { sessionRoutes, TRANSCRIPT_BODY_LIMIT } from "./api/routes/sessions";
 import { settingsRoutes } from "./api/routes/settings";
+import { TEAM_SYNC_BODY_LIMIT, teamMemoryRoutes } from "./api/routes/team-memory";
 import { BatchItemSchema } from "./api/schemas";
 
 /** Request bodies: a topic file is ≤ 64 KB; a batch of 100 needs more room. */
@@ -77,8 +78,9 @@ export function createApp() {
 		"/v1/projects/:projectId/sessions/:sessionId/transcript",
 		bodyLimit({ maxSize: TRANSCRIPT_BODY_LIMIT, onError: tooLarge(TRANSCRIPT_BODY_LIMIT) }),
 	);
+	app.use("/v1/projects/:projectId/team-memory", bodyLimit({ maxSize: TEAM_SYNC_BODY_LIMIT, onError: tooLarge(TEAM_SYNC_BODY_LIMIT) }));
 	app.use("/v1/*", async (c, next) => {
-		if (c.req.path.endsWith("/memories/batch") || c.req.path.endsWith("/transcript")) return next();
+		if (c.req.path.endsWith("/memories/batch") || c.req.path.endsWith("/transcript") || c.req.path.endsWith("/team-memory")) return next();
 		return bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) })(c, next);
 	});
 
@@ -103,6 +105,7 @@ export function createApp() {
 	app.route("/", logRoutes);
 	app.route("/", sessionRoutes);
 	app.route("/", pipelineRoutes);
+	app.route("/", teamMemoryRoutes);
 
 	app.openAPIRegistry.register("BatchMemoryInput", BatchItemSchema);
 	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {

@@ -172,6 +172,10 @@ export const sessions = sqliteTable(
 		queuedAt: text("queued_at"),
 		lastError: text("last_error"),
 		updatedAt: text("updated_at").notNull(),
+		/** Session memory: the turn count it covers, its size, when it was last rebuilt. */
+		memoryTurns: integer("memory_turns").notNull().default(0),
+		memoryTokens: integer("memory_tokens").notNull().default(0),
+		memoryUpdatedAt: text("memory_updated_at"),
 	},
 	(t) => [
 		primaryKey({ columns: [t.projectId, t.id] }),

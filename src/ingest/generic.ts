@@ -1,4 +1,4 @@
-import { type AdapterResult, clipText, clipToolResult, contentText, type RawRecord, str } from "./turns";
+import { type AdapterResult, clipText, clipToolResult, contentText, type RawRecord, str, toolCallText } from "./turns";
 
 const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> = {
 	user: "user",
@@ -31,7 +31,12 @@ export function parseGeneric(records: RawRecord[]): AdapterResult {
 			id,
 			role,
 			ts,
-			text: role === "tool_result" ? clipToolResult(text) : clipText(text),
+			text:
+				role === "tool_result"
+					? clipToolResult(text)
+					: role === "tool_call"
+						? toolCallText(str(r.name) ?? "tool", r.content)
+						: clipText(text),
 			...(str(r.name) ? { tool: str(r.name) } : {}),
 		});
 	}

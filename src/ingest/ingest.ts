@@ -31,6 +31,9 @@ export interface SessionRow {
 	queued_at: string | null;
 	last_error: string | null;
 	updated_at: string;
+	memory_turns: number;
+	memory_tokens: number;
+	memory_updated_at: string | null;
 }
 
 const SEPARATOR = "\n\u241e\u241e\n";

@@ -28,6 +28,11 @@ export const SETTING_DEFINITIONS = {
 		default: 12_000,
 		doc: "Session memory cap in tokens.",
 	},
+	"memories.sessionMemoryRefreshTurns": {
+		schema: z.number().int().min(1).max(10_000),
+		default: 40,
+		doc: "New turns since the last refresh that rebuild a session's memory automatically.",
+	},
 	"memories.recallLimit": { schema: z.number().int().min(1).max(20), default: 5, doc: "Memories returned by recall." },
 	"memories.dailyLogDays": { schema: z.number().int().min(0).max(30), default: 3, doc: "Recent daily logs added in assistant mode." },
 	"memories.extractionConcurrency": { schema: z.number().int().min(1).max(16), default: 2, doc: "Parallel extraction jobs per project." },

@@ -91,6 +91,31 @@ const InjectBody = z
 	})
 	.openapi("InjectRequest");
 
+export const InjectResultSchema = z
+	.object({
+		text: z.string(),
+		tokens: z.number().int(),
+		truncated: z.boolean(),
+		warnings: z.array(z.string()),
+		parts: z.object({
+			guidance: z.string(),
+			summary: z.string(),
+			index: z.string(),
+			memories: z.array(
+				z.object({
+					name: z.string(),
+					path: z.string(),
+					type: z.string(),
+					ageDays: z.number(),
+					tokens: z.number(),
+					truncated: z.boolean(),
+				}),
+			),
+			logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
+		}),
+	})
+	.openapi("InjectResult");
+
 recallRoutes.openapi(
 	createRoute({
 		method: "post",
@@ -106,28 +131,7 @@ recallRoutes.openapi(
 				description: "The block and its parts",
 				content: {
 					"application/json": {
-						schema: z.object({
-							text: z.string(),
-							tokens: z.number().int(),
-							truncated: z.boolean(),
-							warnings: z.array(z.string()),
-							parts: z.object({
-								guidance: z.string(),
-								summary: z.string(),
-								index: z.string(),
-								memories: z.array(
-									z.object({
-										name: z.string(),
-										path: z.string(),
-										type: z.string(),
-										ageDays: z.number(),
-										tokens: z.number(),
-										truncated: z.boolean(),
-									}),
-								),
-								logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
-							}),
-						}),
+						schema: InjectResultSchema,
 					},
 				},
 			},

@@ -3,8 +3,11 @@ import { ingestTranscript, requireOwnSession, type SessionRow } from "../../inge
 import { FORMATS } from "../../ingest/parse";
 import { AGENTS, SESSION_ID_PATTERN } from "../../ingest/turns";
 import { nowIso } from "../../lib/ids";
+import { resolveModel } from "../../llm/models";
+import type { ProjectContext } from "../../memory/store";
 import { enqueueSessions, extractionAllowed } from "../../pipeline/triggers";
-import { effectiveSettings } from "../../settings/settings";
+import { readSessionMemory, refreshSessionMemory } from "../../session-memory/session-memory";
+import { type EffectiveSettings, effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { ApiError } from "../errors";
 import { errors, ProjectIdParam } from "../schemas";
@@ -97,9 +100,19 @@ sessionRoutes.openapi(
 		const result = await ingestTranscript(c.env, ctx, sessionId, new TextDecoder().decode(await c.req.arrayBuffer()), format);
 		if (result.accepted > 0) {
 			const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+			const session = await requireOwnSession(c.env.DB, ctx, sessionId);
 			if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {
-				const session = await requireOwnSession(c.env.DB, ctx, sessionId);
 				await enqueueSessions(c.env, [session]);
+			}
+			// Enough new transcript since the last refresh: rebuild the session memory after responding.
+			const every = Number(settings["memories.sessionMemoryRefreshTurns"].value);
+			if (sessionMemoryOff(settings) === null && session.turns - session.memory_turns >= every) {
+				c.executionCtx.waitUntil(
+					refreshSessionMemory(c.env, ctx, session, tokenLimit(settings), sessionModel(c.env)).then(
+						() => undefined,
+						(err) => console.error("session memory refresh failed", err instanceof Error ? err.message : String(err)),
+					),
+				);
 			}
 		}
 		return c.json(result, 200);
@@ -292,5 +305,82 @@ sessionRoutes.openapi(
 			},
 			200,
 		);
+	},
+);
+
+/** Why session memory is off (the setting that turns it off), or null when it is on. */
+function sessionMemoryOff(settings: EffectiveSettings): string | null {
+	for (const key of ["memories.enabled", "memories.sessionMemory"] as const) {
+		if (settings[key].value !== true) return `session memory is off (${key}, set by ${settings[key].source})`;
+	}
+	return null;
+}
+const tokenLimit = (settings: EffectiveSettings) => Number(settings["memories.sessionMemoryTokenLimit"].value);
+
+/** The session-memory model: `smol`, else `default`; a misconfigured model means the offline builder. */
+function sessionModel(env: Env) {
+	try {
+		return resolveModel(env, "smol");
+	} catch {
+		return null;
+	}
+}
+
+async function sessionMemoryContext(env: Env, ctx: ProjectContext, sessionId: string) {
+	const session = await requireOwnSession(env.DB, ctx, sessionId);
+	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+	const off = sessionMemoryOff(settings);
+	if (off) throw new ApiError(403, "feature_disabled", off);
+	return { session, settings };
+}
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "get",
+		path: "/v1/projects/{projectId}/sessions/{sessionId}/memory",
+		tags: ["sessions"],
+		summary: "The session memory: a template summary of what already scrolled by (built on first read)",
+		request: { params: SessionParams },
+		responses: {
+			200: { description: "Session memory", content: { "text/markdown": { schema: z.string() } } },
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const { sessionId } = c.req.valid("param");
+		const { session, settings } = await sessionMemoryContext(c.env, ctx, sessionId);
+		const text =
+			(await readSessionMemory(c.env, ctx, sessionId)) ??
+			(await refreshSessionMemory(c.env, ctx, session, tokenLimit(settings), sessionModel(c.env))).text;
+		return c.body(text, 200, { "Content-Type": "text/markdown; charset=utf-8" });
+	},
+);
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/sessions/{sessionId}/memory/compact",
+		tags: ["sessions"],
+		summary: "Rebuild the session memory now (before the agent compacts its context)",
+		request: { params: SessionParams },
+		responses: {
+			200: {
+				description: "Rebuilt",
+				content: {
+					"application/json": {
+						schema: z.object({ tokens: z.number().int(), engine: z.enum(["model", "offline"]), turns: z.number().int() }),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const { sessionId } = c.req.valid("param");
+		const { session, settings } = await sessionMemoryContext(c.env, ctx, sessionId);
+		const result = await refreshSessionMemory(c.env, ctx, session, tokenLimit(settings), sessionModel(c.env));
+		return c.json({ tokens: result.tokens, engine: result.engine, turns: session.turns }, 200);
 	},
 );

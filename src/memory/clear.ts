@@ -1,0 +1,43 @@
+import { projectPrefix } from "./paths";
+import type { ProjectContext } from "./store";
+
+/** Tables holding memory artifacts of a project; the project row, keys and settings are not among them. */
+const PROJECT_TABLES = [
+	"memory_versions",
+	"memory_visibility",
+	"stage1_outputs",
+	"skills",
+	"consolidation_events",
+	"session_writes",
+	"session_chunks",
+	"session_records",
+	"sessions",
+];
+
+/**
+ * Deletes every memory artifact of a project: in D1 the FTS rows, memories and every table above,
+ * in one batch; in R2 everything under the project's prefix (topic file objects, index caches,
+ * summaries, logs, transcripts, session memories). D1 goes first so that nothing points at a deleted
+ * object; a crash part-way through R2 leaves unreferenced objects, which a second clear (or the
+ * sweep, for content objects) removes.
+ */
+export async function clearProjectMemory(env: Env, ctx: ProjectContext): Promise<{ objects: number }> {
+	const db = env.DB;
+	await db.batch([
+		db.prepare("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM memories WHERE project_id = ?)").bind(ctx.projectId),
+		...PROJECT_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE project_id = ?`).bind(ctx.projectId)),
+		db.prepare("DELETE FROM memories WHERE project_id = ?").bind(ctx.projectId),
+		db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
+	]);
+	const prefix = projectPrefix(ctx.tenantId, ctx.projectId);
+	let objects = 0;
+	let cursor: string | undefined;
+	do {
+		const page = await env.FILES.list({ prefix, cursor, limit: 1000 });
+		const keys = page.objects.map((o) => o.key);
+		for (let i = 0; i < keys.length; i += 1000) await env.FILES.delete(keys.slice(i, i + 1000));
+		objects += keys.length;
+		cursor = page.truncated ? page.cursor : undefined;
+	} while (cursor);
+	return { objects };
+}
