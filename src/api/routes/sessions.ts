@@ -22,6 +22,15 @@ const SessionIdParam = z
 	.regex(SESSION_ID_PATTERN)
 	.openapi({ param: { name: "sessionId", in: "path" }, example: "196820da-1026-4b6f-a513-a6aae42da1a6" });
 const SessionParams = z.object({ projectId: ProjectIdParam, sessionId: SessionIdParam });
+const LimitQuery = z.object({
+	limit: z.coerce
+		.number()
+		.int()
+		.min(1)
+		.max(200)
+		.default(50)
+		.openapi({ param: { name: "limit", in: "query" } }),
+});
 
 const SessionSchema = z
 	.object({
@@ -168,15 +177,7 @@ sessionRoutes.openapi(
 		summary: "The caller's sessions in this project, most recently active first",
 		request: {
 			params: z.object({ projectId: ProjectIdParam }),
-			query: z.object({
-				limit: z.coerce
-					.number()
-					.int()
-					.min(1)
-					.max(200)
-					.default(50)
-					.openapi({ param: { name: "limit", in: "query" } }),
-			}),
+			query: LimitQuery,
 		},
 		responses: {
 			200: { description: "Sessions", content: { "application/json": { schema: z.object({ sessions: z.array(SessionSchema) }) } } },
@@ -237,15 +238,7 @@ sessionRoutes.openapi(
 		summary: "Stage-1 outputs of the caller's sessions not yet consolidated (for inspection)",
 		request: {
 			params: z.object({ projectId: ProjectIdParam }),
-			query: z.object({
-				limit: z.coerce
-					.number()
-					.int()
-					.min(1)
-					.max(200)
-					.default(50)
-					.openapi({ param: { name: "limit", in: "query" } }),
-			}),
+			query: LimitQuery,
 		},
 		responses: {
 			200: {
