@@ -6,5 +6,7 @@ export default defineConfig({
 	test: {
 		include: ["test/**/*.test.ts"],
 		setupFiles: ["./test/setup.ts"],
+		// Generous: some tests seed hundreds of memories or wait for the local queue; a loaded machine must not fail them.
+		testTimeout: 30_000,
 	},
 });
