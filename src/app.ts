@@ -15,6 +15,7 @@ import { sessionRoutes, TRANSCRIPT_BODY_LIMIT } from "./api/routes/sessions";
 import { settingsRoutes } from "./api/routes/settings";
 import { TEAM_SYNC_BODY_LIMIT, teamMemoryRoutes } from "./api/routes/team-memory";
 import { BatchItemSchema } from "./api/schemas";
+import { mcpRoute } from "./mcp/route";
 
 /** Request bodies: a topic file is ≤ 64 KB; a batch of 100 needs more room. */
 const BODY_LIMIT = 256 * 1024;
@@ -87,6 +88,8 @@ export function createApp() {
 	// Tenant creation uses the operator token; every other /v1 route uses an API key.
 	const keyAuth = requireKey();
 	app.use("/v1/*", async (c, next) => (c.req.path === "/v1/admin/tenants" ? next() : keyAuth(c, next)));
+	app.use("/mcp", bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) }), keyAuth);
+	app.all("/mcp", mcpRoute);
 	app.use("/v1/projects/:projectId", loadProject());
 	app.use("/v1/projects/:projectId/*", loadProject(), requireMethodScope());
 	app.use("/v1/settings", requireMethodScope());

@@ -1,11 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { readSkill, readSummary } from "../../consolidate/artifacts";
 import { SESSION_ID_PATTERN } from "../../ingest/turns";
 import { getIndex } from "../../memory/index-file";
+import { findMemory as findStored, resolveMemoryUrl } from "../../memory/resolve";
 import {
 	deleteMemory,
-	getMemoryRow,
 	getVersion,
 	listMemories,
 	listVersions,
@@ -17,7 +16,6 @@ import {
 } from "../../memory/store";
 import {
 	assertValidName,
-	MEMORY_SCOPES,
 	MEMORY_TYPES,
 	type MemoryScope,
 	NAME_PATTERN,
@@ -68,14 +66,8 @@ async function assertScopeEnabled(c: Context<AppEnv>, scope: MemoryScope) {
 }
 
 /** Finds a memory: the given scope, or personal first and then team when no scope is given. */
-async function findMemory(c: Context<AppEnv>, name: string, scope: MemoryScope | undefined): Promise<MemoryRow> {
-	const ctx = c.get("projectContext");
-	for (const s of scope ? [scope] : MEMORY_SCOPES) {
-		const row = await getMemoryRow(c.env.DB, ctx, s, name);
-		if (row) return row;
-	}
-	throw notFound("memory");
-}
+const findMemory = (c: Context<AppEnv>, name: string, scope: MemoryScope | undefined): Promise<MemoryRow> =>
+	findStored(c.env.DB, c.get("projectContext"), name, scope);
 
 async function readBody(c: Context<AppEnv>, name: string): Promise<TopicFile> {
 	const contentType = (c.req.header("Content-Type") ?? "").toLowerCase();
@@ -387,9 +379,6 @@ memoryRoutes.openapi(
 	async (c) => c.body(await getIndex(c.env, c.get("projectContext")), 200, { "Content-Type": MARKDOWN }),
 );
 
-const MEMORY_URL =
-	/^memory:\/\/root(?:\/(?:(MEMORY\.md)|(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md))?$/;
-
 memoryRoutes.openapi(
 	createRoute({
 		method: "get",
@@ -403,25 +392,7 @@ memoryRoutes.openapi(
 		responses: { 200: { description: "The artifact", content: markdownResponse }, ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const m = MEMORY_URL.exec(c.req.valid("query").url);
-		if (!m) {
-			throw badRequest(
-				"url must be memory://root, memory://root/MEMORY.md, memory://root/<name>.md or memory://root/skills/<name>/SKILL.md",
-				{ field: "url" },
-			);
-		}
-		const ctx = c.get("projectContext");
-		const [, index, team, name, skill] = m;
-		let text: string | undefined;
-		if (index) text = await getIndex(c.env, ctx);
-		else if (name) {
-			const row = await findMemory(c, name, team ? "team" : undefined);
-			text = await readMemoryContent(c.env, ctx, row);
-		} else {
-			const found = skill ? await readSkill(c.env, ctx, skill) : await readSummary(c.env, ctx);
-			if (found === null) throw notFound(skill ? "skill" : "memory summary");
-			text = found;
-		}
+		const text = await resolveMemoryUrl(c.env, c.get("projectContext"), c.req.valid("query").url);
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},
 );

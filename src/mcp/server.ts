@@ -1,0 +1,257 @@
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import type { AuthContext } from "../api/context";
+import { ApiError } from "../api/errors";
+import { SESSION_ID_PATTERN } from "../ingest/turns";
+import { memoryUrl } from "../memory/paths";
+import { MEMORY_URL, resolveMemoryUrl } from "../memory/resolve";
+import { deleteMemory, listMemories, type ProjectContext, writeMemory } from "../memory/store";
+import { MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "../memory/topic-file";
+import { canonicalKeyFromRemote } from "../projects/identity";
+import { recall } from "../recall/recall";
+import { recordServed } from "../recall/usage";
+
+export interface McpRequestContext {
+	env: Env;
+	auth: AuthContext;
+	/** From `X-Cairn-Project` (checked when used); null when absent. */
+	projectId: string | null;
+	/** From `X-Cairn-Session`: explicit writes mark this session so extraction skips them. */
+	sessionId: string | null;
+	waitUntil: (p: Promise<unknown>) => void;
+}
+
+const GitRemote = z
+	.string()
+	.max(2048)
+	.optional()
+	.describe("The repository's git remote URL, to find the project when the X-Cairn-Project header is not set");
+
+type ToolResult = { content: { type: "text"; text: string }[]; isError?: boolean };
+const text = (value: unknown): ToolResult => ({
+	content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value, null, 2) }],
+});
+/** Errors come back as tool errors with Cairn's own message: never a stack trace, never echoed input. */
+const failure = (err: unknown): ToolResult => {
+	if (err instanceof ApiError) return { isError: true, content: [{ type: "text", text: `${err.code}: ${err.message}` }] };
+	console.error("mcp tool failed", err instanceof Error ? err.stack : String(err));
+	return { isError: true, content: [{ type: "text", text: "internal_error: the memory service failed; try again" }] };
+};
+
+/** The project of a call: the header's, or the registered project of a git remote, in the key's tenant. */
+async function projectFor(ctx: McpRequestContext, gitRemote: string | undefined): Promise<ProjectContext> {
+	let projectId: string | null = null;
+	if (ctx.projectId) {
+		const row = await ctx.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?")
+			.bind(ctx.projectId, ctx.auth.tenantId)
+			.first<{ id: string }>();
+		if (!row) throw new ApiError(404, "not_found", "project not found (X-Cairn-Project)");
+		projectId = row.id;
+	} else if (gitRemote) {
+		const key = canonicalKeyFromRemote(gitRemote);
+		if (!key) throw new ApiError(400, "invalid_request", "gitRemote is not a recognisable git remote URL");
+		const row = await ctx.env.DB.prepare("SELECT id FROM projects WHERE tenant_id = ? AND canonical_key = ?")
+			.bind(ctx.auth.tenantId, key)
+			.first<{ id: string }>();
+		if (!row) throw new ApiError(404, "not_found", "no project is registered for this git remote; run `cairn init` in the repository");
+		projectId = row.id;
+	}
+	if (!projectId) throw new ApiError(400, "invalid_request", "name the project: set the X-Cairn-Project header or pass gitRemote");
+	if (ctx.auth.projectId && ctx.auth.projectId !== projectId) {
+		throw new ApiError(403, "forbidden", "this API key is limited to another project");
+	}
+	return { tenantId: ctx.auth.tenantId, userId: ctx.auth.userId, projectId };
+}
+
+const requireWrite = (ctx: McpRequestContext) => {
+	if (!ctx.auth.scopes.includes("write")) throw new ApiError(403, "forbidden", "this API key lacks the write scope");
+};
+
+/**
+ * The MCP server for one request: tools and memory:// resources, closed over the caller's key and
+ * project. Built per request because every tool acts for that caller (stateless Streamable HTTP).
+ */
+export function buildMcpServer(ctx: McpRequestContext): McpServer {
+	const server = new McpServer(
+		{ name: "cairn", version: "0.1.0" },
+		{
+			instructions:
+				"Long-term memory for this project: recall before you start, read memory:// files, remember what the user asks you to keep, forget what is wrong.",
+		},
+	);
+
+	server.registerTool(
+		"memory_recall",
+		{
+			title: "Recall memories",
+			description:
+				"Find the saved memories (rules, preferences, project facts, references) that matter for a task. Returns names, descriptions, memory:// paths and ages; read a file with memory_read.",
+			inputSchema: {
+				query: z.string().min(1).max(4000).describe("What you are about to do, in a sentence"),
+				limit: z.number().int().min(1).max(20).optional().describe("How many memories at most (default: the project's recall limit)"),
+				recentTools: z
+					.array(z.string().max(200))
+					.max(50)
+					.optional()
+					.describe("Tools used recently, e.g. Bash(gh pr create:*), to skip memories that only document them"),
+				gitRemote: GitRemote,
+			},
+		},
+		async ({ query, limit, recentTools, gitRemote }) => {
+			try {
+				const project = await projectFor(ctx, gitRemote);
+				const result = await recall(ctx.env, project, { query, limit, recentTools });
+				ctx.waitUntil(
+					recordServed(
+						ctx.env.DB,
+						result.served.map((m) => m.row.id),
+					),
+				);
+				return text({ memories: result.memories, warnings: result.warnings });
+			} catch (err) {
+				return failure(err);
+			}
+		},
+	);
+
+	server.registerTool(
+		"memory_read",
+		{
+			title: "Read a memory file",
+			description:
+				"Read a memory:// file: memory://root (summary), memory://root/MEMORY.md (index), memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md.",
+			inputSchema: { url: z.string().min(1).max(300).describe("A memory:// URL"), gitRemote: GitRemote },
+		},
+		async ({ url, gitRemote }) => {
+			try {
+				return text(await resolveMemoryUrl(ctx.env, await projectFor(ctx, gitRemote), url));
+			} catch (err) {
+				return failure(err);
+			}
+		},
+	);
+
+	server.registerTool(
+		"memory_write",
+		{
+			title: "Remember",
+			description:
+				"Save or replace one memory as a topic file. Use for what the user wants kept across sessions: preferences (user), corrections and rules (feedback), facts about the project the code does not say (project), things looked up again and again (reference). Never store secrets, code patterns or task progress.",
+			inputSchema: {
+				name: z.string().regex(NAME_PATTERN).describe("kebab-case topic name, e.g. testing-conventions"),
+				type: z.enum(MEMORY_TYPES).describe("user | feedback | project | reference"),
+				description: z.string().min(1).max(500).describe("One line: when this memory matters"),
+				body: z.string().min(1).max(60_000).describe("The memory in markdown, with the reason when there is one"),
+				scope: z.enum(MEMORY_SCOPES).optional().describe("personal (default) or team"),
+				gitRemote: GitRemote,
+			},
+		},
+		async ({ name, type, description, body, scope, gitRemote }) => {
+			try {
+				requireWrite(ctx);
+				const project = await projectFor(ctx, gitRemote);
+				const result = await writeMemory(ctx.env, project, {
+					scope: scope ?? "personal",
+					file: { name, type, description, body },
+					source: "agent",
+					sessionId: ctx.sessionId,
+				});
+				return text({ status: result.status, path: result.memory.path, version: result.memory.version });
+			} catch (err) {
+				return failure(err);
+			}
+		},
+	);
+
+	server.registerTool(
+		"memory_forget",
+		{
+			title: "Forget",
+			description: "Delete one memory that is wrong or no longer wanted.",
+			inputSchema: {
+				name: z.string().regex(NAME_PATTERN).describe("The memory's name"),
+				scope: z.enum(MEMORY_SCOPES).optional().describe("personal (default) or team"),
+				gitRemote: GitRemote,
+			},
+		},
+		async ({ name, scope, gitRemote }) => {
+			try {
+				requireWrite(ctx);
+				await deleteMemory(ctx.env, await projectFor(ctx, gitRemote), scope ?? "personal", name);
+				return text({ status: "deleted", name });
+			} catch (err) {
+				return failure(err);
+			}
+		},
+	);
+
+	server.registerTool(
+		"memory_list",
+		{
+			title: "List memories",
+			description: "List the project's memories (personal and team) with their type, description and memory:// path.",
+			inputSchema: { type: z.enum(MEMORY_TYPES).optional().describe("Only this type"), gitRemote: GitRemote },
+		},
+		async ({ type, gitRemote }) => {
+			try {
+				const rows = await listMemories(ctx.env.DB, await projectFor(ctx, gitRemote), { type, limit: 500 });
+				return text({
+					memories: rows.map((r) => ({
+						name: r.name,
+						type: r.type,
+						scope: r.scope,
+						description: r.description,
+						path: memoryUrl(r.scope, r.name),
+					})),
+				});
+			} catch (err) {
+				return failure(err);
+			}
+		},
+	);
+
+	// memory:// artifacts as resources, for the project named by the X-Cairn-Project header.
+	if (ctx.projectId) {
+		const read = async (uri: URL) => {
+			const project = await projectFor(ctx, undefined);
+			return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: await resolveMemoryUrl(ctx.env, project, uri.href) }] };
+		};
+		server.registerResource(
+			"memory-index",
+			"memory://root/MEMORY.md",
+			{ title: "MEMORY.md", description: "Index of every topic file", mimeType: "text/markdown" },
+			read,
+		);
+		server.registerResource(
+			"memory-summary",
+			"memory://root",
+			{ title: "memory_summary.md", description: "The compressed summary", mimeType: "text/markdown" },
+			read,
+		);
+		server.registerResource(
+			"memory-file",
+			new ResourceTemplate("memory://root/{+path}", {
+				list: async () => {
+					const rows = await listMemories(ctx.env.DB, await projectFor(ctx, undefined), { limit: 500 });
+					return {
+						resources: rows.map((r) => ({
+							uri: memoryUrl(r.scope, r.name),
+							name: r.name,
+							description: r.description,
+							mimeType: "text/markdown",
+						})),
+					};
+				},
+			}),
+			{ title: "Topic files and skills", mimeType: "text/markdown" },
+			async (uri) => {
+				if (!MEMORY_URL.test(uri.href)) throw new ApiError(400, "invalid_request", "unknown memory:// resource");
+				return read(uri);
+			},
+		);
+	}
+	return server;
+}
+
+/** `X-Cairn-Session` when it is a valid session id, else null. */
+export const validSession = (value: string | undefined) => (value && SESSION_ID_PATTERN.test(value) ? value : null);

@@ -1,0 +1,32 @@
+import { ApiError, badRequest, notFound } from "../api/errors";
+import { readSkill, readSummary } from "../consolidate/artifacts";
+import { getIndex } from "./index-file";
+import { getMemoryRow, type MemoryRow, type ProjectContext, readMemoryContent } from "./store";
+import { MEMORY_SCOPES, type MemoryScope } from "./topic-file";
+
+export const MEMORY_URL =
+	/^memory:\/\/root(?:\/(?:(MEMORY\.md)|(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md))?$/;
+
+export const MEMORY_URL_FORMS =
+	"memory://root, memory://root/MEMORY.md, memory://root/<name>.md, memory://root/team/<name>.md or memory://root/skills/<name>/SKILL.md";
+
+/** The memory with this name: personal first, then team (or only the scope given). */
+export async function findMemory(db: D1Database, ctx: ProjectContext, name: string, scope?: MemoryScope): Promise<MemoryRow> {
+	for (const s of scope ? [scope] : MEMORY_SCOPES) {
+		const row = await getMemoryRow(db, ctx, s, name);
+		if (row) return row;
+	}
+	throw notFound("memory");
+}
+
+/** Reads the markdown a memory:// URL names: the index, a topic file, a skill, or the summary. */
+export async function resolveMemoryUrl(env: Env, ctx: ProjectContext, url: string): Promise<string> {
+	const m = MEMORY_URL.exec(url);
+	if (!m) throw badRequest(`url must be ${MEMORY_URL_FORMS}`, { field: "url" });
+	const [, index, team, name, skill] = m;
+	if (index) return getIndex(env, ctx);
+	if (name) return readMemoryContent(env, ctx, await findMemory(env.DB, ctx, name, team ? "team" : undefined));
+	const found = skill ? await readSkill(env, ctx, skill) : await readSummary(env, ctx);
+	if (found === null) throw new ApiError(404, "not_found", skill ? "skill not found" : "memory summary not found");
+	return found;
+}
