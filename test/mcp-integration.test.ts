@@ -34,7 +34,9 @@ describe("MCP endpoint", () => {
 		const write = tools.find((t) => t.name === "memory_write");
 		expect(write?.description).toContain("preferences");
 		expect(Object.keys((write?.inputSchema ?? {}) as Loose).length).toBeGreaterThan(0);
-		expect(Object.keys(((write?.inputSchema ?? {}) as Loose).properties ?? {})).toEqual(expect.arrayContaining(["name", "type", "description", "body"]));
+		expect(Object.keys(((write?.inputSchema ?? {}) as Loose).properties ?? {})).toEqual(
+			expect.arrayContaining(["name", "type", "description", "body"]),
+		);
 
 		const written = await client.callTool({
 			name: "memory_write",
