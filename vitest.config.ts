@@ -2,11 +2,31 @@ import { defineConfig } from "vitest/config";
 import { workersPlugin } from "./vitest.workers";
 
 export default defineConfig({
-	plugins: [await workersPlugin({ CAIRN_ADMIN_TOKEN: "test-admin-token" })],
 	test: {
-		include: ["test/**/*.test.ts"],
-		setupFiles: ["./test/setup.ts"],
-		// Generous: some tests seed hundreds of memories or wait for the local queue; a loaded machine must not fail them.
-		testTimeout: 30_000,
+		projects: [
+			{
+				// The Worker, inside workerd against local D1, R2, Queues and Durable Objects.
+				plugins: [await workersPlugin({ CAIRN_ADMIN_TOKEN: "test-admin-token" })],
+				test: {
+					name: "worker",
+					include: ["test/**/*.test.ts"],
+					setupFiles: ["./test/setup.ts"],
+					// Generous: some tests seed hundreds of memories or wait for the local queue; a loaded machine must not fail them.
+					testTimeout: 30_000,
+				},
+			},
+			{
+				// The `cairn` CLI, in Node, against the Worker running under `wrangler dev` (see cli/test/global-setup.ts).
+				test: {
+					name: "cli",
+					include: ["cli/test/**/*.test.ts"],
+					environment: "node",
+					globalSetup: ["./cli/test/global-setup.ts"],
+					testTimeout: 60_000,
+					hookTimeout: 120_000,
+					fileParallelism: false,
+				},
+			},
+		],
 	},
 });

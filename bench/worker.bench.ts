@@ -26,7 +26,11 @@ async function seed(token: string, name: string, memories: SeedMemory[]) {
 	await call(`/v1/projects/${id}/settings`, { method: "PUT", token, body: JSON.stringify({ "memories.enabled": true }) });
 	const t0 = performance.now();
 	for (let i = 0; i < memories.length; i += 100) {
-		const r = await call(`/v1/projects/${id}/memories/batch`, { method: "POST", token, body: JSON.stringify({ memories: memories.slice(i, i + 100) }) });
+		const r = await call(`/v1/projects/${id}/memories/batch`, {
+			method: "POST",
+			token,
+			body: JSON.stringify({ memories: memories.slice(i, i + 100) }),
+		});
 		const { results } = (await r.json()) as { results: { status: string }[] };
 		if (results.some((x) => x.status === "error")) throw new Error(`seeding ${name} failed`);
 	}
@@ -40,10 +44,23 @@ async function timed(f: () => Promise<Response>): Promise<number> {
 }
 
 it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
-	const tenant = await call("/v1/admin/tenants", { method: "POST", token: env.CAIRN_ADMIN_TOKEN, body: JSON.stringify({ name: "bench", user: "bench" }) });
+	const tenant = await call("/v1/admin/tenants", {
+		method: "POST",
+		token: env.CAIRN_ADMIN_TOKEN,
+		body: JSON.stringify({ name: "bench", user: "bench" }),
+	});
 	const created = (await tenant.json()) as { key: { token: string }; user: { id: string }; tenant: { id: string } };
 	const token = created.key.token;
-	const result: BenchResult = { locomo: {}, latency: [], writes: [], index: [], health: stats([]), ingest: [], stageOne: [], consolidation: [] };
+	const result: BenchResult = {
+		locomo: {},
+		latency: [],
+		writes: [],
+		index: [],
+		health: stats([]),
+		ingest: [],
+		stageOne: [],
+		consolidation: [],
+	};
 
 	// Transport floor of this harness: the cheapest route.
 	const health: number[] = [];
@@ -66,7 +83,8 @@ it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 	for (const size of input.sizes) {
 		const { id, fillSeconds } = await seed(token, `latency-${size}`, corpus(input.sentences, size));
 		projects.push({ size, id });
-		for (const q of input.queries.slice(0, 20)) await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: q }) });
+		for (const q of input.queries.slice(0, 20))
+			await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: q }) });
 		const recall: number[] = [];
 		const inject: number[] = [];
 		for (let i = 0; i < input.samples; i++) {
@@ -130,7 +148,11 @@ const zeroLatencyModel = () =>
  */
 async function benchPipeline(token: string, result: BenchResult) {
 	if (input.transcripts.length === 0) return;
-	const res = await call("/v1/projects", { method: "POST", token, body: JSON.stringify({ name: "pipeline", rootPath: "/bench/pipeline" }) });
+	const res = await call("/v1/projects", {
+		method: "POST",
+		token,
+		body: JSON.stringify({ name: "pipeline", rootPath: "/bench/pipeline" }),
+	});
 	const projectId = ((await res.json()) as { project: { id: string } }).project.id;
 	await call(`/v1/projects/${projectId}/settings`, { method: "PUT", token, body: JSON.stringify({ "memories.enabled": true }) });
 	const rounds = Math.max(3, Math.min(20, Math.floor(input.samples / 10)));

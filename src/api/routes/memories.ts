@@ -232,7 +232,13 @@ memoryRoutes.openapi(
 		summary: `Write up to ${BATCH_LIMIT} memories; one bad item does not sink the others`,
 		request: {
 			params: z.object({ projectId: ProjectIdParam }),
-			query: z.object({ scope: ScopeQuery }),
+			query: z.object({
+				scope: ScopeQuery,
+				source: z
+					.enum(["import"])
+					.optional()
+					.openapi({ param: { name: "source", in: "query" }, description: "`import` records the batch as moved in from elsewhere" }),
+			}),
 			// Items are checked one by one in the handler so that one bad item fails alone.
 			body: {
 				required: true,
@@ -268,8 +274,8 @@ memoryRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const scope = c.req.valid("query").scope ?? "personal";
-		const origin = writeSource(c);
+		const { scope = "personal", source } = c.req.valid("query");
+		const origin = source === "import" ? { source: "import" as const, sessionId: null } : writeSource(c);
 		await assertScopeEnabled(c, scope);
 		const items = c.req.valid("json").memories;
 		if (items.length > BATCH_LIMIT) throw badRequest(`at most ${BATCH_LIMIT} memories per batch`, { field: "memories" });

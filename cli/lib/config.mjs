@@ -1,0 +1,59 @@
+// @ts-check
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** Where the CLI keeps its config and per-session cursors: `$XDG_CONFIG_HOME/cairn` or `~/.config/cairn`. */
+export const configDir = () => join(process.env.XDG_CONFIG_HOME || join(homedir(), ".config"), "cairn");
+
+/**
+ * @typedef {{ url?: string, key?: string, projects?: Record<string, string> }} Config
+ */
+
+/** @returns {Config} */
+export function readConfig() {
+	const file = join(configDir(), "config.json");
+	if (!existsSync(file)) return {};
+	try {
+		return JSON.parse(readFileSync(file, "utf8"));
+	} catch {
+		throw new Error(`${file} is not valid JSON; run \`cairn login\` again`);
+	}
+}
+
+/** Writes the config with mode 600: it holds an API key. @param {Config} config */
+export function writeConfig(config) {
+	const dir = configDir();
+	mkdirSync(dir, { recursive: true, mode: 0o700 });
+	const file = join(dir, "config.json");
+	writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+	chmodSync(file, 0o600);
+	return file;
+}
+
+/** URL and key: `CAIRN_URL` / `CAIRN_KEY` override the saved config. */
+export function credentials() {
+	const config = readConfig();
+	const url = process.env.CAIRN_URL || config.url;
+	const key = process.env.CAIRN_KEY || config.key;
+	if (!url || !key) throw new Error("not logged in: run `cairn login --url <url> --key <key>` (or set CAIRN_URL and CAIRN_KEY)");
+	return { url: url.replace(/\/+$/, ""), key, config };
+}
+
+/** A small JSON file under the config dir (per-session upload cursors). @param {string} name */
+export function readState(name) {
+	const file = join(configDir(), "state", `${name}.json`);
+	if (!existsSync(file)) return null;
+	try {
+		return JSON.parse(readFileSync(file, "utf8"));
+	} catch {
+		return null;
+	}
+}
+
+/** @param {string} name @param {unknown} value */
+export function writeState(name, value) {
+	const dir = join(configDir(), "state");
+	mkdirSync(dir, { recursive: true, mode: 0o700 });
+	writeFileSync(join(dir, `${name}.json`), JSON.stringify(value), { mode: 0o600 });
+}
