@@ -264,7 +264,9 @@ if (result.consolidation?.length) {
 	out("| memories in project | touched memories read | run p50, model | p95 | run p50, offline | p95 |");
 	out("|---:|---:|---:|---:|---:|---:|");
 	for (const c of result.consolidation)
-		out(`| ${c.size.toLocaleString("en")} | ${c.touched} | ${ms(c.model.p50)} | ${ms(c.model.p95)} | ${ms(c.offline.p50)} | ${ms(c.offline.p95)} |`);
+		out(
+			`| ${c.size.toLocaleString("en")} | ${c.touched} | ${ms(c.model.p50)} | ${ms(c.model.p95)} | ${ms(c.offline.p50)} | ${ms(c.offline.p95)} |`,
+		);
 	const first = result.consolidation[0];
 	const last = result.consolidation.at(-1);
 	if (first && last && last !== first) {
