@@ -27,6 +27,23 @@ describe("OpenAPI document", () => {
 			"/v1/projects/{projectId}/settings",
 			"/v1/projects/{projectId}/settings/effective",
 			"/v1/admin/policy",
+			"/v1/projects/{projectId}/sessions",
+			"/v1/projects/{projectId}/sessions/{sessionId}",
+			"/v1/projects/{projectId}/sessions/{sessionId}/transcript",
+			"/v1/projects/{projectId}/sessions/{sessionId}/end",
+			"/v1/projects/{projectId}/sessions/{sessionId}/memory",
+			"/v1/projects/{projectId}/sessions/{sessionId}/memory/compact",
+			"/v1/projects/{projectId}/extract",
+			"/v1/projects/{projectId}/candidates",
+			"/v1/projects/{projectId}/consolidate",
+			"/v1/projects/{projectId}/status",
+			"/v1/projects/{projectId}/summary",
+			"/v1/projects/{projectId}/skills",
+			"/v1/projects/{projectId}/skills/{name}",
+			"/v1/projects/{projectId}/team-memory",
+			"/v1/projects/{projectId}/team-memory/{path}",
+			"/v1/projects/{projectId}/view",
+			"/v1/projects/{projectId}/memory",
 		]) {
 			expect(doc.paths[path], path).toBeDefined();
 		}

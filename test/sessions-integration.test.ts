@@ -51,6 +51,18 @@ describe("POST /sessions/:id/transcript", () => {
 		});
 	});
 
+	it("every session file posted twice (real ones when present, and ours): the second post accepts nothing", async () => {
+		const files = [...Object.entries(bench), ...Object.entries(own).filter(([p]) => !p.endsWith(".ndjson"))];
+		expect(files.length).toBeGreaterThanOrEqual(2);
+		for (const [i, [path, text]] of files.entries()) {
+			const first = await json(await post(`real-${i}`, text));
+			expect(first.accepted, path).toBeGreaterThan(0);
+			expect(first.agent).toBe(path.includes("claude") ? "claude" : "codex");
+			const second = await json(await post(`real-${i}`, text));
+			expect(second, path).toMatchObject({ accepted: 0, duplicates: first.accepted, turns: first.turns });
+		}
+	});
+
 	it("appends only new lines of a growing file, numbering turns on", async () => {
 		const lines = claudeFixture.trim().split("\n");
 		const head = await json(await post("grow", lines.slice(0, 7).join("\n")));
