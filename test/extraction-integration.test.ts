@@ -194,7 +194,11 @@ describe("stage 1 on the queue", () => {
 	it("does nothing for a project whose memory is off, or a session that does not exist", async () => {
 		await postLines("off", [line("1", "user", "From now on use pnpm.")]);
 		await setSettings({ "memories.enabled": false });
+		await env.DB.prepare("UPDATE sessions SET extraction_state = 'queued', queued_at = ? WHERE project_id = ? AND id = 'off'")
+			.bind(new Date().toISOString(), projectId)
+			.run();
 		expect(await processRange(env, { projectId, sessionId: "off", fromSeq: 0, toSeq: 0 }, { model: null })).toBe("disabled");
+		expect(await sessionRow("off")).toMatchObject({ extraction_state: "idle", queued_at: null, cursor: 0 });
 		expect(await outputs("off")).toEqual([]);
 		expect(await processRange(env, { projectId, sessionId: "ghost", fromSeq: 0, toSeq: 0 }, { model: null })).toBe("gone");
 		const result = await deliver([{ body: { projectId, sessionId: 7 } }], null);

@@ -39,7 +39,15 @@ export async function processRange(env: Env, message: ExtractMessage, options: C
 	if (!session || !tenantId) return "gone";
 	if (session.cursor > message.toSeq) return "duplicate";
 	const settings = await effectiveSettings(env.DB, tenantId, session.user_id, message.projectId);
-	if (!extractionAllowed(settings)) return "disabled";
+	if (!extractionAllowed(settings)) {
+		// Switched off after the range was queued: nothing runs, and the session no longer shows as queued.
+		await env.DB.prepare(
+			"UPDATE sessions SET extraction_state = 'idle', queued_at = NULL WHERE project_id = ? AND id = ? AND extraction_state = 'queued'",
+		)
+			.bind(message.projectId, message.sessionId)
+			.run();
+		return "disabled";
+	}
 
 	const from = session.cursor;
 	const to = Math.min(message.toSeq, session.turns - 1);
