@@ -13,6 +13,8 @@ export interface IngestResult {
 	unknown: number;
 	turns: number;
 	agent: Agent;
+	/** The session as committed by this post (null when nothing was ever stored); not part of the response. */
+	session: Pick<SessionRow, "project_id" | "id" | "turns" | "cursor" | "memory_turns"> | null;
 }
 
 export interface SessionRow {
@@ -126,7 +128,7 @@ export async function ingestTranscript(
 			unknown: parsed.unknown,
 			agent: session?.agent ?? parsed.agent,
 		};
-		if (fresh.length === 0) return { accepted: 0, ...result, turns: session?.turns ?? 0 };
+		if (fresh.length === 0) return { accepted: 0, ...result, turns: session?.turns ?? 0, session };
 
 		// Only new turns are scanned: a re-post of a known file costs parsing and one lookup.
 		const unscanned = fresh.filter((t) => !redacted.has(t));
@@ -182,7 +184,14 @@ export async function ingestTranscript(
 			}
 			throw err;
 		}
-		return { accepted: turns.length, ...result, turns: last + 1 };
+		const committed = {
+			project_id: ctx.projectId,
+			id: sessionId,
+			cursor: session?.cursor ?? 0,
+			memory_turns: session?.memory_turns ?? 0,
+			turns: last + 1,
+		};
+		return { accepted: turns.length, ...result, turns: last + 1, session: committed };
 	}
 }
 

@@ -193,7 +193,7 @@ export interface SessionMemoryResult {
 export async function refreshSessionMemory(
 	env: Env,
 	ctx: ProjectContext,
-	session: SessionRow & { memory_turns?: number | null },
+	session: Pick<SessionRow, "id" | "turns" | "memory_turns">,
 	totalTokens: number,
 	model: LanguageModel | null,
 ): Promise<SessionMemoryResult> {
@@ -202,7 +202,7 @@ export async function refreshSessionMemory(
 	let engine: SessionMemoryResult["engine"] = "offline";
 	if (model) {
 		const previous = (await (await env.FILES.get(key))?.text()) ?? "";
-		const from = previous ? (session.memory_turns ?? 0) : 0;
+		const from = previous ? session.memory_turns : 0;
 		const newTurns = await readTurns(env, ctx.projectId, session.id, from, session.turns - 1);
 		try {
 			text = await buildWithModel(model, previous, newTurns, totalTokens);

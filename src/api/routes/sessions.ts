@@ -106,10 +106,15 @@ sessionRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
 		const { format } = c.req.valid("query");
-		const result = await ingestTranscript(c.env, ctx, sessionId, new TextDecoder().decode(await c.req.arrayBuffer()), format);
-		if (result.accepted > 0) {
+		const { session, ...result } = await ingestTranscript(
+			c.env,
+			ctx,
+			sessionId,
+			new TextDecoder().decode(await c.req.arrayBuffer()),
+			format,
+		);
+		if (result.accepted > 0 && session) {
 			const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-			const session = await requireOwnSession(c.env.DB, ctx, sessionId);
 			if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {
 				await enqueueSessions(c.env, [session]);
 			}
