@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { loadProject, requireKey, requireMethodScope } from "./api/auth";
 import type { AppEnv } from "./api/context";
-import { ApiError, errorResponse } from "./api/errors";
+import { CairnError, errorResponse } from "./api/errors";
 import { adminRoutes } from "./api/routes/admin";
 import { keyRoutes } from "./api/routes/keys";
 import { logRoutes } from "./api/routes/logs";
@@ -35,8 +35,7 @@ export const validationHook = (
 	if (result.target === "param" && field === "name") {
 		return errorResponse(
 			c,
-			new ApiError(
-				400,
+			new CairnError(
 				"invalid_name",
 				"memory name must be 1-64 characters of lowercase letters, digits and '-', starting with a letter or digit",
 			),
@@ -44,7 +43,7 @@ export const validationHook = (
 	}
 	return errorResponse(
 		c,
-		new ApiError(400, "invalid_request", `invalid ${result.target ?? "request"} field "${field}": ${issue?.message ?? "invalid"}`, {
+		new CairnError("invalid_request", `invalid ${result.target ?? "request"} field "${field}": ${issue?.message ?? "invalid"}`, {
 			field,
 		}),
 	);
@@ -54,25 +53,21 @@ export function createApp() {
 	const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 	app.onError((err, c) => {
-		if (err instanceof ApiError) return errorResponse(c, err);
+		if (err instanceof CairnError) return errorResponse(c, err);
 		if (err instanceof HTTPException) {
 			const code = err.status === 413 ? "payload_too_large" : err.status === 415 ? "unsupported_media_type" : "invalid_request";
-			const status = err.status >= 500 ? 400 : err.status;
-			return errorResponse(
-				c,
-				new ApiError(status as 400, code, code === "invalid_request" ? "the request could not be read" : err.message),
-			);
+			return errorResponse(c, new CairnError(code, code === "invalid_request" ? "the request could not be read" : err.message));
 		}
 		// Internal detail goes to the log only; callers get a message Cairn controls.
 		console.error("unhandled error", err instanceof Error ? err.stack : String(err));
-		return errorResponse(c, new ApiError(500, "internal_error", "internal error"));
+		return errorResponse(c, new CairnError("internal_error", "internal error"));
 	});
-	app.notFound((c) => errorResponse(c, new ApiError(404, "not_found", "no such route")));
+	app.notFound((c) => errorResponse(c, new CairnError("not_found", "no such route")));
 
 	app.get("/health", (c) => c.json({ status: "ok" }));
 
 	const tooLarge = (limit: number) => () => {
-		throw new ApiError(413, "payload_too_large", `request body exceeds ${limit} bytes`);
+		throw new CairnError("payload_too_large", `request body exceeds ${limit} bytes`);
 	};
 	app.use("/v1/projects/:projectId/memories/batch", bodyLimit({ maxSize: BATCH_BODY_LIMIT, onError: tooLarge(BATCH_BODY_LIMIT) }));
 	app.use(
@@ -96,7 +91,7 @@ export function createApp() {
 
 	// An empty memory name ("/memories/") would otherwise fall through to "no such route".
 	app.all("/v1/projects/:projectId/memories/", () => {
-		throw new ApiError(400, "invalid_name", "memory name must not be empty");
+		throw new CairnError("invalid_name", "memory name must not be empty");
 	});
 
 	app.route("/", adminRoutes);

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { digestsEqual, parseToken, type Scope, secretMatches } from "../auth/keys";
 import { sha256Hex } from "../lib/ids";
 import type { AppEnv, ProjectRecord } from "./context";
-import { ApiError } from "./errors";
+import { CairnError } from "./errors";
 
 const PROJECT_PATH = /^\/v1\/projects\/([^/]+)/;
 const PROJECT_COLUMNS = "p.id, p.tenant_id, p.name, p.canonical_key, p.git_remote, p.root_path, p.created_at";
@@ -34,7 +34,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 	return async function requireKey(c, next) {
 		const token = bearer(c.req.header("Authorization"));
 		const parsed = token ? parseToken(token) : null;
-		if (!token || !parsed) throw new ApiError(401, "unauthorized", "a valid API key is required (Authorization: Bearer cairn_…)");
+		if (!token || !parsed) throw new CairnError("unauthorized", "a valid API key is required (Authorization: Bearer cairn_…)");
 		const keyStatement = c.env.DB.prepare("SELECT id, tenant_id, user_id, digest, scopes, project_id FROM api_keys WHERE id = ?").bind(
 			parsed.id,
 		);
@@ -55,7 +55,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 		const digest = await sha256Hex(token);
 		// Compare against a dummy digest when the id is unknown, so timing does not reveal which ids exist.
 		const ok = digestsEqual(digest, row?.digest ?? "0".repeat(64));
-		if (!ok || !row) throw new ApiError(401, "unauthorized", "the API key is not valid");
+		if (!ok || !row) throw new CairnError("unauthorized", "the API key is not valid");
 		c.set("auth", {
 			tenantId: row.tenant_id,
 			userId: row.user_id,
@@ -71,7 +71,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
 	return async function requireScope(c, next) {
 		if (!c.get("auth").scopes.includes(scope)) {
-			throw new ApiError(403, "forbidden", `this API key lacks the "${scope}" scope`);
+			throw new CairnError("forbidden", `this API key lacks the "${scope}" scope`);
 		}
 		await next();
 	};
@@ -86,7 +86,7 @@ export function requireMethodScope(): MiddlewareHandler<AppEnv> {
 		const reading = ["GET", "HEAD", "OPTIONS"].includes(c.req.method) || (c.req.method === "POST" && READ_ONLY_POSTS.test(c.req.path));
 		const scope: Scope = reading ? "read" : "write";
 		if (!c.get("auth").scopes.includes(scope)) {
-			throw new ApiError(403, "forbidden", `this API key lacks the "${scope}" scope`);
+			throw new CairnError("forbidden", `this API key lacks the "${scope}" scope`);
 		}
 		await next();
 	};
@@ -109,9 +109,9 @@ export function loadProject(): MiddlewareHandler<AppEnv> {
 				: await c.env.DB.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ? AND p.tenant_id = ?`)
 						.bind(projectId, auth.tenantId)
 						.first<ProjectRecord>();
-		if (!project) throw new ApiError(404, "not_found", "project not found");
+		if (!project) throw new CairnError("not_found", "project not found");
 		if (auth.projectId && auth.projectId !== project.id) {
-			throw new ApiError(403, "forbidden", "this API key is limited to another project");
+			throw new CairnError("forbidden", "this API key is limited to another project");
 		}
 		c.set("project", project);
 		c.set("projectContext", { tenantId: auth.tenantId, userId: auth.userId, projectId: project.id });
@@ -124,7 +124,7 @@ export function requireAdminToken(): MiddlewareHandler<AppEnv> {
 	return async function requireAdminToken(c, next) {
 		const token = bearer(c.req.header("Authorization"));
 		if (!token || !(await secretMatches(token, c.env.CAIRN_ADMIN_TOKEN ?? ""))) {
-			throw new ApiError(401, "unauthorized", "the operator token (CAIRN_ADMIN_TOKEN) is required");
+			throw new CairnError("unauthorized", "the operator token (CAIRN_ADMIN_TOKEN) is required");
 		}
 		await next();
 	};

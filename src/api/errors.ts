@@ -1,45 +1,32 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { CairnError, ErrorCode } from "../errors";
 
-export type ErrorCode =
-	| "invalid_request"
-	| "invalid_name"
-	| "unauthorized"
-	| "forbidden"
-	| "not_found"
-	| "method_not_allowed"
-	| "version_conflict"
-	| "conflict"
-	| "payload_too_large"
-	| "unsupported_media_type"
-	| "secret_detected"
-	| "feature_disabled"
-	| "confirmation_required"
-	| "internal_error";
+export { badRequest, CairnError, type ErrorCode, notFound } from "../errors";
 
-/**
- * An error whose message is written by Cairn and safe to show callers. Untrusted text
- * (memory bodies, transcripts, model output) never goes into `message` or `details`.
- */
-export class ApiError extends Error {
-	constructor(
-		readonly status: ContentfulStatusCode,
-		readonly code: ErrorCode,
-		message: string,
-		readonly details?: Record<string, unknown>,
-	) {
-		super(message);
-	}
-}
-
-export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError(400, "invalid_request", message, details);
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+/** The only place a domain error code becomes an HTTP status. */
+export const HTTP_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+	invalid_request: 400,
+	invalid_name: 400,
+	confirmation_required: 400,
+	unauthorized: 401,
+	forbidden: 403,
+	feature_disabled: 403,
+	not_found: 404,
+	method_not_allowed: 405,
+	conflict: 409,
+	version_conflict: 412,
+	payload_too_large: 413,
+	unsupported_media_type: 415,
+	secret_detected: 422,
+	internal_error: 500,
+};
 
 /** The one place that turns an error into the response body `{"error":{code,message,details?}}`. */
-export function errorResponse(c: Context, err: ApiError) {
+export function errorResponse(c: Context, err: CairnError) {
 	const body: { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } } = {
 		error: { code: err.code, message: err.message },
 	};
 	if (err.details) body.error.details = err.details;
-	return c.json(body, err.status);
+	return c.json(body, HTTP_STATUS[err.code]);
 }

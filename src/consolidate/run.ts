@@ -1,5 +1,5 @@
 import type { LanguageModel } from "ai";
-import { ApiError } from "../api/errors";
+import { CairnError, isInputError } from "../errors";
 import { truncateToTokens } from "../inject/tokens";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
@@ -103,10 +103,9 @@ async function applyOperation(
 		await faults.afterBatch?.();
 		events.push({ ...base, outcome: written.status === "unchanged" ? "unchanged" : "applied" });
 	} catch (err) {
-		if (err instanceof ApiError && err.code === "secret_detected")
+		if (err instanceof CairnError && err.code === "secret_detected")
 			return [{ ...base, outcome: "refused", reason: "contains what looks like a secret" }];
-		if (err instanceof ApiError && (err.status === 400 || err.status === 413))
-			return [{ ...base, outcome: "refused", reason: err.message }];
+		if (isInputError(err)) return [{ ...base, outcome: "refused", reason: err.message }];
 		throw err;
 	}
 	if (op.op === "merge") {

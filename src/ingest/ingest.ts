@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors";
+import { CairnError } from "../errors";
 import { nowIso, randomId, sha256Hex } from "../lib/ids";
 import { sessionPrefix } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
@@ -50,7 +50,7 @@ export async function getSession(db: D1Database, projectId: string, sessionId: s
 /** The caller's own session, or 404 (another user's session is not visible). */
 export async function requireOwnSession(db: D1Database, ctx: ProjectContext, sessionId: string): Promise<SessionRow> {
 	const row = await getSession(db, ctx.projectId, sessionId);
-	if (!row || row.user_id !== ctx.userId) throw new ApiError(404, "not_found", "session not found");
+	if (!row || row.user_id !== ctx.userId) throw new CairnError("not_found", "session not found");
 	return row;
 }
 
@@ -116,9 +116,9 @@ export async function ingestTranscript(
 			).bind(JSON.stringify(keys), ctx.projectId, sessionId),
 		]);
 		const session = (sessionRes?.results[0] as SessionRow | undefined) ?? null;
-		if (session && session.user_id !== ctx.userId) throw new ApiError(409, "conflict", "this session id is already used by another user");
+		if (session && session.user_id !== ctx.userId) throw new CairnError("conflict", "this session id is already used by another user");
 		if (session && session.agent !== parsed.agent && unique.size > 0) {
-			throw new ApiError(409, "conflict", `this session holds a ${session.agent} transcript; the posted lines read as ${parsed.agent}`);
+			throw new CairnError("conflict", `this session holds a ${session.agent} transcript; the posted lines read as ${parsed.agent}`);
 		}
 		const seen = new Set((seenRes?.results ?? []).map((r) => (r as { k: string }).k));
 		const fresh = [...unique.values()].filter((t) => !seen.has(t.key));
@@ -180,7 +180,7 @@ export async function ingestTranscript(
 			await env.FILES.delete(objectKey);
 			if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err)) && attempt < ATTEMPTS) continue;
 			if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
-				throw new ApiError(409, "conflict", "the session changed under concurrent posts; retry the request");
+				throw new CairnError("conflict", "the session changed under concurrent posts; retry the request");
 			}
 			throw err;
 		}

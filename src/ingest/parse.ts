@@ -1,4 +1,4 @@
-import { badRequest } from "../api/errors";
+import { badRequest } from "../errors";
 import { sha256Hex } from "../lib/ids";
 import { parseClaude } from "./claude";
 import { CODEX_ENVELOPE_TYPES, CODEX_ITEM_TYPES, parseCodex } from "./codex";

@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { AuthContext } from "../api/context";
-import { ApiError } from "../api/errors";
+import { CairnError } from "../errors";
 import { SESSION_ID_PATTERN } from "../ingest/turns";
 import { memoryUrl } from "../memory/paths";
 import { MEMORY_URL, resolveMemoryUrl } from "../memory/resolve";
@@ -33,7 +33,7 @@ const text = (value: unknown): ToolResult => ({
 });
 /** Errors come back as tool errors with Cairn's own message: never a stack trace, never echoed input. */
 const failure = (err: unknown): ToolResult => {
-	if (err instanceof ApiError) return { isError: true, content: [{ type: "text", text: `${err.code}: ${err.message}` }] };
+	if (err instanceof CairnError) return { isError: true, content: [{ type: "text", text: `${err.code}: ${err.message}` }] };
 	console.error("mcp tool failed", err instanceof Error ? err.stack : String(err));
 	return { isError: true, content: [{ type: "text", text: "internal_error: the memory service failed; try again" }] };
 };
@@ -45,26 +45,26 @@ async function projectFor(ctx: McpRequestContext, gitRemote: string | undefined)
 		const row = await ctx.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?")
 			.bind(ctx.projectId, ctx.auth.tenantId)
 			.first<{ id: string }>();
-		if (!row) throw new ApiError(404, "not_found", "project not found (X-Cairn-Project)");
+		if (!row) throw new CairnError("not_found", "project not found (X-Cairn-Project)");
 		projectId = row.id;
 	} else if (gitRemote) {
 		const key = canonicalKeyFromRemote(gitRemote);
-		if (!key) throw new ApiError(400, "invalid_request", "gitRemote is not a recognisable git remote URL");
+		if (!key) throw new CairnError("invalid_request", "gitRemote is not a recognisable git remote URL");
 		const row = await ctx.env.DB.prepare("SELECT id FROM projects WHERE tenant_id = ? AND canonical_key = ?")
 			.bind(ctx.auth.tenantId, key)
 			.first<{ id: string }>();
-		if (!row) throw new ApiError(404, "not_found", "no project is registered for this git remote; run `cairn init` in the repository");
+		if (!row) throw new CairnError("not_found", "no project is registered for this git remote; run `cairn init` in the repository");
 		projectId = row.id;
 	}
-	if (!projectId) throw new ApiError(400, "invalid_request", "name the project: set the X-Cairn-Project header or pass gitRemote");
+	if (!projectId) throw new CairnError("invalid_request", "name the project: set the X-Cairn-Project header or pass gitRemote");
 	if (ctx.auth.projectId && ctx.auth.projectId !== projectId) {
-		throw new ApiError(403, "forbidden", "this API key is limited to another project");
+		throw new CairnError("forbidden", "this API key is limited to another project");
 	}
 	return { tenantId: ctx.auth.tenantId, userId: ctx.auth.userId, projectId };
 }
 
 const requireWrite = (ctx: McpRequestContext) => {
-	if (!ctx.auth.scopes.includes("write")) throw new ApiError(403, "forbidden", "this API key lacks the write scope");
+	if (!ctx.auth.scopes.includes("write")) throw new CairnError("forbidden", "this API key lacks the write scope");
 };
 
 /**
@@ -245,7 +245,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			}),
 			{ title: "Topic files and skills", mimeType: "text/markdown" },
 			async (uri) => {
-				if (!MEMORY_URL.test(uri.href)) throw new ApiError(400, "invalid_request", "unknown memory:// resource");
+				if (!MEMORY_URL.test(uri.href)) throw new CairnError("invalid_request", "unknown memory:// resource");
 				return read(uri);
 			},
 		);

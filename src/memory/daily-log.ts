@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from "../api/errors";
+import { badRequest, CairnError } from "../errors";
 import { assertNoSecretsIn } from "../security/guard";
 import { logKey, logsPrefix } from "./paths";
 import type { ProjectContext } from "./store";
@@ -49,21 +49,21 @@ export async function appendDailyLog(
 	if (!SECTION_PATTERN.test(section)) throw badRequest("section must be 1-40 letters, digits, spaces or - , '", { field: "section" });
 	if (!entry.trim()) throw badRequest("entry must not be empty", { field: "entry" });
 	if (new TextEncoder().encode(entry).byteLength > MAX_ENTRY_BYTES)
-		throw new ApiError(413, "payload_too_large", `entry exceeds ${MAX_ENTRY_BYTES} bytes`);
+		throw new CairnError("payload_too_large", `entry exceeds ${MAX_ENTRY_BYTES} bytes`);
 	await assertNoSecretsIn(entry, "log entry");
 	const key = logKey(ctx.tenantId, ctx.projectId, ctx.userId, date);
 	for (let attempt = 0; attempt < 5; attempt++) {
 		const current = await env.FILES.get(key);
 		const text = appendToLog(current ? await current.text() : null, date, section, entry, now);
 		if (new TextEncoder().encode(text).byteLength > MAX_LOG_BYTES)
-			throw new ApiError(413, "payload_too_large", `the log for ${date} is full (${MAX_LOG_BYTES} bytes)`);
+			throw new CairnError("payload_too_large", `the log for ${date} is full (${MAX_LOG_BYTES} bytes)`);
 		const written = await env.FILES.put(key, text, {
 			httpMetadata: { contentType: "text/markdown; charset=utf-8" },
 			onlyIf: current ? { etagMatches: current.etag } : { etagDoesNotMatch: "*" },
 		});
 		if (written) return text;
 	}
-	throw new ApiError(412, "version_conflict", "the log is being written concurrently; retry");
+	throw new CairnError("version_conflict", "the log is being written concurrently; retry");
 }
 
 export async function readDailyLog(env: Env, ctx: ProjectContext, date: string): Promise<string | null> {

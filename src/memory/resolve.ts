@@ -1,5 +1,5 @@
-import { ApiError, badRequest, notFound } from "../api/errors";
 import { readSkill, readSummary } from "../consolidate/artifacts";
+import { badRequest, CairnError, notFound } from "../errors";
 import { getIndex } from "./index-file";
 import { getMemoryRow, type MemoryRow, type ProjectContext, readMemoryContent } from "./store";
 import { MEMORY_SCOPES, type MemoryScope } from "./topic-file";
@@ -27,6 +27,6 @@ export async function resolveMemoryUrl(env: Env, ctx: ProjectContext, url: strin
 	if (index) return getIndex(env, ctx);
 	if (name) return readMemoryContent(env, ctx, await findMemory(env.DB, ctx, name, team ? "team" : undefined));
 	const found = skill ? await readSkill(env, ctx, skill) : await readSummary(env, ctx);
-	if (found === null) throw new ApiError(404, "not_found", skill ? "skill not found" : "memory summary not found");
+	if (found === null) throw new CairnError("not_found", skill ? "skill not found" : "memory summary not found");
 	return found;
 }

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from "../api/errors";
+import { CairnError, notFound } from "../errors";
 import { nowIso, sha256Hex } from "../lib/ids";
 import { assertNoSecretsIn } from "../security/guard";
 import { memoryUrl, objectKey } from "./paths";
@@ -117,7 +117,7 @@ export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInp
 	if (input.ifMatch !== undefined) {
 		const matches = input.ifMatch === "*" ? current !== null : current?.version === input.ifMatch;
 		if (!matches) {
-			throw new ApiError(412, "version_conflict", "the memory changed since the version given in If-Match", {
+			throw new CairnError("version_conflict", "the memory changed since the version given in If-Match", {
 				currentVersion: current?.version ?? null,
 			});
 		}
@@ -223,19 +223,19 @@ export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInp
 		await db.batch(statements);
 	} catch (err) {
 		if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
-			throw new ApiError(412, "version_conflict", "the memory was changed by a concurrent write; re-read and retry");
+			throw new CairnError("version_conflict", "the memory was changed by a concurrent write; re-read and retry");
 		}
 		throw err;
 	}
 	const row = await getMemoryRow(db, ctx, scope, file.name);
-	if (!row) throw new ApiError(412, "version_conflict", "the memory was deleted by a concurrent request");
+	if (!row) throw new CairnError("version_conflict", "the memory was deleted by a concurrent request");
 	return { status: current ? "updated" : "created", memory: toMetadata(row) };
 }
 
 /** Reads a memory's current file text from R2. */
 export async function readMemoryContent(env: Env, ctx: ProjectContext, row: Pick<MemoryRow, "content_hash">): Promise<string> {
 	const object = await env.FILES.get(objectKey(ctx.tenantId, ctx.projectId, row.content_hash));
-	if (!object) throw new ApiError(500, "internal_error", "memory content is temporarily unavailable");
+	if (!object) throw new CairnError("internal_error", "memory content is temporarily unavailable");
 	return object.text();
 }
 

@@ -1,6 +1,6 @@
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { z } from "zod";
-import { ApiError, badRequest } from "../api/errors";
+import { badRequest, CairnError } from "../errors";
 
 export const MEMORY_TYPES = ["user", "feedback", "project", "reference"] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -29,8 +29,7 @@ export interface TopicFile {
 
 export function assertValidName(name: string): void {
 	if (!NAME_PATTERN.test(name)) {
-		throw new ApiError(
-			400,
+		throw new CairnError(
 			"invalid_name",
 			"memory name must be 1-64 characters of lowercase letters, digits and '-', starting with a letter or digit",
 		);
@@ -39,7 +38,7 @@ export function assertValidName(name: string): void {
 
 export function assertBodySize(body: string): void {
 	if (new TextEncoder().encode(body).byteLength > MAX_BODY_BYTES) {
-		throw new ApiError(413, "payload_too_large", `memory body exceeds ${MAX_BODY_BYTES} bytes`);
+		throw new CairnError("payload_too_large", `memory body exceeds ${MAX_BODY_BYTES} bytes`);
 	}
 }
 

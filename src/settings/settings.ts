@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { badRequest } from "../api/errors";
+import { badRequest } from "../errors";
 import { nowIso } from "../lib/ids";
 
 /**

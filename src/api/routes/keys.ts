@@ -3,7 +3,7 @@ import { issueKey, SCOPES } from "../../auth/keys";
 import { newId } from "../../lib/ids";
 import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
-import { ApiError, badRequest } from "../errors";
+import { badRequest, CairnError } from "../errors";
 import { errors, KeySchema } from "../schemas";
 
 export const keyRoutes = new OpenAPIHono<AppEnv>();
@@ -64,13 +64,13 @@ keyRoutes.openapi(
 		const scopes = [...new Set(body.scopes)];
 		const projectId = body.projectId ?? auth.projectId;
 		if (auth.projectId && projectId !== auth.projectId) {
-			throw new ApiError(403, "forbidden", "a project-limited key can only issue keys for its own project");
+			throw new CairnError("forbidden", "a project-limited key can only issue keys for its own project");
 		}
 		if (projectId) {
 			const project = await c.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?")
 				.bind(projectId, auth.tenantId)
 				.first();
-			if (!project) throw new ApiError(404, "not_found", "project not found");
+			if (!project) throw new CairnError("not_found", "project not found");
 		}
 		let userId = auth.userId;
 		if (body.user) {
@@ -138,7 +138,7 @@ keyRoutes.openapi(
 		const result = await c.env.DB.prepare("DELETE FROM api_keys WHERE id = ? AND tenant_id = ? AND (?3 IS NULL OR project_id = ?3)")
 			.bind(id, auth.tenantId, auth.projectId)
 			.run();
-		if (result.meta.changes === 0) throw new ApiError(404, "not_found", "key not found");
+		if (result.meta.changes === 0) throw new CairnError("not_found", "key not found");
 		return c.body(null, 204);
 	},
 );

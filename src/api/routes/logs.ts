@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { appendDailyLog, listDailyLogs, readDailyLog } from "../../memory/daily-log";
 import { effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
-import { ApiError, notFound } from "../errors";
+import { CairnError, notFound } from "../errors";
 import { errors, ProjectIdParam } from "../schemas";
 
 export const logRoutes = new OpenAPIHono<AppEnv>();
@@ -44,8 +44,7 @@ logRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 		if (settings["memories.assistantLog"].value === false) {
-			throw new ApiError(
-				403,
+			throw new CairnError(
 				"feature_disabled",
 				`daily logs are turned off (memories.assistantLog, set by ${settings["memories.assistantLog"].source})`,
 			);

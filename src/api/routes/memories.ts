@@ -25,7 +25,7 @@ import {
 } from "../../memory/topic-file";
 import { effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
-import { ApiError, badRequest, notFound } from "../errors";
+import { badRequest, CairnError, notFound } from "../errors";
 import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";
 
 export const memoryRoutes = new OpenAPIHono<AppEnv>();
@@ -61,7 +61,7 @@ async function assertScopeEnabled(c: Context<AppEnv>, scope: MemoryScope) {
 	const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 	const key = scope === "team" ? "memories.teamMemory" : "memories.personalMemory";
 	if (settings[key].value === false) {
-		throw new ApiError(403, "feature_disabled", `${scope} memory is turned off (${key}, set by ${settings[key].source})`);
+		throw new CairnError("feature_disabled", `${scope} memory is turned off (${key}, set by ${settings[key].source})`);
 	}
 }
 
@@ -90,7 +90,7 @@ async function readBody(c: Context<AppEnv>, name: string): Promise<TopicFile> {
 		if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
 		return { name, type, description, body: fields.body };
 	}
-	throw new ApiError(415, "unsupported_media_type", "send text/markdown (a topic file) or application/json");
+	throw new CairnError("unsupported_media_type", "send text/markdown (a topic file) or application/json");
 }
 
 memoryRoutes.openapi(
@@ -298,7 +298,7 @@ memoryRoutes.openapi(
 				});
 				results.push({ name: label, status: result.status });
 			} catch (err) {
-				if (!(err instanceof ApiError) || err.status >= 500) throw err;
+				if (!(err instanceof CairnError) || err.code === "internal_error") throw err;
 				results.push({
 					name: label,
 					status: "error" as const,

@@ -3,7 +3,7 @@ import { listSkills, readSkill, readSummary } from "../../consolidate/artifacts"
 import { pendingCount } from "../../consolidate/inputs";
 import { effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
-import { ApiError, notFound } from "../errors";
+import { CairnError, notFound } from "../errors";
 import { errors, NameParam, ProjectIdParam } from "../schemas";
 
 export const pipelineRoutes = new OpenAPIHono<AppEnv>();
@@ -45,7 +45,7 @@ pipelineRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 		if (settings["memories.enabled"].value !== true) {
-			throw new ApiError(403, "feature_disabled", `memories are off (memories.enabled, set by ${settings["memories.enabled"].source})`);
+			throw new CairnError("feature_disabled", `memories are off (memories.enabled, set by ${settings["memories.enabled"].source})`);
 		}
 		await c.env.PROJECT_COORDINATOR.getByName(ctx.projectId).requestRun(ctx.projectId);
 		return c.json(await status(c.env, ctx.projectId), 202);

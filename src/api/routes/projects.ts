@@ -3,7 +3,7 @@ import { newId } from "../../lib/ids";
 import { canonicalKeyFromPath, canonicalKeyFromRemote } from "../../projects/identity";
 import { requireScope } from "../auth";
 import type { AppEnv, ProjectRecord } from "../context";
-import { ApiError, badRequest } from "../errors";
+import { badRequest, CairnError } from "../errors";
 import { errors, ProjectIdParam, ProjectSchema } from "../schemas";
 
 export const projectRoutes = new OpenAPIHono<AppEnv>();
@@ -53,7 +53,7 @@ projectRoutes.openapi(
 			.bind(auth.tenantId, canonicalKey)
 			.first<ProjectRecord>();
 		if (auth.projectId && existing?.id !== auth.projectId) {
-			throw new ApiError(403, "forbidden", "this API key is limited to another project");
+			throw new CairnError("forbidden", "this API key is limited to another project");
 		}
 		if (existing) return c.json({ project: toProject(existing) }, 200);
 		// Only the canonical key is stored from the remote: a remote URL may carry credentials.
@@ -66,7 +66,7 @@ projectRoutes.openapi(
 		const project = await c.env.DB.prepare(`${SELECT_PROJECT} WHERE tenant_id = ? AND canonical_key = ?`)
 			.bind(auth.tenantId, canonicalKey)
 			.first<ProjectRecord>();
-		if (!project) throw new ApiError(500, "internal_error", "project could not be registered");
+		if (!project) throw new CairnError("internal_error", "project could not be registered");
 		return c.json({ project: toProject(project) }, inserted.meta.changes > 0 ? 201 : 200);
 	},
 );

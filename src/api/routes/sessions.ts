@@ -9,7 +9,7 @@ import { enqueueSessions, extractionAllowed } from "../../pipeline/triggers";
 import { readSessionMemory, refreshSessionMemory } from "../../session-memory/session-memory";
 import { type EffectiveSettings, effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
-import { ApiError } from "../errors";
+import { CairnError } from "../errors";
 import { errors, ProjectIdParam } from "../schemas";
 
 export const sessionRoutes = new OpenAPIHono<AppEnv>();
@@ -218,7 +218,7 @@ sessionRoutes.openapi(
 		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 		if (!extractionAllowed(settings)) {
 			const key = settings["memories.enabled"].value === true ? "memories.autoMemory" : "memories.enabled";
-			throw new ApiError(403, "feature_disabled", `extraction is off (${key}, set by ${settings[key].source})`);
+			throw new CairnError("feature_disabled", `extraction is off (${key}, set by ${settings[key].source})`);
 		}
 		const { results } = await c.env.DB.prepare("SELECT * FROM sessions WHERE project_id = ? AND user_id = ? AND cursor < turns")
 			.bind(ctx.projectId, ctx.userId)
@@ -328,7 +328,7 @@ async function sessionMemoryContext(env: Env, ctx: ProjectContext, sessionId: st
 	const session = await requireOwnSession(env.DB, ctx, sessionId);
 	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 	const off = sessionMemoryOff(settings);
-	if (off) throw new ApiError(403, "feature_disabled", off);
+	if (off) throw new CairnError("feature_disabled", off);
 	return { session, settings };
 }
 

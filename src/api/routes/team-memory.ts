@@ -8,7 +8,7 @@ import { findSecrets, ruleNames } from "../../security/secrets";
 import { effectiveSettings } from "../../settings/settings";
 import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
-import { ApiError, badRequest } from "../errors";
+import { badRequest, CairnError } from "../errors";
 import { errors, ProjectIdParam } from "../schemas";
 import { InjectResultSchema } from "./recall";
 
@@ -26,7 +26,7 @@ async function requireTeamSync(env: Env, ctx: ProjectContext) {
 	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 	for (const key of ["memories.enabled", "memories.teamMemory"] as const) {
 		if (settings[key].value !== true)
-			throw new ApiError(403, "feature_disabled", `team memory sync is off (${key}, set by ${settings[key].source})`);
+			throw new CairnError("feature_disabled", `team memory sync is off (${key}, set by ${settings[key].source})`);
 	}
 }
 
@@ -141,7 +141,7 @@ teamMemoryRoutes.openapi(
 			try {
 				file = parseTopicFile(entry.content);
 			} catch (err) {
-				if (err instanceof ApiError) throw badRequest(`${entry.path}: ${err.message}`, { path: entry.path, ...(err.details ?? {}) });
+				if (err instanceof CairnError) throw badRequest(`${entry.path}: ${err.message}`, { path: entry.path, ...(err.details ?? {}) });
 				throw err;
 			}
 			if (file.name !== name) throw badRequest(`${entry.path}: frontmatter name must match the file name`, { path: entry.path });
@@ -154,7 +154,7 @@ teamMemoryRoutes.openapi(
 			if (findings.length > 0) secrets.push({ path: p.path, rules: ruleNames(findings) });
 		}
 		if (secrets.length > 0) {
-			throw new ApiError(422, "secret_detected", "team memory push refused: some files contain what looks like a secret", {
+			throw new CairnError("secret_detected", "team memory push refused: some files contain what looks like a secret", {
 				paths: secrets,
 			});
 		}
@@ -175,8 +175,7 @@ teamMemoryRoutes.openapi(
 			if (stale) conflicts.push({ path: p.path, serverSha256: row?.content_hash ?? null });
 		}
 		if (conflicts.length > 0) {
-			throw new ApiError(
-				412,
+			throw new CairnError(
 				"version_conflict",
 				"team memory changed on the server since these files were read; pull, merge and push again",
 				{
@@ -263,7 +262,7 @@ teamMemoryRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		if (c.req.valid("query").confirm !== ctx.projectId) {
-			throw new ApiError(400, "confirmation_required", "clearing memory needs ?confirm=<projectId> with this project's id");
+			throw new CairnError("confirmation_required", "clearing memory needs ?confirm=<projectId> with this project's id");
 		}
 		await clearProjectMemory(c.env, ctx);
 		return c.body(null, 204);
