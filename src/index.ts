@@ -1,7 +1,6 @@
 import { createApp } from "./app";
-import { sweepOrphans } from "./maintenance/sweep";
+import { idleScanSlice, sweepSlice } from "./maintenance/cron";
 import { handleExtractBatch } from "./pipeline/consumer";
-import { scanIdleSessions } from "./pipeline/triggers";
 
 export { ProjectCoordinator } from "./coordinator/project-coordinator";
 
@@ -13,7 +12,7 @@ export default {
 		await handleExtractBatch(batch, env);
 	},
 	async scheduled(_controller, env, ctx) {
-		ctx.waitUntil(sweepOrphans(env).then((n) => console.log(`sweep: removed ${n} orphaned objects`)));
-		ctx.waitUntil(scanIdleSessions(env).then((chosen) => console.log(`idle scan: queued ${chosen.length} sessions`)));
+		ctx.waitUntil(sweepSlice(env).then((r) => console.log(`sweep: removed ${r.removed} orphaned objects in ${r.projects} projects`)));
+		ctx.waitUntil(idleScanSlice(env).then((r) => console.log(`idle scan: queued ${r.queued} sessions in ${r.projects} projects`)));
 	},
 } satisfies ExportedHandler<Env>;

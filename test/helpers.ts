@@ -1,4 +1,6 @@
-import { exports } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "https://cairn.test";
@@ -79,4 +81,53 @@ export async function expectError(res: Response, status: number, code: string): 
 	}
 	if (typeof body.error.message !== "string" || body.error.message.length === 0) throw new Error("error without message");
 	return body;
+}
+
+interface TestStatement {
+	sql: string;
+	args: unknown[];
+	bind(...args: unknown[]): TestStatement;
+	first<T = Loose>(column?: string): Promise<T | null>;
+	all<T = Loose>(): Promise<{ results: T[] }>;
+	run(): Promise<{ meta: { changes: number } }>;
+}
+
+/**
+ * A project's own SQLite, read and written inside its Durable Object (`runInDurableObject`): how
+ * tests inspect per-project rows now that they no longer live in D1.
+ */
+export function projectDb(projectId: string) {
+	const stub = env.PROJECT_COORDINATOR.getByName(projectId);
+	const inObject = <T>(fn: (db: ProjectCoordinator["db"]) => Promise<T>) =>
+		runInDurableObject(stub, (instance: ProjectCoordinator) => fn(instance.db));
+	const statement = (sql: string, args: unknown[] = []): TestStatement => ({
+		sql,
+		args,
+		bind: (...next: unknown[]) => statement(sql, next),
+		first: <T>(column?: string) =>
+			inObject((db) =>
+				db
+					.prepare(sql)
+					.bind(...args)
+					.first<T>(column),
+			),
+		all: <T>() =>
+			inObject((db) =>
+				db
+					.prepare(sql)
+					.bind(...args)
+					.all<T>(),
+			),
+		run: () =>
+			inObject((db) =>
+				db
+					.prepare(sql)
+					.bind(...args)
+					.run(),
+			),
+	});
+	return {
+		prepare: (sql: string) => statement(sql),
+		batch: (statements: TestStatement[]) => inObject((db) => db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.args)))),
+	};
 }

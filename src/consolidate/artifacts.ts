@@ -1,6 +1,8 @@
 import { nowIso, sha256Hex } from "../lib/ids";
 import { objectKey, summaryKey } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
+import type { ProjectEnv } from "../project/env";
+import type { ProjectDb, ProjectStatement } from "../project/sql";
 
 /** A skill: `skills/<name>/SKILL.md`, frontmatter name + description, then its sections. */
 export interface Skill {
@@ -30,7 +32,7 @@ export async function writeSummary(env: Env, ctx: ProjectContext, text: string):
 	});
 }
 
-export async function listSkills(db: D1Database, ctx: ProjectContext): Promise<SkillRow[]> {
+export async function listSkills(db: ProjectDb, ctx: ProjectContext): Promise<SkillRow[]> {
 	const { results } = await db
 		.prepare("SELECT name, description, content_hash, updated_at FROM skills WHERE project_id = ? AND owner_id = ? ORDER BY name")
 		.bind(ctx.projectId, ctx.userId)
@@ -38,8 +40,8 @@ export async function listSkills(db: D1Database, ctx: ProjectContext): Promise<S
 	return results;
 }
 
-export async function readSkill(env: Env, ctx: ProjectContext, name: string): Promise<string | null> {
-	const row = await env.DB.prepare("SELECT content_hash FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?")
+export async function readSkill(env: ProjectEnv, ctx: ProjectContext, name: string): Promise<string | null> {
+	const row = await env.PDB.prepare("SELECT content_hash FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?")
 		.bind(ctx.projectId, ctx.userId, name)
 		.first<{ content_hash: string }>();
 	if (!row) return null;
@@ -52,14 +54,14 @@ export async function readSkill(env: Env, ctx: ProjectContext, name: string): Pr
  * `replace` mode, deletes every skill absent from `skills`. Returns what was written and removed.
  */
 export async function replaceSkills(
-	env: Env,
+	env: ProjectEnv,
 	ctx: ProjectContext,
 	skills: Skill[],
 	mode: "replace" | "add",
 ): Promise<{ written: string[]; removed: string[] }> {
 	const now = nowIso();
-	const existing = await listSkills(env.DB, ctx);
-	const statements: D1PreparedStatement[] = [];
+	const existing = await listSkills(env.PDB, ctx);
+	const statements: ProjectStatement[] = [];
 	const written: string[] = [];
 	for (const skill of skills) {
 		const content = renderSkill(skill);
@@ -70,7 +72,7 @@ export async function replaceSkills(
 		});
 		written.push(skill.name);
 		statements.push(
-			env.DB.prepare(
+			env.PDB.prepare(
 				`INSERT INTO skills (project_id, owner_id, name, description, content_hash, updated_at) VALUES (?, ?, ?, ?, ?, ?)
 				 ON CONFLICT (project_id, owner_id, name) DO UPDATE SET description = excluded.description, content_hash = excluded.content_hash, updated_at = excluded.updated_at`,
 			).bind(ctx.projectId, ctx.userId, skill.name, skill.description, hash, now),
@@ -80,9 +82,9 @@ export async function replaceSkills(
 	const removed = mode === "replace" ? existing.filter((e) => !keep.has(e.name)).map((e) => e.name) : [];
 	for (const name of removed) {
 		statements.push(
-			env.DB.prepare("DELETE FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?").bind(ctx.projectId, ctx.userId, name),
+			env.PDB.prepare("DELETE FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?").bind(ctx.projectId, ctx.userId, name),
 		);
 	}
-	if (statements.length > 0) await env.DB.batch(statements);
+	if (statements.length > 0) await env.PDB.batch(statements);
 	return { written, removed };
 }

@@ -1,6 +1,7 @@
 import type { Candidate } from "../extract/schema";
 import { tokenCount } from "../inject/tokens";
 import type { MemoryRow, ProjectContext } from "../memory/store";
+import type { ProjectDb, ProjectStatement } from "../project/sql";
 import { type CandidateRow, candidateStatement } from "../recall/lexical";
 import { queryTerms } from "../recall/terms";
 
@@ -24,7 +25,7 @@ export const MAX_OUTPUTS_PER_RUN = 50;
 export const TOUCHED_TOKEN_BUDGET = 12_000;
 const PER_CANDIDATE = 3;
 
-export async function loadPending(db: D1Database, projectId: string, limit = MAX_OUTPUTS_PER_RUN): Promise<PendingOutput[]> {
+export async function loadPending(db: ProjectDb, projectId: string, limit = MAX_OUTPUTS_PER_RUN): Promise<PendingOutput[]> {
 	const { results } = await db
 		.prepare(
 			`SELECT o.session_id, o.from_seq, o.to_seq, o.user_id, o.extractor, o.raw_memory, o.summary, o.candidates_json, o.created_at,
@@ -38,7 +39,7 @@ export async function loadPending(db: D1Database, projectId: string, limit = MAX
 	return results.map(({ candidates_json, ...r }) => ({ ...r, candidates: JSON.parse(candidates_json) as Candidate[] }));
 }
 
-export const pendingCount = async (db: D1Database, projectId: string) =>
+export const pendingCount = async (db: ProjectDb, projectId: string) =>
 	(
 		await db
 			.prepare("SELECT count(*) AS n FROM stage1_outputs WHERE project_id = ? AND consolidated_at IS NULL")
@@ -55,13 +56,13 @@ export type TouchedMemory = MemoryRow & { body: string };
  * within a token budget. Cost follows the number of candidates, not the size of the project.
  */
 export async function touchedMemories(
-	db: D1Database,
+	db: ProjectDb,
 	ctx: ProjectContext,
 	candidates: Candidate[],
 	budget = TOUCHED_TOKEN_BUDGET,
 ): Promise<TouchedMemory[]> {
 	if (candidates.length === 0) return [];
-	const statements: D1PreparedStatement[] = [
+	const statements: ProjectStatement[] = [
 		db
 			.prepare(
 				`SELECT m.*, f.body AS fts_body, 0 AS rank FROM memories m JOIN memories_fts f ON f.rowid = m.id

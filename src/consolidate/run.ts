@@ -4,6 +4,7 @@ import { truncateToTokens } from "../inject/tokens";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
 import { deleteMemory, getMemoryRow, type MemoryRow, type ProjectContext, writeMemory } from "../memory/store";
+import type { ProjectEnv } from "../project/env";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { effectiveSettings } from "../settings/settings";
 import { listSkills, replaceSkills, writeSummary } from "./artifacts";
@@ -58,7 +59,7 @@ function mayChange(row: MemoryRow, evidence: string[], outputs: PendingOutput[])
 }
 
 async function applyOperation(
-	env: Env,
+	env: ProjectEnv,
 	ctx: ProjectContext,
 	op: Operation,
 	outputs: PendingOutput[],
@@ -66,13 +67,13 @@ async function applyOperation(
 ): Promise<Event[]> {
 	const evidence = op.evidence.filter((e) => outputs.some((o) => o.session_id === e));
 	const base = { op: op.op, target: op.name, reason: op.reason.slice(0, 500), evidence };
-	const personal = await getMemoryRow(env.DB, ctx, "personal", op.name);
-	const team = personal ? null : await getMemoryRow(env.DB, ctx, "team", op.name);
+	const personal = await getMemoryRow(env.PDB, ctx, "personal", op.name);
+	const team = personal ? null : await getMemoryRow(env.PDB, ctx, "team", op.name);
 	const current = personal ?? team;
 
 	if (op.op === "confirm") {
 		if (!current) return [{ ...base, outcome: "skipped", reason: "no such memory" }];
-		await env.DB.prepare("UPDATE memories SET verified_at = ? WHERE id = ?").bind(nowIso(), current.id).run();
+		await env.PDB.prepare("UPDATE memories SET verified_at = ? WHERE id = ?").bind(nowIso(), current.id).run();
 		return [{ ...base, outcome: "applied" }];
 	}
 	if (team && !personal && op.op !== "create") {
@@ -111,7 +112,7 @@ async function applyOperation(
 	if (op.op === "merge") {
 		for (const from of op.from) {
 			if (from === op.name) continue;
-			const row = await getMemoryRow(env.DB, ctx, "personal", from);
+			const row = await getMemoryRow(env.PDB, ctx, "personal", from);
 			if (!row) continue;
 			if (!mayChange(row, evidence, outputs)) {
 				events.push({ ...base, op: "delete", target: from, outcome: "skipped", reason: "written explicitly; no newer explicit statement" });
@@ -133,11 +134,11 @@ async function applyOperation(
  * events and the outputs marked consolidated. A failure anywhere leaves the outputs pending, so the
  * retried run redoes the work; writes of identical content are no-ops, so it converges.
  */
-export async function consolidateProject(env: Env, projectId: string, runId: string, options: RunOptions = {}): Promise<RunOutcome> {
+export async function consolidateProject(env: ProjectEnv, projectId: string, runId: string, options: RunOptions = {}): Promise<RunOutcome> {
 	const faults = options.faults ?? {};
 	const project = await env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(projectId).first<{ tenant_id: string }>();
 	if (!project) return { outcome: "nothing to do", outputs: 0, changes: 0, more: false };
-	const pending = await loadPending(env.DB, projectId, MAX_OUTPUTS_PER_RUN + 1);
+	const pending = await loadPending(env.PDB, projectId, MAX_OUTPUTS_PER_RUN + 1);
 	const more = pending.length > MAX_OUTPUTS_PER_RUN;
 	const batch = pending.slice(0, MAX_OUTPUTS_PER_RUN);
 	if (batch.length === 0) return { outcome: "nothing to do", outputs: 0, changes: 0, more: false };
@@ -160,8 +161,8 @@ export async function consolidateProject(env: Env, projectId: string, runId: str
 		const events: Event[] = [];
 		if (candidates.length > 0 || outputs.some((o) => o.raw_memory.trim())) {
 			const summaryLimit = Number(settings["memories.summaryInjectionTokenLimit"].value);
-			const touched = await touchedMemories(env.DB, ctx, candidates);
-			const skillsBefore = await listSkills(env.DB, ctx);
+			const touched = await touchedMemories(env.PDB, ctx, candidates);
+			const skillsBefore = await listSkills(env.PDB, ctx);
 			const plan: ConsolidationPlan = model
 				? await modelPlan(model, outputs, touched, skillsBefore, summaryLimit)
 				: offlinePlan(outputs, touched);
@@ -180,21 +181,21 @@ export async function consolidateProject(env: Env, projectId: string, runId: str
 			for (const name of removed)
 				events.push({ op: "skill-delete", target: name, outcome: "applied", reason: "absent from the run's result", evidence: [] });
 
-			const summary = model && plan.summary.trim() ? plan.summary : await buildSummary(env.DB, ctx, summaryLimit);
+			const summary = model && plan.summary.trim() ? plan.summary : await buildSummary(env.PDB, ctx, summaryLimit);
 			const safe = truncateToTokens((await redactSecrets(summary)).text, summaryLimit).text;
 			await writeSummary(env, ctx, safe);
 		}
 		await faults.beforeMarkConsolidated?.();
 		const now = nowIso();
-		await env.DB.batch([
+		await env.PDB.batch([
 			...events.map((e) =>
-				env.DB.prepare(
+				env.PDB.prepare(
 					`INSERT INTO consolidation_events (project_id, owner_id, run_id, op, target, outcome, reason, evidence_json, created_at)
 					 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				).bind(projectId, userId, runId, e.op, e.target, e.outcome, e.reason, JSON.stringify(e.evidence), now),
 			),
 			...outputs.map((o) =>
-				env.DB.prepare(
+				env.PDB.prepare(
 					"UPDATE stage1_outputs SET consolidated_at = ? WHERE project_id = ? AND session_id = ? AND from_seq = ? AND consolidated_at IS NULL",
 				).bind(now, projectId, o.session_id, o.from_seq),
 			),

@@ -1,6 +1,7 @@
 import { truncateToTokens } from "../inject/tokens";
 import type { ProjectContext } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
+import type { ProjectDb } from "../project/sql";
 
 const SECTIONS: [MemoryType, string][] = [
 	["user", "Profile and preferences"],
@@ -23,7 +24,7 @@ interface Row {
  * team), one line each with its memory:// path, then a keyword map into the topic files. Cut to the
  * token limit at a line boundary.
  */
-export async function buildSummary(db: D1Database, ctx: ProjectContext, tokenLimit: number): Promise<string> {
+export async function buildSummary(db: ProjectDb, ctx: ProjectContext, tokenLimit: number): Promise<string> {
 	// One ordered, limited read per type through the (project_id, type, times_served, updated_at) index.
 	const perType = (type: MemoryType) =>
 		db

@@ -1,8 +1,41 @@
 import { DurableObject } from "cloudflare:workers";
 import type { LanguageModel } from "ai";
+import { listSkills, readSkill } from "../consolidate/artifacts";
+import { pendingCount } from "../consolidate/inputs";
 import { ConsolidationError } from "../consolidate/model";
 import { type ConsolidationFaults, consolidateProject } from "../consolidate/run";
+import { CairnError, toWire, type WireError } from "../errors";
+import { ingestTurns, type ParsedTranscript, requireOwnSession } from "../ingest/ingest";
 import { randomId } from "../lib/ids";
+import { resolveModel } from "../llm/models";
+import { sweepProjectOrphans } from "../maintenance/sweep";
+import { clearProjectMemory } from "../memory/clear";
+import { getIndex } from "../memory/index-file";
+import { findMemory, resolveMemoryUrl } from "../memory/resolve";
+import {
+	deleteMemory,
+	getMemoryRow,
+	getVersion,
+	type ListFilter,
+	listMemories,
+	listVersions,
+	type MemoryRow,
+	type ProjectContext,
+	type WriteInput,
+	writeMemory,
+} from "../memory/store";
+import type { MemoryScope } from "../memory/topic-file";
+import { type ConsumerOptions, processRange, recordRangeFailure } from "../pipeline/consumer";
+import type { ExtractMessage } from "../pipeline/messages";
+import { deadLetterCount, listCandidateOutputs, listSessions, markEnded, sessionsWithPendingTurns } from "../pipeline/sessions";
+import { enqueueSessions, scanProjectIdleSessions } from "../pipeline/triggers";
+import type { ProjectEnv } from "../project/env";
+import { importLegacyRows, type LegacyRows } from "../project/mover";
+import { migrateProjectSchema } from "../project/schema";
+import { ObjectSqlDb } from "../project/sql";
+import { type CandidateRow, candidateStatement } from "../recall/lexical";
+import { recordServed } from "../recall/usage";
+import { readSessionMemory, refreshSessionMemory } from "../session-memory/session-memory";
 
 export interface LastRun {
 	at: string;
@@ -44,8 +77,17 @@ const HISTORY = 20;
 
 export const backoffMs = (failures: number) => Math.min(MAX_BACKOFF_MS, DEBOUNCE_MS * 2 ** Math.max(0, failures - 1));
 
+/** What an RPC method returns: a value, or a domain error in plain form (class identity does not cross RPC). */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: WireError };
+
 /**
- * One instance per project (addressed by project id): it serialises consolidation in place of leases.
+ * One instance per project (addressed by project id, `getByName(projectId)`): it owns the project's
+ * data in its own SQLite (memories, versions, full-text index, sessions, stage-1 outputs, skills,
+ * consolidation events; schema in src/project/schema.ts) and serialises consolidation in place of
+ * leases. The Worker authenticates and authorises every request; the object trusts the context it is
+ * handed but binds itself to one project: the first call records its project id, and a call naming
+ * another project is refused.
+ *
  * `markDirty()` coalesces triggers and arms a debounce alarm; the alarm runs one consolidation; a
  * trigger during a run leaves the project dirty, and the run's end arms exactly one re-run. A DO's
  * input gate does not cover awaits on R2, D1 or a model call, so exclusion rests on the stored
@@ -58,8 +100,243 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	private active: Promise<void> | null = null;
 	/** Test seams: a scripted model and fault points. Production leaves them unset. */
 	model: LanguageModel | null | undefined = undefined;
+	/** Test seam: the stage-1 model for ranges this object extracts. */
+	extractModel: LanguageModel | null | undefined = undefined;
 	faults: ConsolidationFaults | undefined = undefined;
 	onRunStart: (() => void | Promise<void>) | undefined = undefined;
+	readonly db: ObjectSqlDb;
+	/** The Worker's bindings plus this project's own database, for domain code running here. */
+	readonly penv: ProjectEnv;
+	private boundProject: string | null = null;
+
+	constructor(ctx: DurableObjectState, env: Env) {
+		super(ctx, env);
+		this.db = new ObjectSqlDb(ctx.storage.sql, (fn) => ctx.storage.transactionSync(fn));
+		this.penv = { ...env, PDB: this.db };
+		ctx.blockConcurrencyWhile(async () => {
+			migrateProjectSchema(ctx.storage);
+			this.boundProject = ctx.storage.sql.exec<{ id: string }>("SELECT id FROM projects LIMIT 1").toArray()[0]?.id ?? null;
+		});
+	}
+
+	/** Binds the object to its project on first use; a call for any other project is a routing fault. */
+	private bind(projectId: string): void {
+		if (this.boundProject === projectId) return;
+		if (this.boundProject !== null) throw new Error("project object reached for another project");
+		this.ctx.storage.sql.exec("INSERT INTO projects (id, index_generation) VALUES (?, 0) ON CONFLICT (id) DO NOTHING", projectId);
+		this.boundProject = projectId;
+	}
+
+	/** Runs one operation for `projectId`, returning domain errors as values. */
+	private async run<T>(projectId: string, fn: () => Promise<T>): Promise<Outcome<T>> {
+		this.bind(projectId);
+		try {
+			return { ok: true, value: await fn() };
+		} catch (err) {
+			if (err instanceof CairnError) return { ok: false, error: toWire(err) };
+			throw err;
+		}
+	}
+
+	/** The project this object serves, or null before its first call. */
+	async boundTo(): Promise<string | null> {
+		return this.boundProject;
+	}
+
+	// Memories ---------------------------------------------------------------------------------------
+
+	writeMemory(ctx: ProjectContext, input: WriteInput) {
+		return this.run(ctx.projectId, () => writeMemory(this.penv, ctx, input));
+	}
+
+	deleteMemory(ctx: ProjectContext, scope: MemoryScope, name: string) {
+		return this.run(ctx.projectId, () => deleteMemory(this.penv, ctx, scope, name));
+	}
+
+	getMemory(ctx: ProjectContext, scope: MemoryScope, name: string) {
+		return this.run(ctx.projectId, () => getMemoryRow(this.db, ctx, scope, name));
+	}
+
+	findMemory(ctx: ProjectContext, name: string, scope?: MemoryScope) {
+		return this.run(ctx.projectId, () => findMemory(this.db, ctx, name, scope));
+	}
+
+	listMemories(ctx: ProjectContext, filter: ListFilter) {
+		return this.run(ctx.projectId, () => listMemories(this.db, ctx, filter));
+	}
+
+	/** Rows of the team scope, all of them or those named. */
+	teamMemories(ctx: ProjectContext, names?: string[]) {
+		return this.run(ctx.projectId, async () => {
+			const statement = names
+				? this.db
+						.prepare(
+							"SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' AND name IN (SELECT value FROM json_each(?))",
+						)
+						.bind(ctx.projectId, JSON.stringify(names))
+				: this.db
+						.prepare("SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' ORDER BY name")
+						.bind(ctx.projectId);
+			return (await statement.all<MemoryRow>()).results;
+		});
+	}
+
+	history(ctx: ProjectContext, name: string, scope?: MemoryScope) {
+		return this.run(ctx.projectId, async () => {
+			const row = await findMemory(this.db, ctx, name, scope);
+			return { row, versions: await listVersions(this.db, row.id) };
+		});
+	}
+
+	version(ctx: ProjectContext, name: string, scope: MemoryScope | undefined, version: number) {
+		return this.run(ctx.projectId, async () => {
+			const row = await findMemory(this.db, ctx, name, scope);
+			return { row, version: await getVersion(this.db, row.id, version) };
+		});
+	}
+
+	index(ctx: ProjectContext) {
+		return this.run(ctx.projectId, () => getIndex(this.penv, ctx));
+	}
+
+	resolve(ctx: ProjectContext, url: string) {
+		return this.run(ctx.projectId, () => resolveMemoryUrl(this.penv, ctx, url));
+	}
+
+	clear(ctx: ProjectContext) {
+		return this.run(ctx.projectId, () => clearProjectMemory(this.penv, ctx));
+	}
+
+	// Recall -----------------------------------------------------------------------------------------
+
+	/** The lexical candidates for a query: the ranked full-text matches the caller may see. */
+	recallCandidates(ctx: ProjectContext, terms: string[], options: { scopes: MemoryScope[]; limit: number }) {
+		return this.run(ctx.projectId, async () => (await candidateStatement(this.db, ctx, terms, options).all<CandidateRow>()).results);
+	}
+
+	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string) {
+		return this.run(ctx.projectId, () => recordServed(this.db, ctx.projectId, memoryIds, sessionId));
+	}
+
+	// Sessions and the pipeline ----------------------------------------------------------------------
+
+	ingest(ctx: ProjectContext, sessionId: string, parsed: ParsedTranscript) {
+		return this.run(ctx.projectId, () => ingestTurns(this.penv, ctx, sessionId, parsed));
+	}
+
+	session(ctx: ProjectContext, sessionId: string) {
+		return this.run(ctx.projectId, () => requireOwnSession(this.db, ctx, sessionId));
+	}
+
+	sessions(ctx: ProjectContext, limit: number) {
+		return this.run(ctx.projectId, () => listSessions(this.db, ctx, limit));
+	}
+
+	/** Ends the caller's session; queues its unprocessed turns when `enqueue` (extraction allowed). */
+	endSession(ctx: ProjectContext, sessionId: string, enqueue: boolean) {
+		return this.run(ctx.projectId, async () => {
+			await requireOwnSession(this.db, ctx, sessionId);
+			await markEnded(this.db, ctx, sessionId);
+			const session = await requireOwnSession(this.db, ctx, sessionId);
+			const queued = enqueue ? await enqueueSessions(this.penv, [session]) : 0;
+			return queued > 0 ? { ...session, extraction_state: "queued" } : session;
+		});
+	}
+
+	/** Queues extraction for these sessions of the caller's (or all with unprocessed turns). */
+	enqueue(ctx: ProjectContext, sessionIds?: string[]) {
+		return this.run(ctx.projectId, async () => {
+			const pending = await sessionsWithPendingTurns(this.db, ctx);
+			return enqueueSessions(this.penv, sessionIds ? pending.filter((s) => sessionIds.includes(s.id)) : pending);
+		});
+	}
+
+	candidates(ctx: ProjectContext, limit: number) {
+		return this.run(ctx.projectId, () => listCandidateOutputs(this.db, ctx, limit));
+	}
+
+	/** Reads the session memory, building it on first read; `refresh` rebuilds it now. */
+	sessionMemory(ctx: ProjectContext, sessionId: string, tokenLimit: number, refresh: boolean) {
+		return this.run(ctx.projectId, async () => {
+			const session = await requireOwnSession(this.db, ctx, sessionId);
+			const existing = refresh ? null : await readSessionMemory(this.env, ctx, sessionId);
+			if (existing !== null) return { text: existing, tokens: null, engine: null, turns: session.turns };
+			const result = await refreshSessionMemory(this.penv, ctx, session, tokenLimit, this.sessionModel());
+			return { ...result, turns: session.turns };
+		});
+	}
+
+	private sessionModel(): LanguageModel | null {
+		if (this.model !== undefined) return this.model;
+		try {
+			return resolveModel(this.env, "smol");
+		} catch {
+			return null;
+		}
+	}
+
+	/** Stage 1 for one queued range; failures are recorded on the session and reported, not thrown. */
+	async extractRange(message: ExtractMessage, attempts: number, maxAttempts: number) {
+		this.bind(message.projectId);
+		const options: ConsumerOptions = {
+			model: this.extractModel,
+			markDirty: async () => {
+				await this.markDirty(message.projectId);
+			},
+		};
+		try {
+			return { outcome: await processRange(this.penv, message, options) } as const;
+		} catch (err) {
+			return { outcome: await recordRangeFailure(this.penv, message, err, attempts, maxAttempts) } as const;
+		}
+	}
+
+	/** Pipeline counters for the status route. */
+	pipelineCounts(ctx: ProjectContext) {
+		return this.run(ctx.projectId, async () => ({
+			pendingOutputs: await pendingCount(this.db, ctx.projectId),
+			deadLetters: await deadLetterCount(this.db, ctx.projectId),
+		}));
+	}
+
+	skills(ctx: ProjectContext) {
+		return this.run(ctx.projectId, () => listSkills(this.db, ctx));
+	}
+
+	skill(ctx: ProjectContext, name: string) {
+		return this.run(ctx.projectId, () => readSkill(this.penv, ctx, name));
+	}
+
+	// Maintenance (called by the cron and by operators) ------------------------------------------------
+
+	/** The idle-session scan for this project; returns how many were queued and how many remain pending. */
+	async scanIdle(projectId: string, tenantId: string, now: number) {
+		this.bind(projectId);
+		const { chosen, pending } = await scanProjectIdleSessions(this.penv, projectId, tenantId, now);
+		return { queued: chosen.length, pending };
+	}
+
+	/** Deletes this project's content objects that nothing references any more. */
+	async sweep(projectId: string, tenantId: string, now: number, graceMs: number) {
+		this.bind(projectId);
+		return sweepProjectOrphans(this.penv, projectId, tenantId, now, graceMs);
+	}
+
+	/** Copies rows of the old shared layout into this object; re-copying a row changes nothing. */
+	async importLegacy(projectId: string, rows: LegacyRows) {
+		this.bind(projectId);
+		return importLegacyRows(this.db, projectId, rows);
+	}
+
+	/** Erases everything this object holds (the project is being deleted). */
+	async wipe(): Promise<void> {
+		await this.ctx.storage.deleteAlarm();
+		await this.ctx.storage.deleteAll();
+		this.boundProject = null;
+		migrateProjectSchema(this.ctx.storage);
+	}
+
+	// Consolidation ----------------------------------------------------------------------------------
 
 	private async state(): Promise<CoordinatorState> {
 		return { ...INITIAL, ...((await this.ctx.storage.get<CoordinatorState>("state")) ?? {}) };
@@ -72,6 +349,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	/** Notes that new material exists; bursts of triggers become one run after the debounce. */
 	async markDirty(projectId: string): Promise<CoordinatorState> {
+		this.bind(projectId);
 		const state = await this.state();
 		state.projectId = projectId;
 		state.dirty = true;
@@ -117,7 +395,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		let more = false;
 		try {
 			await this.onRunStart?.();
-			const result = await consolidateProject(this.env, projectId, runId, { model: this.model, faults: this.faults });
+			const result = await consolidateProject(this.penv, projectId, runId, { model: this.model, faults: this.faults });
 			more = result.more;
 			lastRun = { at: new Date().toISOString(), outcome: result.outcome, error: null, changes: result.changes, outputs: result.outputs };
 		} catch (err) {

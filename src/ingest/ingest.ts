@@ -2,6 +2,8 @@ import { CairnError } from "../errors";
 import { nowIso, randomId, sha256Hex } from "../lib/ids";
 import { sessionPrefix } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
+import type { ProjectEnv } from "../project/env";
+import type { ProjectDb } from "../project/sql";
 import { redactSecrets } from "../security/secrets";
 import { type Format, normalise, readRecords } from "./parse";
 import type { Agent, ParsedTurn, Turn } from "./turns";
@@ -43,12 +45,12 @@ const ATTEMPTS = 4;
 
 export const sessionHash = async (sessionId: string) => (await sha256Hex(`session:${sessionId}`)).slice(0, 32);
 
-export async function getSession(db: D1Database, projectId: string, sessionId: string): Promise<SessionRow | null> {
+export async function getSession(db: ProjectDb, projectId: string, sessionId: string): Promise<SessionRow | null> {
 	return db.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(projectId, sessionId).first<SessionRow>();
 }
 
 /** The caller's own session, or 404 (another user's session is not visible). */
-export async function requireOwnSession(db: D1Database, ctx: ProjectContext, sessionId: string): Promise<SessionRow> {
+export async function requireOwnSession(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<SessionRow> {
 	const row = await getSession(db, ctx.projectId, sessionId);
 	if (!row || row.user_id !== ctx.userId) throw new CairnError("not_found", "session not found");
 	return row;
@@ -89,13 +91,19 @@ const validTime = (ts: string | null, now: string) =>
  * its primary key, so two concurrent posts cannot both claim the same turn numbers: the loser's batch
  * fails, its chunk is deleted, and it retries against the new state.
  */
-export async function ingestTranscript(
-	env: Env,
-	ctx: ProjectContext,
-	sessionId: string,
-	body: string,
-	format: Format,
-): Promise<IngestResult> {
+/** A transcript parsed and de-duplicated within itself: the part of ingest that needs no stored state. */
+export interface ParsedTranscript {
+	agent: Agent;
+	cwd?: string;
+	branch?: string;
+	skipped: number;
+	unknown: number;
+	duplicates: number;
+	turns: ParsedTurn[];
+}
+
+/** Parses a posted transcript (400 naming the bad line); runs in the Worker, before the project's object is involved. */
+export async function parseTranscript(body: string, format: Format): Promise<ParsedTranscript> {
 	const records = await readRecords(body);
 	const parsed = normalise(records, format);
 	const unique = new Map<string, ParsedTurn>();
@@ -104,14 +112,34 @@ export async function ingestTranscript(
 		if (unique.has(t.key)) duplicates++;
 		else unique.set(t.key, t);
 	}
+	return {
+		agent: parsed.agent,
+		...(parsed.cwd ? { cwd: parsed.cwd } : {}),
+		...(parsed.branch ? { branch: parsed.branch } : {}),
+		skipped: parsed.skipped,
+		unknown: parsed.unknown,
+		duplicates,
+		turns: [...unique.values()],
+	};
+}
+
+/** Stores the turns of a parsed transcript that the session does not hold yet (inside the project's object). */
+export async function ingestTurns(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	sessionId: string,
+	parsed: ParsedTranscript,
+): Promise<IngestResult> {
+	const unique = new Map(parsed.turns.map((t) => [t.key, t]));
+	const duplicates = parsed.duplicates;
 	const hash = await sessionHash(sessionId);
 	const redacted = new WeakSet<ParsedTurn>();
 
 	for (let attempt = 1; ; attempt++) {
 		const keys = [...unique.keys()];
-		const [sessionRes, seenRes] = await env.DB.batch([
-			env.DB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(ctx.projectId, sessionId),
-			env.DB.prepare(
+		const [sessionRes, seenRes] = await env.PDB.batch([
+			env.PDB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(ctx.projectId, sessionId),
+			env.PDB.prepare(
 				"SELECT value AS k FROM json_each(?1) WHERE value IN (SELECT record_key FROM session_records WHERE project_id = ?2 AND session_id = ?3)",
 			).bind(JSON.stringify(keys), ctx.projectId, sessionId),
 		]);
@@ -147,16 +175,16 @@ export async function ingestTranscript(
 		await env.FILES.put(objectKey, ndjson, { httpMetadata: { contentType: "application/x-ndjson" } });
 		const last = first + turns.length - 1;
 		try {
-			await env.DB.batch([
-				env.DB.prepare(
+			await env.PDB.batch([
+				env.PDB.prepare(
 					`INSERT INTO session_chunks (project_id, session_id, first_seq, last_seq, object_key, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 				).bind(ctx.projectId, sessionId, first, last, objectKey, ndjson.length, now),
-				env.DB.prepare("INSERT INTO session_records (project_id, session_id, record_key) SELECT ?1, ?2, value FROM json_each(?3)").bind(
+				env.PDB.prepare("INSERT INTO session_records (project_id, session_id, record_key) SELECT ?1, ?2, value FROM json_each(?3)").bind(
 					ctx.projectId,
 					sessionId,
 					JSON.stringify(fresh.map((t) => t.key)),
 				),
-				env.DB.prepare(
+				env.PDB.prepare(
 					`INSERT INTO sessions (project_id, id, user_id, agent, cwd, branch, started_at, last_activity_at, turns, updated_at)
 					 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 					 ON CONFLICT (project_id, id) DO UPDATE SET turns = excluded.turns,
@@ -196,8 +224,8 @@ export async function ingestTranscript(
 }
 
 /** Reads turns [fromSeq, toSeq] of a session back from its R2 chunks. */
-export async function readTurns(env: Env, projectId: string, sessionId: string, fromSeq: number, toSeq: number): Promise<Turn[]> {
-	const { results } = await env.DB.prepare(
+export async function readTurns(env: ProjectEnv, projectId: string, sessionId: string, fromSeq: number, toSeq: number): Promise<Turn[]> {
+	const { results } = await env.PDB.prepare(
 		"SELECT object_key FROM session_chunks WHERE project_id = ? AND session_id = ? AND last_seq >= ? AND first_seq <= ? ORDER BY first_seq",
 	)
 		.bind(projectId, sessionId, fromSeq, toSeq)

@@ -1,11 +1,11 @@
 import readPathTemplate from "../../prompts/read_path.md";
 import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
-import { generationStatement, getIndex } from "../memory/index-file";
 import { summaryKey } from "../memory/paths";
 import { type ProjectContext, readMemoryContent } from "../memory/store";
+import { projectStore } from "../project/client";
 import { recall } from "../recall/recall";
-import { resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
+import { effectiveSettings } from "../settings/settings";
 import { fence } from "./fence";
 import { tokenCount, truncateToTokens } from "./tokens";
 
@@ -62,12 +62,13 @@ const empty = (warnings: string[]): InjectResult => ({
  * lowest-ranked memories, then index lines, with warnings saying what was cut.
  */
 export async function buildInjection(env: Env, ctx: ProjectContext, request: InjectRequest): Promise<InjectResult> {
-	const [settingsResult, generationResult] = await env.DB.batch<SettingsRow | { index_generation: number }>([
-		settingsStatement(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
-		generationStatement(env.DB, ctx.projectId),
+	const store = projectStore(env, ctx.projectId);
+	// Settings (D1), the summary (R2) and MEMORY.md (the project's object) concurrently.
+	const [settings, summaryObject, indexText] = await Promise.all([
+		effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
+		env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId)),
+		store.index(ctx),
 	]);
-	const settings = resolveSettings((settingsResult?.results ?? []) as SettingsRow[]);
-	const generation = ((generationResult?.results[0] ?? { index_generation: 0 }) as { index_generation: number }).index_generation;
 	if (settings["memories.enabled"].value !== true) {
 		return empty([
 			`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source}); nothing injected`,
@@ -78,14 +79,9 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 	let truncated = false;
 	const mode = request.mode ?? (settings["memories.mode"].value === "assistant" ? "assistant" : "default");
 
-	// Independent reads in parallel: summary, index, recall.
-	const [summaryObject, indexText, recalled] = await Promise.all([
-		env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId)),
-		getIndex(env, ctx, generation),
-		request.query
-			? recall(env, ctx, { query: request.query, recentTools: request.recentTools, exclude: request.exclude }, Date.now(), settings)
-			: Promise.resolve(null),
-	]);
+	const recalled = request.query
+		? await recall(env, ctx, { query: request.query, recentTools: request.recentTools, exclude: request.exclude }, Date.now(), settings)
+		: null;
 
 	// Summary, within its own limit.
 	let summary = "";

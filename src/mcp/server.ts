@@ -4,12 +4,13 @@ import type { AuthContext } from "../api/context";
 import { CairnError } from "../errors";
 import { SESSION_ID_PATTERN } from "../ingest/turns";
 import { memoryUrl } from "../memory/paths";
-import { MEMORY_URL, resolveMemoryUrl } from "../memory/resolve";
-import { deleteMemory, listMemories, type ProjectContext, writeMemory } from "../memory/store";
+import { MEMORY_URL } from "../memory/resolve";
+import type { ProjectContext } from "../memory/store";
 import { MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "../memory/topic-file";
+import { projectStore } from "../project/client";
 import { canonicalKeyFromRemote } from "../projects/identity";
 import { recall } from "../recall/recall";
-import { recordServed } from "../recall/usage";
+import { servedInBackground } from "../recall/usage";
 
 export interface McpRequestContext {
 	env: Env;
@@ -63,6 +64,8 @@ async function projectFor(ctx: McpRequestContext, gitRemote: string | undefined)
 	return { tenantId: ctx.auth.tenantId, userId: ctx.auth.userId, projectId };
 }
 
+const resolveUrl = (env: Env, project: ProjectContext, url: string) => projectStore(env, project.projectId).resolve(project, url);
+
 const requireWrite = (ctx: McpRequestContext) => {
 	if (!ctx.auth.scopes.includes("write")) throw new CairnError("forbidden", "this API key lacks the write scope");
 };
@@ -101,11 +104,11 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			try {
 				const project = await projectFor(ctx, gitRemote);
 				const result = await recall(ctx.env, project, { query, limit, recentTools });
-				ctx.waitUntil(
-					recordServed(
-						ctx.env.DB,
-						result.served.map((m) => m.row.id),
-					),
+				servedInBackground(
+					ctx.env,
+					ctx.waitUntil,
+					project,
+					result.served.map((m) => m.row.id),
 				);
 				return text({ memories: result.memories, warnings: result.warnings });
 			} catch (err) {
@@ -124,7 +127,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		},
 		async ({ url, gitRemote }) => {
 			try {
-				return text(await resolveMemoryUrl(ctx.env, await projectFor(ctx, gitRemote), url));
+				return text(await resolveUrl(ctx.env, await projectFor(ctx, gitRemote), url));
 			} catch (err) {
 				return failure(err);
 			}
@@ -150,7 +153,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			try {
 				requireWrite(ctx);
 				const project = await projectFor(ctx, gitRemote);
-				const result = await writeMemory(ctx.env, project, {
+				const result = await projectStore(ctx.env, project.projectId).writeMemory(project, {
 					scope: scope ?? "personal",
 					file: { name, type, description, body },
 					source: "agent",
@@ -177,7 +180,8 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		async ({ name, scope, gitRemote }) => {
 			try {
 				requireWrite(ctx);
-				await deleteMemory(ctx.env, await projectFor(ctx, gitRemote), scope ?? "personal", name);
+				const project = await projectFor(ctx, gitRemote);
+				await projectStore(ctx.env, project.projectId).deleteMemory(project, scope ?? "personal", name);
 				return text({ status: "deleted", name });
 			} catch (err) {
 				return failure(err);
@@ -194,7 +198,8 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		},
 		async ({ type, gitRemote }) => {
 			try {
-				const rows = await listMemories(ctx.env.DB, await projectFor(ctx, gitRemote), { type, limit: 500 });
+				const project = await projectFor(ctx, gitRemote);
+				const rows = await projectStore(ctx.env, project.projectId).listMemories(project, { type, limit: 500 });
 				return text({
 					memories: rows.map((r) => ({
 						name: r.name,
@@ -214,7 +219,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 	if (ctx.projectId) {
 		const read = async (uri: URL) => {
 			const project = await projectFor(ctx, undefined);
-			return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: await resolveMemoryUrl(ctx.env, project, uri.href) }] };
+			return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: await resolveUrl(ctx.env, project, uri.href) }] };
 		};
 		server.registerResource(
 			"memory-index",
@@ -232,7 +237,8 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			"memory-file",
 			new ResourceTemplate("memory://root/{+path}", {
 				list: async () => {
-					const rows = await listMemories(ctx.env.DB, await projectFor(ctx, undefined), { limit: 500 });
+					const project = await projectFor(ctx, undefined);
+					const rows = await projectStore(ctx.env, project.projectId).listMemories(project, { limit: 500 });
 					return {
 						resources: rows.map((r) => ({
 							uri: memoryUrl(r.scope, r.name),

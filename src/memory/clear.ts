@@ -1,3 +1,4 @@
+import type { ProjectEnv } from "../project/env";
 import { projectPrefix } from "./paths";
 import type { ProjectContext } from "./store";
 
@@ -9,6 +10,7 @@ const PROJECT_TABLES = [
 	"skills",
 	"consolidation_events",
 	"session_writes",
+	"session_served",
 	"session_chunks",
 	"session_records",
 	"sessions",
@@ -21,8 +23,8 @@ const PROJECT_TABLES = [
  * object; a crash part-way through R2 leaves unreferenced objects, which a second clear (or the
  * sweep, for content objects) removes.
  */
-export async function clearProjectMemory(env: Env, ctx: ProjectContext): Promise<{ objects: number }> {
-	const db = env.DB;
+export async function clearProjectMemory(env: ProjectEnv, ctx: ProjectContext): Promise<{ objects: number }> {
+	const db = env.PDB;
 	await db.batch([
 		db.prepare("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM memories WHERE project_id = ?)").bind(ctx.projectId),
 		...PROJECT_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE project_id = ?`).bind(ctx.projectId)),

@@ -1,3 +1,5 @@
+import type { ProjectEnv } from "../project/env";
+import type { ProjectDb } from "../project/sql";
 import { indexKey, relativePath } from "./paths";
 import type { ProjectContext } from "./store";
 import { MEMORY_TYPES, type MemoryScope, type MemoryType } from "./topic-file";
@@ -63,28 +65,28 @@ export function renderIndex(entries: IndexEntry[], total: number): string {
  * the file is rebuilt here, lazily, when the cached copy's generation is behind, reading at most
  * INDEX_MAX_LINES rows per type through the (project, type, name) index — never every memory.
  */
-export const generationStatement = (db: D1Database, projectId: string) =>
+export const generationStatement = (db: ProjectDb, projectId: string) =>
 	db.prepare("SELECT index_generation FROM projects WHERE id = ?").bind(projectId);
 
-export async function getIndex(env: Env, ctx: ProjectContext, knownGeneration?: number): Promise<string> {
+export async function getIndex(env: ProjectEnv, ctx: ProjectContext, knownGeneration?: number): Promise<string> {
 	const project =
-		knownGeneration === undefined ? await generationStatement(env.DB, ctx.projectId).first<{ index_generation: number }>() : null;
+		knownGeneration === undefined ? await generationStatement(env.PDB, ctx.projectId).first<{ index_generation: number }>() : null;
 	const generation = String(knownGeneration ?? project?.index_generation ?? 0);
 	const key = indexKey(ctx.tenantId, ctx.projectId, ctx.userId);
 	const cached = await env.FILES.get(key);
 	if (cached && cached.customMetadata?.generation === generation) return cached.text();
 
 	const perType = MEMORY_TYPES.map((type) =>
-		env.DB.prepare(
+		env.PDB.prepare(
 			`SELECT name, type, description, scope FROM memories
 			 WHERE project_id = ? AND type = ? AND (scope = 'team' OR owner_id = ?) ORDER BY name, scope LIMIT ?`,
 		).bind(ctx.projectId, type, ctx.userId, INDEX_MAX_LINES),
 	);
-	const results = await env.DB.batch<IndexEntry>(perType);
+	const results = await env.PDB.batch<IndexEntry>(perType);
 	const entries = results.flatMap((r) => r.results);
 	let total = entries.length;
 	if (results.some((r) => r.results.length === INDEX_MAX_LINES)) {
-		const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)")
+		const count = await env.PDB.prepare("SELECT COUNT(*) AS n FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)")
 			.bind(ctx.projectId, ctx.userId)
 			.first<{ n: number }>();
 		total = count?.n ?? total;

@@ -1,5 +1,7 @@
 import { readSkill, readSummary } from "../consolidate/artifacts";
 import { badRequest, CairnError, notFound } from "../errors";
+import type { ProjectEnv } from "../project/env";
+import type { ProjectDb } from "../project/sql";
 import { getIndex } from "./index-file";
 import { getMemoryRow, type MemoryRow, type ProjectContext, readMemoryContent } from "./store";
 import { MEMORY_SCOPES, type MemoryScope } from "./topic-file";
@@ -11,7 +13,7 @@ export const MEMORY_URL_FORMS =
 	"memory://root, memory://root/MEMORY.md, memory://root/<name>.md, memory://root/team/<name>.md or memory://root/skills/<name>/SKILL.md";
 
 /** The memory with this name: personal first, then team (or only the scope given). */
-export async function findMemory(db: D1Database, ctx: ProjectContext, name: string, scope?: MemoryScope): Promise<MemoryRow> {
+export async function findMemory(db: ProjectDb, ctx: ProjectContext, name: string, scope?: MemoryScope): Promise<MemoryRow> {
 	for (const s of scope ? [scope] : MEMORY_SCOPES) {
 		const row = await getMemoryRow(db, ctx, s, name);
 		if (row) return row;
@@ -20,12 +22,12 @@ export async function findMemory(db: D1Database, ctx: ProjectContext, name: stri
 }
 
 /** Reads the markdown a memory:// URL names: the index, a topic file, a skill, or the summary. */
-export async function resolveMemoryUrl(env: Env, ctx: ProjectContext, url: string): Promise<string> {
+export async function resolveMemoryUrl(env: ProjectEnv, ctx: ProjectContext, url: string): Promise<string> {
 	const m = MEMORY_URL.exec(url);
 	if (!m) throw badRequest(`url must be ${MEMORY_URL_FORMS}`, { field: "url" });
 	const [, index, team, name, skill] = m;
 	if (index) return getIndex(env, ctx);
-	if (name) return readMemoryContent(env, ctx, await findMemory(env.DB, ctx, name, team ? "team" : undefined));
+	if (name) return readMemoryContent(env, ctx, await findMemory(env.PDB, ctx, name, team ? "team" : undefined));
 	const found = skill ? await readSkill(env, ctx, skill) : await readSummary(env, ctx);
 	if (found === null) throw new CairnError("not_found", skill ? "skill not found" : "memory summary not found");
 	return found;

@@ -1,5 +1,7 @@
 import { CairnError, notFound } from "../errors";
 import { nowIso, sha256Hex } from "../lib/ids";
+import type { ProjectEnv } from "../project/env";
+import type { ProjectDb } from "../project/sql";
 import { assertNoSecretsIn } from "../security/guard";
 import { memoryUrl, objectKey } from "./paths";
 import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, renderTopicFile, type TopicFile } from "./topic-file";
@@ -69,7 +71,7 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 
 const ownerOf = (ctx: ProjectContext, scope: MemoryScope) => (scope === "team" ? "" : ctx.userId);
 
-export async function getMemoryRow(db: D1Database, ctx: ProjectContext, scope: MemoryScope, name: string) {
+export async function getMemoryRow(db: ProjectDb, ctx: ProjectContext, scope: MemoryScope, name: string) {
 	return db
 		.prepare("SELECT * FROM memories WHERE project_id = ? AND scope = ? AND owner_id = ? AND name = ?")
 		.bind(ctx.projectId, scope, ownerOf(ctx, scope), name)
@@ -104,7 +106,7 @@ export const assertNoSecrets = (file: TopicFile) => assertNoSecretsIn(`${file.de
  * between the two leaves an unreferenced object (swept later), never a pointer to nothing.
  * Cost is independent of how many memories the project holds.
  */
-export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInput, faults: WriteFaults = {}): Promise<WriteResult> {
+export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: WriteInput, faults: WriteFaults = {}): Promise<WriteResult> {
 	const { file, scope } = input;
 	assertValidName(file.name);
 	assertBodySize(file.body);
@@ -112,7 +114,7 @@ export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInp
 
 	const content = renderTopicFile(file);
 	const hash = await sha256Hex(content);
-	const current = await getMemoryRow(env.DB, ctx, scope, file.name);
+	const current = await getMemoryRow(env.PDB, ctx, scope, file.name);
 
 	if (input.ifMatch !== undefined) {
 		const matches = input.ifMatch === "*" ? current !== null : current?.version === input.ifMatch;
@@ -133,7 +135,7 @@ export async function writeMemory(env: Env, ctx: ProjectContext, input: WriteInp
 	const bytes = new TextEncoder().encode(content).byteLength;
 	const owner = ownerOf(ctx, scope);
 	const sessionId = input.sessionId ?? null;
-	const db = env.DB;
+	const db = env.PDB;
 	const identity = "project_id = ? AND scope = ? AND owner_id = ? AND name = ?";
 	const identityArgs = [ctx.projectId, scope, owner, file.name];
 	const bumpIndex = db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId);
@@ -240,16 +242,16 @@ export async function readMemoryContent(env: Env, ctx: ProjectContext, row: Pick
 }
 
 /** Removes a memory, its versions and its FTS row in one batch; R2 objects are swept later. */
-export async function deleteMemory(env: Env, ctx: ProjectContext, scope: MemoryScope, name: string): Promise<void> {
+export async function deleteMemory(env: ProjectEnv, ctx: ProjectContext, scope: MemoryScope, name: string): Promise<void> {
 	assertValidName(name);
-	const row = await getMemoryRow(env.DB, ctx, scope, name);
+	const row = await getMemoryRow(env.PDB, ctx, scope, name);
 	if (!row) throw notFound("memory");
-	await env.DB.batch([
-		env.DB.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(row.id),
-		env.DB.prepare("DELETE FROM memory_visibility WHERE memory_id = ?").bind(row.id),
-		env.DB.prepare("DELETE FROM memory_versions WHERE memory_id = ?").bind(row.id),
-		env.DB.prepare("DELETE FROM memories WHERE id = ?").bind(row.id),
-		env.DB.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
+	await env.PDB.batch([
+		env.PDB.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(row.id),
+		env.PDB.prepare("DELETE FROM memory_visibility WHERE memory_id = ?").bind(row.id),
+		env.PDB.prepare("DELETE FROM memory_versions WHERE memory_id = ?").bind(row.id),
+		env.PDB.prepare("DELETE FROM memories WHERE id = ?").bind(row.id),
+		env.PDB.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
 	]);
 }
 
@@ -261,7 +263,7 @@ export interface VersionRow {
 	created_at: string;
 }
 
-export async function listVersions(db: D1Database, memoryId: number): Promise<VersionRow[]> {
+export async function listVersions(db: ProjectDb, memoryId: number): Promise<VersionRow[]> {
 	const { results } = await db
 		.prepare(
 			"SELECT version, content_hash, source, session_id, created_at FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000",
@@ -271,7 +273,7 @@ export async function listVersions(db: D1Database, memoryId: number): Promise<Ve
 	return results;
 }
 
-export async function getVersion(db: D1Database, memoryId: number, version: number) {
+export async function getVersion(db: ProjectDb, memoryId: number, version: number) {
 	return db
 		.prepare("SELECT version, content_hash, source, session_id, created_at FROM memory_versions WHERE memory_id = ? AND version = ?")
 		.bind(memoryId, version)
@@ -287,7 +289,7 @@ export interface ListFilter {
 }
 
 /** Memories visible to the caller: their personal ones and the project's team ones. */
-export async function listMemories(db: D1Database, ctx: ProjectContext, filter: ListFilter): Promise<MemoryRow[]> {
+export async function listMemories(db: ProjectDb, ctx: ProjectContext, filter: ListFilter): Promise<MemoryRow[]> {
 	const where = ["project_id = ?", "(scope = 'team' OR owner_id = ?)"];
 	const args: unknown[] = [ctx.projectId, ctx.userId];
 	if (filter.scope) {

@@ -5,6 +5,7 @@ import { extractWithModel, StageOneError } from "../extract/stage-one";
 import { readTurns, type SessionRow } from "../ingest/ingest";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
+import type { ProjectEnv } from "../project/env";
 import { effectiveSettings } from "../settings/settings";
 import { type ExtractMessage, ExtractMessageSchema } from "./messages";
 import { extractionAllowed } from "./triggers";
@@ -17,31 +18,35 @@ export type RangeOutcome = "extracted" | "skipped-agent-write" | "duplicate" | "
 export interface ConsumerOptions {
 	/** The stage-1 model; by default resolved from the environment (null = offline extractor). */
 	model?: LanguageModel | null;
+	/** Tells the project's coordinator that new material exists. */
+	markDirty: () => Promise<void>;
 }
 
-class LostRace extends Error {}
+export class LostRace extends Error {}
 
 /** Backoff between deliveries of a failed range: 10 s, 20 s, 40 s, … capped at 5 minutes. */
 export const retryDelaySeconds = (attempts: number) => Math.min(300, 10 * 2 ** (attempts - 1));
 
 /**
- * Stage 1 for one session range. Reads the session's cursor first: a range already behind the
- * cursor is a duplicate delivery and does nothing. The output row (keyed by the range's first turn)
- * and the cursor advance are one D1 batch, so two deliveries of the same range cannot both commit.
+ * Stage 1 for one session range, inside the project's object. Reads the session's cursor first: a
+ * range already behind the cursor is a duplicate delivery and does nothing. The output row (keyed by
+ * the range's first turn) and the cursor advance are one transaction, so two deliveries of the same
+ * range cannot both commit.
  */
-export async function processRange(env: Env, message: ExtractMessage, options: ConsumerOptions = {}): Promise<RangeOutcome> {
-	const [sessionRes, projectRes] = await env.DB.batch([
-		env.DB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(message.projectId, message.sessionId),
-		env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(message.projectId),
+export async function processRange(env: ProjectEnv, message: ExtractMessage, options: ConsumerOptions): Promise<RangeOutcome> {
+	const [session, project] = await Promise.all([
+		env.PDB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?")
+			.bind(message.projectId, message.sessionId)
+			.first<SessionRow>(),
+		env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(message.projectId).first<{ tenant_id: string }>(),
 	]);
-	const session = sessionRes?.results[0] as SessionRow | undefined;
-	const tenantId = (projectRes?.results[0] as { tenant_id: string } | undefined)?.tenant_id;
+	const tenantId = project?.tenant_id;
 	if (!session || !tenantId) return "gone";
 	if (session.cursor > message.toSeq) return "duplicate";
 	const settings = await effectiveSettings(env.DB, tenantId, session.user_id, message.projectId);
 	if (!extractionAllowed(settings)) {
 		// Switched off after the range was queued: nothing runs, and the session no longer shows as queued.
-		await env.DB.prepare(
+		await env.PDB.prepare(
 			"UPDATE sessions SET extraction_state = 'idle', queued_at = NULL WHERE project_id = ? AND id = ? AND extraction_state = 'queued'",
 		)
 			.bind(message.projectId, message.sessionId)
@@ -53,7 +58,7 @@ export async function processRange(env: Env, message: ExtractMessage, options: C
 	const to = Math.min(message.toSeq, session.turns - 1);
 	if (to < from) return "empty";
 
-	const write = await env.DB.prepare(
+	const write = await env.PDB.prepare(
 		"SELECT 1 AS hit FROM session_writes WHERE project_id = ? AND session_id = ? AND seq BETWEEN ? AND ? LIMIT 1",
 	)
 		.bind(message.projectId, message.sessionId, from, to)
@@ -68,18 +73,16 @@ export async function processRange(env: Env, message: ExtractMessage, options: C
 	const model = options.model !== undefined ? options.model : resolveModel(env, "default");
 	const output = model ? await extractWithModel(model, message.sessionId, turns) : extractOffline(message.sessionId, turns);
 	await commit(env, session, from, to, model ? "model" : "offline", output);
-	if (output.candidates.length > 0 || output.raw_memory.trim()) {
-		await env.PROJECT_COORDINATOR.getByName(message.projectId).markDirty(message.projectId);
-	}
+	if (output.candidates.length > 0 || output.raw_memory.trim()) await options.markDirty();
 	return "extracted";
 }
 
-async function commit(env: Env, session: SessionRow, from: number, to: number, extractor: string, output: StageOneOutput) {
+async function commit(env: ProjectEnv, session: SessionRow, from: number, to: number, extractor: string, output: StageOneOutput) {
 	const now = nowIso();
 	const skipped = extractor.startsWith("skipped");
 	try {
-		await env.DB.batch([
-			env.DB.prepare(
+		await env.PDB.batch([
+			env.PDB.prepare(
 				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at, consolidated_at)
 				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			).bind(
@@ -95,7 +98,7 @@ async function commit(env: Env, session: SessionRow, from: number, to: number, e
 				now,
 				skipped ? now : null,
 			),
-			env.DB.prepare(
+			env.PDB.prepare(
 				`UPDATE sessions SET cursor = ?1, extraction_state = 'idle', queued_at = NULL, last_error = NULL, updated_at = ?2
 				 WHERE project_id = ?3 AND id = ?4 AND cursor = ?5`,
 			).bind(to + 1, now, session.project_id, session.id, from),
@@ -113,11 +116,34 @@ function failureMessage(err: unknown): string {
 }
 
 /**
- * Queue consumer for the extract queue. Malformed messages are acknowledged and logged (retrying
- * cannot fix them). A failed range is retried with backoff; its error is recorded on the session,
- * and after the last attempt the session shows `dead_letter` as the queue moves the message aside.
+ * Records a failed range on its session and says how the delivery should be retried: soon
+ * (`lost-race`: another delivery committed this range first) or with backoff (`failed`).
  */
-export async function handleExtractBatch(batch: MessageBatch<unknown>, env: Env, options: ConsumerOptions = {}): Promise<void> {
+export async function recordRangeFailure(
+	env: ProjectEnv,
+	message: ExtractMessage,
+	err: unknown,
+	attempts: number,
+	maxAttempts = MAX_ATTEMPTS,
+): Promise<"lost-race" | "failed"> {
+	if (err instanceof LostRace) return "lost-race";
+	const last = attempts >= maxAttempts;
+	const error = `${failureMessage(err)} (attempt ${attempts} of ${maxAttempts})`;
+	if (!(err instanceof StageOneError)) console.error("extract queue: range failed", err instanceof Error ? err.stack : String(err));
+	await env.PDB.prepare("UPDATE sessions SET extraction_state = ?, last_error = ?, updated_at = ? WHERE project_id = ? AND id = ?")
+		.bind(last ? "dead_letter" : "retrying", error, nowIso(), message.projectId, message.sessionId)
+		.run()
+		.catch(() => undefined);
+	return "failed";
+}
+
+/**
+ * Queue consumer for the extract queue. Malformed messages are acknowledged and logged (retrying
+ * cannot fix them). Each range runs in its project's object. A failed range is retried with backoff;
+ * its error is recorded on the session, and after the last attempt the session shows `dead_letter`
+ * as the queue moves the message aside.
+ */
+export async function handleExtractBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
 	for (const message of batch.messages) {
 		const parsed = ExtractMessageSchema.safeParse(message.body);
 		if (!parsed.success) {
@@ -125,23 +151,13 @@ export async function handleExtractBatch(batch: MessageBatch<unknown>, env: Env,
 			message.ack();
 			continue;
 		}
-		try {
-			await processRange(env, parsed.data, options);
-			message.ack();
-		} catch (err) {
-			if (err instanceof LostRace) {
-				// Another delivery committed this range first; run again for whatever is still unprocessed.
-				message.retry({ delaySeconds: 1 });
-				continue;
-			}
-			const last = message.attempts >= MAX_ATTEMPTS;
-			const error = `${failureMessage(err)} (attempt ${message.attempts} of ${MAX_ATTEMPTS})`;
-			if (!(err instanceof StageOneError)) console.error("extract queue: range failed", err instanceof Error ? err.stack : String(err));
-			await env.DB.prepare("UPDATE sessions SET extraction_state = ?, last_error = ?, updated_at = ? WHERE project_id = ? AND id = ?")
-				.bind(last ? "dead_letter" : "retrying", error, nowIso(), parsed.data.projectId, parsed.data.sessionId)
-				.run()
-				.catch(() => undefined);
-			message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-		}
+		const { outcome } = await env.PROJECT_COORDINATOR.getByName(parsed.data.projectId).extractRange(
+			parsed.data,
+			message.attempts,
+			MAX_ATTEMPTS,
+		);
+		if (outcome === "lost-race") message.retry({ delaySeconds: 1 });
+		else if (outcome === "failed") message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+		else message.ack();
 	}
 }

@@ -1,5 +1,6 @@
 import type { SessionRow } from "../ingest/ingest";
 import { nowIso } from "../lib/ids";
+import type { ProjectEnv } from "../project/env";
 import { type EffectiveSettings, resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
 import type { ExtractMessage } from "./messages";
 
@@ -19,21 +20,21 @@ export const pendingRange = (s: Pick<SessionRow, "project_id" | "id" | "cursor" 
  * Sends one message per session with unprocessed turns (pointers only) and marks them queued.
  * Returns how many were enqueued.
  */
-export async function enqueueSessions(env: Env, rows: Pick<SessionRow, "project_id" | "id" | "cursor" | "turns">[]): Promise<number> {
+export async function enqueueSessions(
+	env: ProjectEnv,
+	rows: Pick<SessionRow, "project_id" | "id" | "cursor" | "turns">[],
+): Promise<number> {
 	const messages = rows.map(pendingRange).filter((m): m is ExtractMessage => m !== null);
 	if (messages.length === 0) return 0;
 	for (let i = 0; i < messages.length; i += 100) {
 		await env.EXTRACT_QUEUE.sendBatch(messages.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
 	}
 	const now = nowIso();
-	await env.DB.batch(
+	await env.PDB.batch(
 		messages.map((m) =>
-			env.DB.prepare("UPDATE sessions SET extraction_state = 'queued', queued_at = ?, updated_at = ? WHERE project_id = ? AND id = ?").bind(
-				now,
-				now,
-				m.projectId,
-				m.sessionId,
-			),
+			env.PDB.prepare(
+				"UPDATE sessions SET extraction_state = 'queued', queued_at = ?, updated_at = ? WHERE project_id = ? AND id = ?",
+			).bind(now, now, m.projectId, m.sessionId),
 		),
 	);
 	return messages.length;
@@ -89,29 +90,32 @@ export function selectIdleSessions(
 const SCAN_MAX_AGE_DAYS = 365;
 const SCAN_ROWS = 5_000;
 
-/** The cron scan: reads sessions with unprocessed turns, applies each project's tunables, enqueues. */
-export async function scanIdleSessions(env: Env, now = Date.now()): Promise<IdleCandidate[]> {
+/**
+ * The idle scan for one project (inside its object): its sessions with unprocessed turns, each
+ * owner's settings, the project's tunables, then enqueue. Returns what was chosen and how many
+ * sessions still hold unprocessed turns (the cron stops visiting a project that has none).
+ */
+export async function scanProjectIdleSessions(
+	env: ProjectEnv,
+	projectId: string,
+	tenantId: string,
+	now = Date.now(),
+): Promise<{ chosen: IdleCandidate[]; pending: number }> {
 	const since = new Date(now - SCAN_MAX_AGE_DAYS * 24 * HOUR_MS).toISOString();
-	const { results } = await env.DB.prepare(
-		`SELECT s.project_id, s.id, s.user_id, p.tenant_id, s.turns, s.cursor, s.status, s.last_activity_at, s.queued_at
-		 FROM sessions s JOIN projects p ON p.id = s.project_id
-		 WHERE s.cursor < s.turns AND s.last_activity_at >= ? AND s.extraction_state != 'dead_letter'
-		 ORDER BY s.last_activity_at DESC LIMIT ?`,
+	const { results: rows } = await env.PDB.prepare(
+		`SELECT project_id, id, user_id, turns, cursor, status, last_activity_at, queued_at, extraction_state
+		 FROM sessions WHERE project_id = ? AND cursor < turns ORDER BY last_activity_at DESC LIMIT ?`,
 	)
-		.bind(since, SCAN_ROWS)
-		.all<IdleCandidate>();
-	if (results.length === 0) return [];
-	const subjects = new Map<string, IdleCandidate>();
-	for (const c of results) subjects.set(`${c.tenant_id}/${c.user_id}/${c.project_id}`, c);
-	const keys = [...subjects.keys()];
-	const settingRows = await env.DB.batch<SettingsRow>(
-		keys.map((k) => {
-			const c = subjects.get(k) as IdleCandidate;
-			return settingsStatement(env.DB, c.tenant_id, c.user_id, c.project_id);
-		}),
-	);
-	const resolved = new Map(keys.map((k, i) => [k, resolveSettings(settingRows[i]?.results ?? [])]));
-	const chosen = selectIdleSessions(results, (c) => resolved.get(`${c.tenant_id}/${c.user_id}/${c.project_id}`) as EffectiveSettings, now);
+		.bind(projectId, SCAN_ROWS)
+		.all<Omit<IdleCandidate, "tenant_id"> & { extraction_state: string }>();
+	const results = rows
+		.filter((r) => r.extraction_state !== "dead_letter" && r.last_activity_at >= since)
+		.map(({ extraction_state: _s, ...r }) => ({ ...r, tenant_id: tenantId }));
+	if (results.length === 0) return { chosen: [], pending: rows.length };
+	const users = [...new Set(results.map((c) => c.user_id))];
+	const settingRows = await env.DB.batch<SettingsRow>(users.map((u) => settingsStatement(env.DB, tenantId, u, projectId)));
+	const resolved = new Map(users.map((u, i) => [u, resolveSettings(settingRows[i]?.results ?? [])]));
+	const chosen = selectIdleSessions(results, (c) => resolved.get(c.user_id) as EffectiveSettings, now);
 	await enqueueSessions(env, chosen);
-	return chosen;
+	return { chosen, pending: rows.length };
 }

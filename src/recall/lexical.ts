@@ -1,6 +1,7 @@
 import { memoryUrl } from "../memory/paths";
 import type { MemoryRow, ProjectContext } from "../memory/store";
 import type { MemoryScope, MemoryType } from "../memory/topic-file";
+import type { ProjectDb } from "../project/sql";
 import { matchExpression } from "./terms";
 
 /** BM25 column weights: name, description, body. A hit in the name or description says more. */
@@ -78,12 +79,7 @@ export function candidateSql(scopes: MemoryScope[]): string {
 }
 
 /** The candidate statement for these terms, ready to run or to batch with other reads. */
-export function candidateStatement(
-	db: D1Database,
-	ctx: ProjectContext,
-	terms: string[],
-	options: { scopes: MemoryScope[]; limit: number },
-) {
+export function candidateStatement(db: ProjectDb, ctx: ProjectContext, terms: string[], options: { scopes: MemoryScope[]; limit: number }) {
 	return db.prepare(candidateSql(options.scopes)).bind(matchExpression(terms), ctx.projectId, ctx.userId, options.limit);
 }
 

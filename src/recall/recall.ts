@@ -2,17 +2,9 @@ import type { LanguageModel } from "ai";
 import { hasModel, ModelConfigError, type ModelEnv, resolveModel } from "../llm/models";
 import type { ProjectContext } from "../memory/store";
 import type { MemoryScope } from "../memory/topic-file";
-import { type EffectiveSettings, resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
-import {
-	type CandidateRow,
-	candidateStatement,
-	documentsToolInUse,
-	type RecalledMemory,
-	type ScoredMemory,
-	score,
-	toCandidates,
-	toRecalled,
-} from "./lexical";
+import { projectStore } from "../project/client";
+import { type EffectiveSettings, effectiveSettings } from "../settings/settings";
+import { type CandidateRow, documentsToolInUse, type RecalledMemory, type ScoredMemory, score, toCandidates, toRecalled } from "./lexical";
 import { selectWithModel } from "./selector";
 import { queryTerms } from "./terms";
 
@@ -71,27 +63,17 @@ export async function recall(
 	const terms = queryTerms(request.query);
 	const exclude = new Set(request.exclude ?? []);
 	const recentTools = request.recentTools ?? [];
-	// Settings and candidates in one round trip; the scope switches are applied to the rows after.
-	const candidates =
+	// Settings (D1) and candidates (the project's object) concurrently: one round trip's latency. The
+	// scope switches are applied to the rows after.
+	const [settings, rows] = await Promise.all([
+		preloaded ?? effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
 		terms.length > 0
-			? candidateStatement(env.DB, ctx, terms, {
+			? projectStore(env, ctx.projectId).recallCandidates(ctx, terms, {
 					scopes: request.scope ? [request.scope] : ["personal", "team"],
 					limit: CANDIDATES + exclude.size,
 				})
-			: null;
-	let settings = preloaded;
-	let rows: CandidateRow[] = [];
-	if (!settings) {
-		const [settingsResult, candidateResult] = await env.DB.batch<SettingsRow | CandidateRow>(
-			candidates
-				? [settingsStatement(env.DB, ctx.tenantId, ctx.userId, ctx.projectId), candidates]
-				: [settingsStatement(env.DB, ctx.tenantId, ctx.userId, ctx.projectId)],
-		);
-		settings = resolveSettings((settingsResult?.results ?? []) as SettingsRow[]);
-		rows = (candidateResult?.results ?? []) as CandidateRow[];
-	} else if (candidates) {
-		rows = (await candidates.all<CandidateRow>()).results;
-	}
+			: ([] as CandidateRow[]),
+	]);
 
 	const limit = request.limit ?? Number(settings["memories.recallLimit"].value);
 	const warnings: string[] = [];

@@ -8,6 +8,7 @@ import { tokenCount, truncateToTokens } from "../inject/tokens";
 import { fillTemplate } from "../lib/template";
 import { sessionPrefix } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
+import type { ProjectEnv } from "../project/env";
 import { redactSecrets } from "../security/secrets";
 
 /** The template of a session memory (SPEC §2), in order. */
@@ -191,7 +192,7 @@ export interface SessionMemoryResult {
  * offline builder runs over the whole session instead. Secrets are redacted before storage.
  */
 export async function refreshSessionMemory(
-	env: Env,
+	env: ProjectEnv,
 	ctx: ProjectContext,
 	session: Pick<SessionRow, "id" | "turns" | "memory_turns">,
 	totalTokens: number,
@@ -215,7 +216,7 @@ export async function refreshSessionMemory(
 	text = truncateToTokens((await redactSecrets(text)).text, totalTokens).text;
 	await env.FILES.put(key, text, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
 	const tokens = tokenCount(text);
-	await env.DB.prepare("UPDATE sessions SET memory_turns = ?, memory_tokens = ?, memory_updated_at = ? WHERE project_id = ? AND id = ?")
+	await env.PDB.prepare("UPDATE sessions SET memory_turns = ?, memory_tokens = ?, memory_updated_at = ? WHERE project_id = ? AND id = ?")
 		.bind(session.turns, tokens, new Date().toISOString(), ctx.projectId, session.id)
 		.run();
 	return { text, tokens, engine };

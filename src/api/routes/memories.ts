@@ -1,19 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { SESSION_ID_PATTERN } from "../../ingest/turns";
-import { getIndex } from "../../memory/index-file";
-import { findMemory as findStored, resolveMemoryUrl } from "../../memory/resolve";
-import {
-	deleteMemory,
-	getVersion,
-	listMemories,
-	listVersions,
-	type MemoryRow,
-	type MemorySource,
-	readMemoryContent,
-	toMetadata,
-	writeMemory,
-} from "../../memory/store";
+import { type MemoryRow, type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
 	assertValidName,
 	MEMORY_TYPES,
@@ -23,6 +11,7 @@ import {
 	type TopicFile,
 	validateFields,
 } from "../../memory/topic-file";
+import { projectStore } from "../../project/client";
 import { effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError, notFound } from "../errors";
@@ -67,7 +56,10 @@ async function assertScopeEnabled(c: Context<AppEnv>, scope: MemoryScope) {
 
 /** Finds a memory: the given scope, or personal first and then team when no scope is given. */
 const findMemory = (c: Context<AppEnv>, name: string, scope: MemoryScope | undefined): Promise<MemoryRow> =>
-	findStored(c.env.DB, c.get("projectContext"), name, scope);
+	store(c).findMemory(c.get("projectContext"), name, scope);
+
+/** The project's store (its Durable Object); the request is already authorised for this project. */
+const store = (c: Context<AppEnv>) => projectStore(c.env, c.get("projectContext").projectId);
 
 async function readBody(c: Context<AppEnv>, name: string): Promise<TopicFile> {
 	const contentType = (c.req.header("Content-Type") ?? "").toLowerCase();
@@ -133,7 +125,7 @@ memoryRoutes.openapi(
 		const origin = writeSource(c);
 		const file = await readBody(c, name);
 		await assertScopeEnabled(c, scope);
-		const result = await writeMemory(c.env, c.get("projectContext"), { scope, file, ifMatch, ...origin });
+		const result = await store(c).writeMemory(c.get("projectContext"), { scope, file, ifMatch, ...origin });
 		c.header("ETag", `"${result.memory.version}"`);
 		return c.json({ memory: result.memory }, result.status === "created" ? 201 : 200);
 	},
@@ -180,7 +172,7 @@ memoryRoutes.openapi(
 	}),
 	async (c) => {
 		const { name } = c.req.valid("param");
-		await deleteMemory(c.env, c.get("projectContext"), c.req.valid("query").scope ?? "personal", name);
+		await store(c).deleteMemory(c.get("projectContext"), c.req.valid("query").scope ?? "personal", name);
 		return c.body(null, 204);
 	},
 );
@@ -218,7 +210,7 @@ memoryRoutes.openapi(
 			if (!n || !NAME_PATTERN.test(n) || (s !== "personal" && s !== "team")) throw badRequest("cursor is not valid", { field: "cursor" });
 			after = { name: n, scope: s };
 		}
-		const rows = await listMemories(c.env.DB, c.get("projectContext"), { scope, type, limit, after });
+		const rows = await store(c).listMemories(c.get("projectContext"), { scope, type, limit, after });
 		const last = rows.at(-1);
 		return c.json({ memories: rows.map(toMetadata), nextCursor: rows.length === limit && last ? `${last.name}:${last.scope}` : null }, 200);
 	},
@@ -291,7 +283,7 @@ memoryRoutes.openapi(
 				seen.add(name);
 				const { type, description } = validateFields(fields);
 				if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
-				const result = await writeMemory(c.env, c.get("projectContext"), {
+				const result = await store(c).writeMemory(c.get("projectContext"), {
 					scope,
 					...origin,
 					file: { name, type, description, body: fields.body },
@@ -334,8 +326,7 @@ memoryRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const row = await findMemory(c, c.req.valid("param").name, c.req.valid("query").scope);
-		const versions = await listVersions(c.env.DB, row.id);
+		const { versions } = await store(c).history(c.get("projectContext"), c.req.valid("param").name, c.req.valid("query").scope);
 		return c.json(
 			{ versions: versions.map((v) => ({ version: v.version, updatedAt: v.created_at, source: v.source, sessionId: v.session_id })) },
 			200,
@@ -364,8 +355,7 @@ memoryRoutes.openapi(
 	}),
 	async (c) => {
 		const { name, version } = c.req.valid("param");
-		const row = await findMemory(c, name, c.req.valid("query").scope);
-		const v = await getVersion(c.env.DB, row.id, version);
+		const { version: v } = await store(c).version(c.get("projectContext"), name, c.req.valid("query").scope, version);
 		if (!v) throw notFound("version");
 		const content = await readMemoryContent(c.env, c.get("projectContext"), v);
 		c.header("ETag", `"${v.version}"`);
@@ -382,7 +372,7 @@ memoryRoutes.openapi(
 		request: { params: z.object({ projectId: ProjectIdParam }) },
 		responses: { 200: { description: "MEMORY.md", content: markdownResponse }, ...errors(401, 403, 404) },
 	}),
-	async (c) => c.body(await getIndex(c.env, c.get("projectContext")), 200, { "Content-Type": MARKDOWN }),
+	async (c) => c.body(await store(c).index(c.get("projectContext")), 200, { "Content-Type": MARKDOWN }),
 );
 
 memoryRoutes.openapi(
@@ -398,7 +388,7 @@ memoryRoutes.openapi(
 		responses: { 200: { description: "The artifact", content: markdownResponse }, ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const text = await resolveMemoryUrl(c.env, c.get("projectContext"), c.req.valid("query").url);
+		const text = await store(c).resolve(c.get("projectContext"), c.req.valid("query").url);
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},
 );

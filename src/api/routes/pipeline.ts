@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { listSkills, readSkill, readSummary } from "../../consolidate/artifacts";
-import { pendingCount } from "../../consolidate/inputs";
+import { readSummary } from "../../consolidate/artifacts";
+import type { ProjectContext } from "../../memory/store";
+import { projectStore } from "../../project/client";
 import { effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { CairnError, notFound } from "../errors";
@@ -48,26 +49,23 @@ pipelineRoutes.openapi(
 			throw new CairnError("feature_disabled", `memories are off (memories.enabled, set by ${settings["memories.enabled"].source})`);
 		}
 		await c.env.PROJECT_COORDINATOR.getByName(ctx.projectId).requestRun(ctx.projectId);
-		return c.json(await status(c.env, ctx.projectId), 202);
+		return c.json(await status(c.env, ctx), 202);
 	},
 );
 
-async function status(env: Env, projectId: string) {
-	const [state, pending, dead] = await Promise.all([
-		env.PROJECT_COORDINATOR.getByName(projectId).status(),
-		pendingCount(env.DB, projectId),
-		env.DB.prepare("SELECT count(*) AS n FROM sessions WHERE project_id = ? AND extraction_state = 'dead_letter'")
-			.bind(projectId)
-			.first<{ n: number }>(),
+async function status(env: Env, ctx: ProjectContext) {
+	const [state, counts] = await Promise.all([
+		env.PROJECT_COORDINATOR.getByName(ctx.projectId).status(),
+		projectStore(env, ctx.projectId).pipelineCounts(ctx),
 	]);
 	return {
 		pipeline: {
-			pendingOutputs: pending,
+			pendingOutputs: counts.pendingOutputs,
 			running: state.running,
 			dirty: state.dirty,
 			generation: state.generation,
 			lastRun: state.lastRun,
-			deadLetters: dead?.n ?? 0,
+			deadLetters: counts.deadLetters,
 		},
 	};
 }
@@ -81,7 +79,7 @@ pipelineRoutes.openapi(
 		request: { params: ProjectParams },
 		responses: { 200: { description: "Status", content: { "application/json": { schema: StatusSchema } } }, ...errors(401, 403, 404) },
 	}),
-	async (c) => c.json(await status(c.env, c.get("projectContext").projectId), 200),
+	async (c) => c.json(await status(c.env, c.get("projectContext")), 200),
 );
 
 pipelineRoutes.openapi(
@@ -122,7 +120,7 @@ pipelineRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const rows = await listSkills(c.env.DB, c.get("projectContext"));
+		const rows = await projectStore(c.env, c.get("projectContext").projectId).skills(c.get("projectContext"));
 		return c.json(
 			{
 				skills: rows.map((r) => ({
@@ -147,7 +145,7 @@ pipelineRoutes.openapi(
 		responses: { 200: { description: "SKILL.md", content: { "text/markdown": { schema: z.string() } } }, ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const text = await readSkill(c.env, c.get("projectContext"), c.req.valid("param").name);
+		const text = await projectStore(c.env, c.get("projectContext").projectId).skill(c.get("projectContext"), c.req.valid("param").name);
 		if (text === null) throw notFound("skill");
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},

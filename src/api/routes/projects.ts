@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { newId } from "../../lib/ids";
+import { newId, nowIso } from "../../lib/ids";
 import { canonicalKeyFromPath, canonicalKeyFromRemote } from "../../projects/identity";
 import { requireScope } from "../auth";
 import type { AppEnv, ProjectRecord } from "../context";
@@ -58,10 +58,11 @@ projectRoutes.openapi(
 		if (existing) return c.json({ project: toProject(existing) }, 200);
 		// Only the canonical key is stored from the remote: a remote URL may carry credentials.
 		const inserted = await c.env.DB.prepare(
-			`INSERT INTO projects (id, tenant_id, name, canonical_key, root_path) VALUES (?, ?, ?, ?, ?)
+			// A new project starts in the per-project layout: the storage mover has nothing to move for it.
+			`INSERT INTO projects (id, tenant_id, name, canonical_key, root_path, storage_moved_at) VALUES (?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (tenant_id, canonical_key) DO NOTHING`,
 		)
-			.bind(newId("prj"), auth.tenantId, body.name, canonicalKey, body.gitRemote ? null : canonicalKey.slice("path:".length))
+			.bind(newId("prj"), auth.tenantId, body.name, canonicalKey, body.gitRemote ? null : canonicalKey.slice("path:".length), nowIso())
 			.run();
 		const project = await c.env.DB.prepare(`${SELECT_PROJECT} WHERE tenant_id = ? AND canonical_key = ?`)
 			.bind(auth.tenantId, canonicalKey)

@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
 import { MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "../../memory/topic-file";
 import { recall } from "../../recall/recall";
-import { recordServed } from "../../recall/usage";
+import { servedInBackground } from "../../recall/usage";
 import type { AppEnv } from "../context";
 import { errors, ProjectIdParam } from "../schemas";
 
@@ -62,12 +62,13 @@ recallRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const result = await recall(c.env, c.get("projectContext"), c.req.valid("json"));
-		c.executionCtx.waitUntil(
-			recordServed(
-				c.env.DB,
-				result.served.map((m) => m.row.id),
-			),
+		const ctx = c.get("projectContext");
+		const result = await recall(c.env, ctx, c.req.valid("json"));
+		servedInBackground(
+			c.env,
+			(p) => c.executionCtx.waitUntil(p),
+			ctx,
+			result.served.map((m) => m.row.id),
 		);
 		const { served: _served, ...body } = result;
 		return c.json(body, 200);
@@ -139,8 +140,10 @@ recallRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const result = await buildInjection(c.env, c.get("projectContext"), c.req.valid("json"));
-		c.executionCtx.waitUntil(recordServed(c.env.DB, result.servedIds));
+		const ctx = c.get("projectContext");
+		const request = c.req.valid("json");
+		const result = await buildInjection(c.env, ctx, request);
+		servedInBackground(c.env, (p) => c.executionCtx.waitUntil(p), ctx, result.servedIds, request.sessionId);
 		const { servedIds: _ids, ...body } = result;
 		return c.json(body, 200);
 	},

@@ -1,12 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { ingestTranscript, requireOwnSession, type SessionRow } from "../../ingest/ingest";
+import { parseTranscript, type SessionRow } from "../../ingest/ingest";
 import { FORMATS } from "../../ingest/parse";
 import { AGENTS, SESSION_ID_PATTERN } from "../../ingest/turns";
-import { nowIso } from "../../lib/ids";
-import { resolveModel } from "../../llm/models";
 import type { ProjectContext } from "../../memory/store";
-import { enqueueSessions, extractionAllowed } from "../../pipeline/triggers";
-import { readSessionMemory, refreshSessionMemory } from "../../session-memory/session-memory";
+import { extractionAllowed } from "../../pipeline/triggers";
+import { projectStore } from "../../project/client";
 import { type EffectiveSettings, effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { CairnError } from "../errors";
@@ -106,25 +104,26 @@ sessionRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
 		const { format } = c.req.valid("query");
-		const { session, ...result } = await ingestTranscript(
-			c.env,
-			ctx,
-			sessionId,
-			new TextDecoder().decode(await c.req.arrayBuffer()),
-			format,
-		);
+		// Parsing runs here, in the Worker; the project's object stores only what is new.
+		const parsed = await parseTranscript(new TextDecoder().decode(await c.req.arrayBuffer()), format);
+		const store = projectStore(c.env, ctx.projectId);
+		const { session, ...result } = await store.ingest(ctx, sessionId, parsed);
 		if (result.accepted > 0 && session) {
-			const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+			const [settings] = await Promise.all([
+				effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
+				// The cron's idle scan visits only projects flagged as holding unprocessed turns.
+				c.env.DB.prepare("UPDATE projects SET pending_work = 1 WHERE id = ? AND pending_work = 0").bind(ctx.projectId).run(),
+			]);
 			if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {
-				await enqueueSessions(c.env, [session]);
+				await store.enqueue(ctx, [sessionId]);
 			}
 			// Enough new transcript since the last refresh: rebuild the session memory after responding.
 			const every = Number(settings["memories.sessionMemoryRefreshTurns"].value);
 			if (sessionMemoryOff(settings) === null && session.turns - session.memory_turns >= every) {
 				c.executionCtx.waitUntil(
-					refreshSessionMemory(c.env, ctx, session, tokenLimit(settings), sessionModel(c.env)).then(
+					store.sessionMemory(ctx, sessionId, tokenLimit(settings), true).then(
 						() => undefined,
-						(err) => console.error("session memory refresh failed", err instanceof Error ? err.message : String(err)),
+						(err: unknown) => console.error("session memory refresh failed", err instanceof Error ? err.message : String(err)),
 					),
 				);
 			}
@@ -145,16 +144,8 @@ sessionRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
-		await requireOwnSession(c.env.DB, ctx, sessionId);
-		const now = nowIso();
-		await c.env.DB.prepare("UPDATE sessions SET status = 'ended', updated_at = ? WHERE project_id = ? AND id = ?")
-			.bind(now, ctx.projectId, sessionId)
-			.run();
-		const session = await requireOwnSession(c.env.DB, ctx, sessionId);
 		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-		if (extractionAllowed(settings) && (await enqueueSessions(c.env, [session])) > 0) {
-			return c.json({ session: toSession({ ...session, extraction_state: "queued" }) }, 202);
-		}
+		const session = await projectStore(c.env, ctx.projectId).endSession(ctx, sessionId, extractionAllowed(settings));
 		return c.json({ session: toSession(session) }, 202);
 	},
 );
@@ -170,7 +161,10 @@ sessionRoutes.openapi(
 	}),
 	async (c) => {
 		const { sessionId } = c.req.valid("param");
-		return c.json({ session: toSession(await requireOwnSession(c.env.DB, c.get("projectContext"), sessionId)) }, 200);
+		return c.json(
+			{ session: toSession(await projectStore(c.env, c.get("projectContext").projectId).session(c.get("projectContext"), sessionId)) },
+			200,
+		);
 	},
 );
 
@@ -192,12 +186,8 @@ sessionRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const { limit } = c.req.valid("query");
-		const { results } = await c.env.DB.prepare(
-			"SELECT * FROM sessions WHERE project_id = ? AND user_id = ? ORDER BY last_activity_at DESC, id LIMIT ?",
-		)
-			.bind(ctx.projectId, ctx.userId, limit)
-			.all<SessionRow>();
-		return c.json({ sessions: results.map(toSession) }, 200);
+		const sessions = await projectStore(c.env, ctx.projectId).sessions(ctx, limit);
+		return c.json({ sessions: sessions.map(toSession) }, 200);
 	},
 );
 
@@ -220,10 +210,7 @@ sessionRoutes.openapi(
 			const key = settings["memories.enabled"].value === true ? "memories.autoMemory" : "memories.enabled";
 			throw new CairnError("feature_disabled", `extraction is off (${key}, set by ${settings[key].source})`);
 		}
-		const { results } = await c.env.DB.prepare("SELECT * FROM sessions WHERE project_id = ? AND user_id = ? AND cursor < turns")
-			.bind(ctx.projectId, ctx.userId)
-			.all<SessionRow>();
-		return c.json({ enqueued: await enqueueSessions(c.env, results) }, 202);
+		return c.json({ enqueued: await projectStore(c.env, ctx.projectId).enqueue(ctx) }, 202);
 	},
 );
 
@@ -273,36 +260,7 @@ sessionRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const { limit } = c.req.valid("query");
-		const { results } = await c.env.DB.prepare(
-			`SELECT session_id, from_seq, to_seq, extractor, summary, raw_memory, candidates_json, created_at FROM stage1_outputs
-			 WHERE project_id = ? AND user_id = ? AND consolidated_at IS NULL ORDER BY created_at DESC, session_id, from_seq LIMIT ?`,
-		)
-			.bind(ctx.projectId, ctx.userId, limit)
-			.all<{
-				session_id: string;
-				from_seq: number;
-				to_seq: number;
-				extractor: string;
-				summary: string;
-				raw_memory: string;
-				candidates_json: string;
-				created_at: string;
-			}>();
-		return c.json(
-			{
-				outputs: results.map((r) => ({
-					sessionId: r.session_id,
-					fromSeq: r.from_seq,
-					toSeq: r.to_seq,
-					extractor: r.extractor,
-					summary: r.summary,
-					rawMemory: r.raw_memory,
-					candidates: JSON.parse(r.candidates_json),
-					createdAt: r.created_at,
-				})),
-			},
-			200,
-		);
+		return c.json({ outputs: await projectStore(c.env, ctx.projectId).candidates(ctx, limit) }, 200);
 	},
 );
 
@@ -315,21 +273,12 @@ function sessionMemoryOff(settings: EffectiveSettings): string | null {
 }
 const tokenLimit = (settings: EffectiveSettings) => Number(settings["memories.sessionMemoryTokenLimit"].value);
 
-/** The session-memory model: `smol`, else `default`; a misconfigured model means the offline builder. */
-function sessionModel(env: Env) {
-	try {
-		return resolveModel(env, "smol");
-	} catch {
-		return null;
-	}
-}
-
-async function sessionMemoryContext(env: Env, ctx: ProjectContext, sessionId: string) {
-	const session = await requireOwnSession(env.DB, ctx, sessionId);
+/** Session memory needs memory on and session memory on. */
+async function requireSessionMemory(env: Env, ctx: ProjectContext) {
 	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 	const off = sessionMemoryOff(settings);
 	if (off) throw new CairnError("feature_disabled", off);
-	return { session, settings };
+	return settings;
 }
 
 sessionRoutes.openapi(
@@ -347,10 +296,8 @@ sessionRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
-		const { session, settings } = await sessionMemoryContext(c.env, ctx, sessionId);
-		const text =
-			(await readSessionMemory(c.env, ctx, sessionId)) ??
-			(await refreshSessionMemory(c.env, ctx, session, tokenLimit(settings), sessionModel(c.env))).text;
+		const settings = await requireSessionMemory(c.env, ctx);
+		const { text } = await projectStore(c.env, ctx.projectId).sessionMemory(ctx, sessionId, tokenLimit(settings), false);
 		return c.body(text, 200, { "Content-Type": "text/markdown; charset=utf-8" });
 	},
 );
@@ -377,8 +324,8 @@ sessionRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
-		const { session, settings } = await sessionMemoryContext(c.env, ctx, sessionId);
-		const result = await refreshSessionMemory(c.env, ctx, session, tokenLimit(settings), sessionModel(c.env));
-		return c.json({ tokens: result.tokens, engine: result.engine, turns: session.turns }, 200);
+		const settings = await requireSessionMemory(c.env, ctx);
+		const result = await projectStore(c.env, ctx.projectId).sessionMemory(ctx, sessionId, tokenLimit(settings), true);
+		return c.json({ tokens: result.tokens ?? 0, engine: result.engine ?? "offline", turns: result.turns }, 200);
 	},
 );

@@ -1,9 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection } from "../../inject/inject";
 import { sha256Hex } from "../../lib/ids";
-import { clearProjectMemory } from "../../memory/clear";
-import { deleteMemory, type MemoryRow, type ProjectContext, readMemoryContent, writeMemory } from "../../memory/store";
+import { type ProjectContext, readMemoryContent } from "../../memory/store";
 import { parseTopicFile, renderTopicFile } from "../../memory/topic-file";
+import { projectStore } from "../../project/client";
 import { findSecrets, ruleNames } from "../../security/secrets";
 import { effectiveSettings } from "../../settings/settings";
 import { requireScope } from "../auth";
@@ -29,18 +29,6 @@ async function requireTeamSync(env: Env, ctx: ProjectContext) {
 			throw new CairnError("feature_disabled", `team memory sync is off (${key}, set by ${settings[key].source})`);
 	}
 }
-
-const teamRows = async (db: D1Database, projectId: string, names?: string[]) =>
-	(
-		await (names
-			? db
-					.prepare(
-						"SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' AND name IN (SELECT value FROM json_each(?))",
-					)
-					.bind(projectId, JSON.stringify(names))
-			: db.prepare("SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' ORDER BY name").bind(projectId)
-		).all<MemoryRow>()
-	).results;
 
 teamMemoryRoutes.openapi(
 	createRoute({
@@ -72,7 +60,7 @@ teamMemoryRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		await requireTeamSync(c.env, ctx);
-		const rows = await teamRows(c.env.DB, ctx.projectId);
+		const rows = await projectStore(c.env, ctx.projectId).teamMemories(ctx);
 		if (c.req.valid("query").view === "hashes") {
 			return c.json({ entries: Object.fromEntries(rows.map((r) => [`${r.name}.md`, r.content_hash])) }, 200);
 		}
@@ -161,9 +149,8 @@ teamMemoryRoutes.openapi(
 
 		const current = new Map(
 			(
-				await teamRows(
-					c.env.DB,
-					ctx.projectId,
+				await projectStore(c.env, ctx.projectId).teamMemories(
+					ctx,
 					parsed.map((p) => p.name),
 				)
 			).map((r) => [r.name, r]),
@@ -187,7 +174,7 @@ teamMemoryRoutes.openapi(
 		const results = [];
 		for (const p of parsed) {
 			const row = current.get(p.name);
-			const written = await writeMemory(c.env, ctx, {
+			const written = await projectStore(c.env, ctx.projectId).writeMemory(ctx, {
 				scope: "team",
 				file: p.file,
 				source: "user",
@@ -213,7 +200,7 @@ teamMemoryRoutes.openapi(
 		const ctx = c.get("projectContext");
 		await requireTeamSync(c.env, ctx);
 		const name = PATH.exec(c.req.valid("param").path)?.[1] as string;
-		await deleteMemory(c.env, ctx, "team", name);
+		await projectStore(c.env, ctx.projectId).deleteMemory(ctx, "team", name);
 		return c.body(null, 204);
 	},
 );
@@ -264,7 +251,7 @@ teamMemoryRoutes.openapi(
 		if (c.req.valid("query").confirm !== ctx.projectId) {
 			throw new CairnError("confirmation_required", "clearing memory needs ?confirm=<projectId> with this project's id");
 		}
-		await clearProjectMemory(c.env, ctx);
+		await projectStore(c.env, ctx.projectId).clear(ctx);
 		return c.body(null, 204);
 	},
 );

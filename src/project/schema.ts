@@ -1,0 +1,175 @@
+/**
+ * The schema of a project's own SQLite, versioned inside the object. `migrateProjectSchema` runs on
+ * the object's first access (in its constructor, under `blockConcurrencyWhile`): every migration
+ * after the recorded version is applied in one transaction with the new version number, so an object
+ * is always at a version that exists here. Migrations are append-only; never edit a shipped one.
+ *
+ * The tables keep the `project_id` column they had when they were shared: every query still names
+ * the project, so a call that reached the wrong object would find nothing, and the storage mover
+ * copies rows unchanged.
+ */
+export const PROJECT_MIGRATIONS: readonly string[] = [
+	// 1: memories with versions, visibility and full-text index; sessions and their transcripts'
+	// bookkeeping; stage-1 outputs; skills; consolidation events; the MEMORY.md generation counter.
+	`CREATE TABLE memories (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		project_id TEXT NOT NULL,
+		scope TEXT NOT NULL,
+		owner_id TEXT NOT NULL,
+		name TEXT NOT NULL,
+		type TEXT NOT NULL,
+		description TEXT NOT NULL,
+		version INTEGER NOT NULL,
+		content_hash TEXT NOT NULL,
+		bytes INTEGER NOT NULL,
+		source TEXT NOT NULL,
+		session_id TEXT,
+		author_id TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL,
+		verified_at TEXT NOT NULL,
+		times_served INTEGER NOT NULL DEFAULT 0,
+		last_served_at TEXT
+	);
+	CREATE UNIQUE INDEX memories_identity ON memories (project_id, scope, owner_id, name);
+	CREATE INDEX memories_listing ON memories (project_id, type, name);
+	CREATE INDEX memories_summary ON memories (project_id, type, times_served, updated_at);
+	CREATE TABLE memory_versions (
+		memory_id INTEGER NOT NULL,
+		project_id TEXT NOT NULL,
+		version INTEGER NOT NULL,
+		content_hash TEXT NOT NULL,
+		type TEXT NOT NULL,
+		description TEXT NOT NULL,
+		source TEXT NOT NULL,
+		session_id TEXT,
+		author_id TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		PRIMARY KEY (memory_id, version)
+	);
+	CREATE INDEX memory_versions_hash ON memory_versions (project_id, content_hash);
+	CREATE TABLE memory_visibility (
+		memory_id INTEGER PRIMARY KEY,
+		project_id TEXT NOT NULL,
+		scope TEXT NOT NULL,
+		owner_id TEXT NOT NULL
+	);
+	CREATE VIRTUAL TABLE memories_fts USING fts5(name, description, body, tokenize = 'porter unicode61');
+	CREATE TABLE sessions (
+		project_id TEXT NOT NULL,
+		id TEXT NOT NULL,
+		user_id TEXT NOT NULL,
+		agent TEXT NOT NULL,
+		cwd TEXT,
+		branch TEXT,
+		started_at TEXT NOT NULL,
+		last_activity_at TEXT NOT NULL,
+		turns INTEGER NOT NULL DEFAULT 0,
+		cursor INTEGER NOT NULL DEFAULT 0,
+		status TEXT NOT NULL DEFAULT 'active',
+		extraction_state TEXT NOT NULL DEFAULT 'idle',
+		queued_at TEXT,
+		last_error TEXT,
+		updated_at TEXT NOT NULL,
+		memory_turns INTEGER NOT NULL DEFAULT 0,
+		memory_tokens INTEGER NOT NULL DEFAULT 0,
+		memory_updated_at TEXT,
+		PRIMARY KEY (project_id, id)
+	);
+	CREATE INDEX sessions_activity ON sessions (project_id, last_activity_at);
+	CREATE INDEX sessions_pending ON sessions (last_activity_at) WHERE cursor < turns;
+	CREATE TABLE session_records (
+		project_id TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		record_key TEXT NOT NULL,
+		PRIMARY KEY (project_id, session_id, record_key)
+	);
+	CREATE TABLE session_chunks (
+		project_id TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		first_seq INTEGER NOT NULL,
+		last_seq INTEGER NOT NULL,
+		object_key TEXT NOT NULL,
+		bytes INTEGER NOT NULL,
+		created_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, session_id, first_seq)
+	);
+	CREATE TABLE session_writes (
+		project_id TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		memory_name TEXT NOT NULL,
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX session_writes_seq ON session_writes (project_id, session_id, seq);
+	CREATE TABLE stage1_outputs (
+		project_id TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		from_seq INTEGER NOT NULL,
+		to_seq INTEGER NOT NULL,
+		user_id TEXT NOT NULL,
+		extractor TEXT NOT NULL,
+		raw_memory TEXT NOT NULL,
+		summary TEXT NOT NULL,
+		candidates_json TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		consolidated_at TEXT,
+		PRIMARY KEY (project_id, session_id, from_seq)
+	);
+	CREATE INDEX stage1_pending ON stage1_outputs (project_id, consolidated_at);
+	CREATE TABLE skills (
+		project_id TEXT NOT NULL,
+		owner_id TEXT NOT NULL,
+		name TEXT NOT NULL,
+		description TEXT NOT NULL,
+		content_hash TEXT NOT NULL,
+		updated_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, owner_id, name)
+	);
+	CREATE TABLE consolidation_events (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		project_id TEXT NOT NULL,
+		owner_id TEXT NOT NULL,
+		run_id TEXT NOT NULL,
+		op TEXT NOT NULL,
+		target TEXT NOT NULL,
+		outcome TEXT NOT NULL,
+		reason TEXT NOT NULL,
+		evidence_json TEXT NOT NULL,
+		created_at TEXT NOT NULL
+	);
+	CREATE INDEX consolidation_events_project ON consolidation_events (project_id, created_at);
+	CREATE TABLE projects (
+		id TEXT PRIMARY KEY,
+		index_generation INTEGER NOT NULL DEFAULT 0
+	);`,
+	// 2: which memories each session was handed (recall and inject with a session id), so a session
+	// can be told only what it has not seen yet.
+	`CREATE TABLE session_served (
+		project_id TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		memory_id INTEGER NOT NULL,
+		served_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, session_id, memory_id)
+	);`,
+];
+
+export const PROJECT_SCHEMA_VERSION = PROJECT_MIGRATIONS.length;
+
+/**
+ * Brings the object's database to `target` (the latest by default). Returns the version it was at.
+ * Each step and its version record commit together, so a failure leaves the previous version intact.
+ */
+export function migrateProjectSchema(storage: DurableObjectStorage, target = PROJECT_SCHEMA_VERSION): number {
+	const sql = storage.sql;
+	sql.exec("CREATE TABLE IF NOT EXISTS _cairn_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
+	const row = sql.exec<{ version: number }>("SELECT version FROM _cairn_schema WHERE id = 1").toArray()[0];
+	const from = row?.version ?? 0;
+	for (let v = from; v < target; v++) {
+		storage.transactionSync(() => {
+			sql.exec(PROJECT_MIGRATIONS[v] as string);
+			sql.exec("INSERT INTO _cairn_schema (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version", v + 1);
+		});
+	}
+	return from;
+}
