@@ -8,6 +8,7 @@ import { adminRoutes } from "./api/routes/admin";
 import { keyRoutes } from "./api/routes/keys";
 import { logRoutes } from "./api/routes/logs";
 import { memoryRoutes } from "./api/routes/memories";
+import { operatorRoutes } from "./api/routes/operator";
 import { pipelineRoutes } from "./api/routes/pipeline";
 import { projectRoutes } from "./api/routes/projects";
 import { recallRoutes } from "./api/routes/recall";
@@ -80,9 +81,11 @@ export function createApp() {
 		return bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) })(c, next);
 	});
 
-	// Tenant creation uses the operator token; every other /v1 route uses an API key.
+	// Tenant creation and /v1/operator/* use the operator token; every other /v1 route uses an API key.
 	const keyAuth = requireKey();
-	app.use("/v1/*", async (c, next) => (c.req.path === "/v1/admin/tenants" ? next() : keyAuth(c, next)));
+	app.use("/v1/*", async (c, next) =>
+		c.req.path === "/v1/admin/tenants" || c.req.path.startsWith("/v1/operator/") ? next() : keyAuth(c, next),
+	);
 	app.use("/mcp", bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) }), keyAuth);
 	app.all("/mcp", mcpRoute);
 	app.use("/v1/projects/:projectId", loadProject());
@@ -95,6 +98,7 @@ export function createApp() {
 	});
 
 	app.route("/", adminRoutes);
+	app.route("/", operatorRoutes);
 	app.route("/", keyRoutes);
 	app.route("/", projectRoutes);
 	app.route("/", memoryRoutes);

@@ -1,5 +1,8 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { call, createProject, createTenant, json, putMemory, type Tenant } from "./helpers";
 
 let a: Tenant;
@@ -87,5 +90,35 @@ describe("tenant isolation", () => {
 		expect(register.status).toBe(403);
 		const otherList = await json(await call(`/v1/projects/${other}/memories`, { token: b.token }));
 		expect(otherList.memories.every((m: { version: number }) => m.version === 1)).toBe(true);
+	});
+});
+
+describe("one object per project", () => {
+	it("each project's object holds only that project's rows and refuses calls for any other project", async () => {
+		const { results: aProjects } = await env.DB.prepare("SELECT id FROM projects WHERE tenant_id = ?")
+			.bind(a.tenantId)
+			.all<{ id: string }>();
+		const all = [...bProjects, ...aProjects.map((p) => p.id)];
+		for (const pid of all) {
+			const stub = env.PROJECT_COORDINATOR.getByName(pid);
+			const held = await runInDurableObject(stub, async (instance: ProjectCoordinator) => {
+				const ids = new Set<string>();
+				for (const table of ["memories", "memory_versions", "memory_visibility", "sessions", "stage1_outputs"]) {
+					const rows = (await instance.db.prepare(`SELECT DISTINCT project_id FROM ${table}`).all<{ project_id: string }>()).results;
+					for (const r of rows) ids.add(r.project_id);
+				}
+				return { bound: await instance.boundTo(), ids: [...ids] };
+			});
+			if (held.bound !== null) expect(held.bound).toBe(pid);
+			expect(held.ids.every((id) => id === pid)).toBe(true);
+		}
+		// B's first project's object, asked for B's second project (even with the right tenant and user), refuses.
+		const [first, second] = bProjects as [string, string];
+		const stub = env.PROJECT_COORDINATOR.getByName(first);
+		const refused = await stub.listMemories({ tenantId: b.tenantId, userId: b.userId, projectId: second }, { limit: 10 });
+		expect(refused).toMatchObject({ ok: false, error: { code: "forbidden" } });
+		// Reached the right way, the second project still holds its own memories, untouched.
+		const list = await json(await call(`/v1/projects/${second}/memories`, { token: b.token }));
+		expect(list.memories).toHaveLength(bNames.length);
 	});
 });

@@ -122,15 +122,15 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	/** Binds the object to its project on first use; a call for any other project is a routing fault. */
 	private bind(projectId: string): void {
 		if (this.boundProject === projectId) return;
-		if (this.boundProject !== null) throw new Error("project object reached for another project");
+		if (this.boundProject !== null) throw new CairnError("forbidden", "this project's store was reached for another project");
 		this.ctx.storage.sql.exec("INSERT INTO projects (id, index_generation) VALUES (?, 0) ON CONFLICT (id) DO NOTHING", projectId);
 		this.boundProject = projectId;
 	}
 
 	/** Runs one operation for `projectId`, returning domain errors as values. */
 	private async run<T>(projectId: string, fn: () => Promise<T>): Promise<Outcome<T>> {
-		this.bind(projectId);
 		try {
+			this.bind(projectId);
 			return { ok: true, value: await fn() };
 		} catch (err) {
 			if (err instanceof CairnError) return { ok: false, error: toWire(err) };

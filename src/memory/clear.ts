@@ -31,15 +31,20 @@ export async function clearProjectMemory(env: ProjectEnv, ctx: ProjectContext): 
 		db.prepare("DELETE FROM memories WHERE project_id = ?").bind(ctx.projectId),
 		db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
 	]);
-	const prefix = projectPrefix(ctx.tenantId, ctx.projectId);
+	const objects = await deletePrefix(env.FILES, projectPrefix(ctx.tenantId, ctx.projectId));
+	return { objects };
+}
+
+/** Deletes every R2 object under a prefix, a page at a time. Returns how many were deleted. */
+export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<number> {
 	let objects = 0;
 	let cursor: string | undefined;
 	do {
-		const page = await env.FILES.list({ prefix, cursor, limit: 1000 });
+		const page = await bucket.list({ prefix, cursor, limit: 1000 });
 		const keys = page.objects.map((o) => o.key);
-		for (let i = 0; i < keys.length; i += 1000) await env.FILES.delete(keys.slice(i, i + 1000));
+		if (keys.length > 0) await bucket.delete(keys);
 		objects += keys.length;
 		cursor = page.truncated ? page.cursor : undefined;
 	} while (cursor);
-	return { objects };
+	return objects;
 }

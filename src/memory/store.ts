@@ -215,7 +215,7 @@ export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: W
 		statements.push(
 			db
 				.prepare(
-					`INSERT INTO session_writes (project_id, session_id, seq, memory_name, created_at)
+					`INSERT OR IGNORE INTO session_writes (project_id, session_id, seq, memory_name, created_at)
 					 VALUES (?1, ?2, coalesce((SELECT turns FROM sessions WHERE project_id = ?1 AND id = ?2), 0), ?3, ?4)`,
 				)
 				.bind(ctx.projectId, sessionId, file.name, now),

@@ -101,7 +101,7 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 		memory_name TEXT NOT NULL,
 		created_at TEXT NOT NULL
 	);
-	CREATE INDEX session_writes_seq ON session_writes (project_id, session_id, seq);
+	CREATE UNIQUE INDEX session_writes_seq ON session_writes (project_id, session_id, seq, memory_name);
 	CREATE TABLE stage1_outputs (
 		project_id TEXT NOT NULL,
 		session_id TEXT NOT NULL,
