@@ -58,12 +58,36 @@ export const projects = sqliteTable(
 		canonicalKey: text("canonical_key").notNull(),
 		gitRemote: text("git_remote"),
 		rootPath: text("root_path"),
-		/** Bumped by every memory change; MEMORY.md caches are valid for one generation. */
+		/** Old layout only: the generation now lives in the project's object (read by the storage mover). */
 		indexGeneration: integer("index_generation").notNull().default(0),
+		/** 1 while the project's sessions hold unprocessed turns: the cron's idle scan visits only these. */
+		pendingWork: integer("pending_work").notNull().default(0),
+		/** When the storage mover finished this project (set at creation for new projects). */
+		storageMovedAt: text("storage_moved_at"),
 		createdAt: createdAt(),
 	},
 	(t) => [uniqueIndex("projects_tenant_canonical").on(t.tenantId, t.canonicalKey)],
 );
+
+/** Where the storage mover stopped within a project: the table (phase) and the last rowid copied. */
+export const storageMoves = sqliteTable("storage_moves", {
+	projectId: text("project_id").primaryKey(),
+	phase: text("phase").notNull(),
+	cursor: text("cursor").notNull(),
+	updatedAt: text("updated_at").notNull(),
+});
+
+/** The cron's position per task: the last project id of the previous slice. */
+export const maintenanceCursors = sqliteTable("maintenance_cursors", {
+	task: text("task").primaryKey(),
+	lastProjectId: text("last_project_id").notNull(),
+});
+
+/*
+ * The tables below are the OLD shared layout of per-project data. Each project's data now lives in
+ * its Durable Object (src/project/schema.ts); these remain only for the storage mover
+ * (src/project/mover.ts) and are dropped by a later migration once every project is moved.
+ */
 
 /**
  * One row per live topic file. The integer id is also the rowid of its `memories_fts` row.

@@ -83,14 +83,6 @@ export async function redactTurns<T extends { text: string }>(turns: T[]): Promi
 const validTime = (ts: string | null, now: string) =>
 	ts && !Number.isNaN(Date.parse(ts)) && ts <= now ? new Date(ts).toISOString() : null;
 
-/**
- * Ingests one posted transcript (a whole file or the lines added since the last post).
- * Turns whose native ids were seen before are dropped, so re-posting a file, or an overlapping tail
- * of it, adds nothing. New turns are secret-redacted, written to R2 as one NDJSON chunk, then one D1
- * batch registers the chunk, the record ids and the session's counters. The chunk's first seq is
- * its primary key, so two concurrent posts cannot both claim the same turn numbers: the loser's batch
- * fails, its chunk is deleted, and it retries against the new state.
- */
 /** A transcript parsed and de-duplicated within itself: the part of ingest that needs no stored state. */
 export interface ParsedTranscript {
 	agent: Agent;
@@ -123,7 +115,15 @@ export async function parseTranscript(body: string, format: Format): Promise<Par
 	};
 }
 
-/** Stores the turns of a parsed transcript that the session does not hold yet (inside the project's object). */
+/**
+ * Stores the turns of a parsed transcript (a whole file or the lines added since the last post)
+ * that the session does not hold yet, inside the project's object.
+ * Turns whose native ids were seen before are dropped, so re-posting a file, or an overlapping tail
+ * of it, adds nothing. New turns are secret-redacted, written to R2 as one NDJSON chunk, then one
+ * transaction in the project's object registers the chunk, the record ids and the session's counters. The chunk's first seq is
+ * its primary key, so two concurrent posts cannot both claim the same turn numbers: the loser's batch
+ * fails, its chunk is deleted, and it retries against the new state.
+ */
 export async function ingestTurns(
 	env: ProjectEnv,
 	ctx: ProjectContext,
