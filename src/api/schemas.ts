@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_DESCRIPTION_CHARS, MEMORY_SCOPES, MEMORY_TYPES } from "../memory/topic-file";
+import { MemoryBodySchema, MemoryDescriptionSchema, MemoryNameSchema, MemoryScopeSchema, MemoryTypeSchema } from "../memory/schemas";
+import { MEMORY_SCOPES, MEMORY_TYPES } from "../memory/topic-file";
 
 export const ErrorSchema = z
 	.object({
@@ -16,20 +17,14 @@ const errorContent = { "application/json": { schema: ErrorSchema } };
 export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422)[]) =>
 	Object.fromEntries(statuses.map((s) => [s, { description: "Error", content: errorContent }]));
 
-export const NameParam = z
-	.string()
-	.regex(/^[a-z0-9][a-z0-9-]{0,63}$/)
-	.openapi({ param: { name: "name", in: "path" }, example: "testing-conventions" });
+export const NameParam = MemoryNameSchema.openapi({ param: { name: "name", in: "path" }, example: "testing-conventions" });
 export const ProjectIdParam = z
 	.string()
 	.min(1)
 	.max(64)
 	.openapi({ param: { name: "projectId", in: "path" }, example: "prj_0123456789abcdef" });
 
-export const ScopeQuery = z
-	.enum(MEMORY_SCOPES)
-	.optional()
-	.openapi({ param: { name: "scope", in: "query" } });
+export const ScopeQuery = MemoryScopeSchema.optional().openapi({ param: { name: "scope", in: "query" } });
 
 export const MemoryMetadataSchema = z
 	.object({
@@ -51,9 +46,9 @@ export const MemoryMetadataSchema = z
 
 export const MemoryJsonBodySchema = z
 	.object({
-		type: z.enum(MEMORY_TYPES),
-		description: z.string().min(1).max(MAX_DESCRIPTION_CHARS),
-		body: z.string(),
+		type: MemoryTypeSchema,
+		description: MemoryDescriptionSchema,
+		body: MemoryBodySchema,
 	})
 	.openapi("MemoryInput");
 

@@ -106,7 +106,8 @@ async function applyOperation(
 	} catch (err) {
 		if (err instanceof CairnError && err.code === "secret_detected")
 			return [{ ...base, outcome: "refused", reason: "contains what looks like a secret" }];
-		if (isInputError(err)) return [{ ...base, outcome: "refused", reason: err.message }];
+		if (isInputError(err) || (err instanceof CairnError && err.code === "feature_disabled"))
+			return [{ ...base, outcome: "refused", reason: err.message }];
 		throw err;
 	}
 	if (op.op === "merge") {

@@ -5,8 +5,18 @@ import { CairnError } from "../errors";
 import { SESSION_ID_PATTERN } from "../ingest/turns";
 import { memoryUrl } from "../memory/paths";
 import { MEMORY_URL } from "../memory/resolve";
+import {
+	MemoryBodySchema,
+	MemoryDescriptionSchema,
+	MemoryNameSchema,
+	MemoryScopeSchema,
+	MemoryTypeSchema,
+	MemoryUrlSchema,
+	RecallLimitSchema,
+	RecallQuerySchema,
+	ToolListSchema,
+} from "../memory/schemas";
 import type { ProjectContext } from "../memory/store";
-import { MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "../memory/topic-file";
 import { projectStore } from "../project/client";
 import { canonicalKeyFromRemote } from "../projects/identity";
 import { recall } from "../recall/recall";
@@ -90,13 +100,11 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			description:
 				"Find the saved memories (rules, preferences, project facts, references) that matter for a task. Returns names, descriptions, memory:// paths and ages; read a file with memory_read.",
 			inputSchema: {
-				query: z.string().min(1).max(4000).describe("What you are about to do, in a sentence"),
-				limit: z.number().int().min(1).max(20).optional().describe("How many memories at most (default: the project's recall limit)"),
-				recentTools: z
-					.array(z.string().max(200))
-					.max(50)
-					.optional()
-					.describe("Tools used recently, e.g. Bash(gh pr create:*), to skip memories that only document them"),
+				query: RecallQuerySchema.describe("What you are about to do, in a sentence"),
+				limit: RecallLimitSchema.optional().describe("How many memories at most (default: the project's recall limit)"),
+				recentTools: ToolListSchema.optional().describe(
+					"Tools used recently, e.g. Bash(gh pr create:*), to skip memories that only document them",
+				),
 				gitRemote: GitRemote,
 			},
 		},
@@ -123,7 +131,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			title: "Read a memory file",
 			description:
 				"Read a memory:// file: memory://root (summary), memory://root/MEMORY.md (index), memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md.",
-			inputSchema: { url: z.string().min(1).max(300).describe("A memory:// URL"), gitRemote: GitRemote },
+			inputSchema: { url: MemoryUrlSchema.describe("A memory:// URL"), gitRemote: GitRemote },
 		},
 		async ({ url, gitRemote }) => {
 			try {
@@ -141,11 +149,11 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			description:
 				"Save or replace one memory as a topic file. Use for what the user wants kept across sessions: preferences (user), corrections and rules (feedback), facts about the project the code does not say (project), things looked up again and again (reference). Never store secrets, code patterns or task progress.",
 			inputSchema: {
-				name: z.string().regex(NAME_PATTERN).describe("kebab-case topic name, e.g. testing-conventions"),
-				type: z.enum(MEMORY_TYPES).describe("user | feedback | project | reference"),
-				description: z.string().min(1).max(500).describe("One line: when this memory matters"),
-				body: z.string().min(1).max(60_000).describe("The memory in markdown, with the reason when there is one"),
-				scope: z.enum(MEMORY_SCOPES).optional().describe("personal (default) or team"),
+				name: MemoryNameSchema.describe("kebab-case topic name, e.g. testing-conventions"),
+				type: MemoryTypeSchema.describe("user | feedback | project | reference"),
+				description: MemoryDescriptionSchema.describe("One line: when this memory matters"),
+				body: MemoryBodySchema.describe("The memory in markdown, with the reason when there is one"),
+				scope: MemoryScopeSchema.optional().describe("personal (default) or team"),
 				gitRemote: GitRemote,
 			},
 		},
@@ -172,8 +180,8 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			title: "Forget",
 			description: "Delete one memory that is wrong or no longer wanted.",
 			inputSchema: {
-				name: z.string().regex(NAME_PATTERN).describe("The memory's name"),
-				scope: z.enum(MEMORY_SCOPES).optional().describe("personal (default) or team"),
+				name: MemoryNameSchema.describe("The memory's name"),
+				scope: MemoryScopeSchema.optional().describe("personal (default) or team"),
 				gitRemote: GitRemote,
 			},
 		},
@@ -194,7 +202,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		{
 			title: "List memories",
 			description: "List the project's memories (personal and team) with their type, description and memory:// path.",
-			inputSchema: { type: z.enum(MEMORY_TYPES).optional().describe("Only this type"), gitRemote: GitRemote },
+			inputSchema: { type: MemoryTypeSchema.optional().describe("Only this type"), gitRemote: GitRemote },
 		},
 		async ({ type, gitRemote }) => {
 			try {

@@ -3,8 +3,17 @@ import { nowIso, sha256Hex } from "../lib/ids";
 import type { ProjectEnv } from "../project/env";
 import type { ProjectDb } from "../project/sql";
 import { assertNoSecretsIn } from "../security/guard";
+import { effectiveSettings } from "../settings/settings";
 import { memoryUrl, objectKey } from "./paths";
-import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, renderTopicFile, type TopicFile } from "./topic-file";
+import {
+	assertBodySize,
+	assertValidName,
+	type MemoryScope,
+	type MemoryType,
+	renderTopicFile,
+	type TopicFile,
+	validateFields,
+} from "./topic-file";
 
 export type MemorySource = "user" | "agent" | "extraction" | "consolidation" | "import";
 
@@ -100,17 +109,30 @@ export interface WriteFaults {
 /** Scans the parts of a memory that are free text; throws 422 naming rules, never the secret. */
 export const assertNoSecrets = (file: TopicFile) => assertNoSecretsIn(`${file.description}\n${file.body}`, "memory");
 
+/** Refuses writes to a scope that settings or managed policy switched off (`feature_disabled`, naming the setting). */
+export async function assertScopeWritable(env: Env, ctx: ProjectContext, scope: MemoryScope): Promise<void> {
+	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+	const key = scope === "team" ? "memories.teamMemory" : "memories.personalMemory";
+	if (settings[key].value === false) {
+		throw new CairnError("feature_disabled", `${scope} memory is turned off (${key}, set by ${settings[key].source})`);
+	}
+}
+
 /**
- * Writes one topic file. Order: the content-addressed R2 object first, then one D1 batch that
+ * Writes one topic file: the one write function every path calls, enforcing the name, the fields
+ * (a single-line description), the size, the secret scan and the scope switches and policy. Order: the content-addressed R2 object first, then one D1 batch that
  * inserts the version row, moves the memory's pointer and replaces its FTS row together. A crash
  * between the two leaves an unreferenced object (swept later), never a pointer to nothing.
  * Cost is independent of how many memories the project holds.
  */
 export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: WriteInput, faults: WriteFaults = {}): Promise<WriteResult> {
-	const { file, scope } = input;
-	assertValidName(file.name);
+	// Every invariant of a memory, for every caller (REST, batch, MCP, team sync, import, consolidation).
+	const { scope } = input;
+	assertValidName(input.file.name);
+	const file: TopicFile = { ...input.file, ...validateFields(input.file) };
 	assertBodySize(file.body);
 	await assertNoSecrets(file);
+	await assertScopeWritable(env, ctx, scope);
 
 	const content = renderTopicFile(file);
 	const hash = await sha256Hex(content);

@@ -1,6 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { issueKey, SCOPES } from "../../auth/keys";
-import { newId } from "../../lib/ids";
+import { createTenant } from "../../registry/registry";
 import { parseSettingsPatch, readLevel, writeLevel } from "../../settings/settings";
 import { requireAdminToken, requireScope } from "../auth";
 import type { AppEnv } from "../context";
@@ -8,7 +7,7 @@ import { errors, SettingsPatchSchema } from "../schemas";
 
 export const adminRoutes = new OpenAPIHono<AppEnv>();
 
-const createTenant = createRoute({
+const createTenantRoute = createRoute({
 	method: "post",
 	path: "/v1/admin/tenants",
 	tags: ["admin"],
@@ -41,25 +40,9 @@ const createTenant = createRoute({
 	},
 });
 
-adminRoutes.openapi(createTenant, async (c) => {
+adminRoutes.openapi(createTenantRoute, async (c) => {
 	const { name, user } = c.req.valid("json");
-	const tenantId = newId("ten");
-	const userId = newId("usr");
-	const key = await issueKey();
-	const scopes = [...SCOPES];
-	await c.env.DB.batch([
-		c.env.DB.prepare("INSERT INTO tenants (id, name) VALUES (?, ?)").bind(tenantId, name),
-		c.env.DB.prepare("INSERT INTO users (id, tenant_id, name) VALUES (?, ?, ?)").bind(userId, tenantId, user),
-		c.env.DB.prepare("INSERT INTO api_keys (id, tenant_id, user_id, name, digest, scopes) VALUES (?, ?, ?, ?, ?, ?)").bind(
-			key.id,
-			tenantId,
-			userId,
-			"initial admin key",
-			key.digest,
-			JSON.stringify(scopes),
-		),
-	]);
-	return c.json({ tenant: { id: tenantId, name }, user: { id: userId, name: user }, key: { id: key.id, token: key.token, scopes } }, 201);
+	return c.json(await createTenant(c.env.DB, name, user), 201);
 });
 
 const policyResponse = { "application/json": { schema: z.object({ policy: z.record(z.string(), z.unknown()) }) } };

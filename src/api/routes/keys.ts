@@ -1,21 +1,11 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { issueKey, SCOPES } from "../../auth/keys";
-import { newId } from "../../lib/ids";
+import { SCOPES } from "../../auth/keys";
+import { issueApiKey, listApiKeys, revokeApiKey } from "../../registry/registry";
 import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
-import { badRequest, CairnError } from "../errors";
 import { errors, KeySchema } from "../schemas";
 
 export const keyRoutes = new OpenAPIHono<AppEnv>();
-
-interface KeyListRow {
-	id: string;
-	name: string;
-	scopes: string;
-	project_id: string | null;
-	user_id: string;
-	created_at: string;
-}
 
 const CreateKeySchema = z.object({
 	name: z.string().trim().min(1).max(120).optional(),
@@ -59,35 +49,7 @@ keyRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const auth = c.get("auth");
-		const body = c.req.valid("json");
-		const scopes = [...new Set(body.scopes)];
-		const projectId = body.projectId ?? auth.projectId;
-		if (auth.projectId && projectId !== auth.projectId) {
-			throw new CairnError("forbidden", "a project-limited key can only issue keys for its own project");
-		}
-		if (projectId) {
-			const project = await c.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?")
-				.bind(projectId, auth.tenantId)
-				.first();
-			if (!project) throw new CairnError("not_found", "project not found");
-		}
-		let userId = auth.userId;
-		if (body.user) {
-			await c.env.DB.prepare("INSERT INTO users (id, tenant_id, name) VALUES (?, ?, ?) ON CONFLICT (tenant_id, name) DO NOTHING")
-				.bind(newId("usr"), auth.tenantId, body.user)
-				.run();
-			const user = await c.env.DB.prepare("SELECT id FROM users WHERE tenant_id = ? AND name = ?")
-				.bind(auth.tenantId, body.user)
-				.first<{ id: string }>();
-			if (!user) throw badRequest("user could not be created", { field: "user" });
-			userId = user.id;
-		}
-		const key = await issueKey();
-		await c.env.DB.prepare("INSERT INTO api_keys (id, tenant_id, user_id, name, digest, scopes, project_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
-			.bind(key.id, auth.tenantId, userId, body.name ?? "api key", key.digest, JSON.stringify(scopes), projectId ?? null)
-			.run();
-		return c.json({ key: { id: key.id, token: key.token, scopes, projectId: projectId ?? null, userId } }, 201);
+		return c.json({ key: await issueApiKey(c.env.DB, c.get("auth"), c.req.valid("json")) }, 201);
 	},
 );
 
@@ -104,20 +66,7 @@ keyRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const auth = c.get("auth");
-		const { results } = await c.env.DB.prepare(
-			"SELECT id, name, scopes, project_id, user_id, created_at FROM api_keys WHERE tenant_id = ? AND (?2 IS NULL OR project_id = ?2) ORDER BY created_at",
-		)
-			.bind(auth.tenantId, auth.projectId)
-			.all<KeyListRow>();
-		const keys = results.map((k) => ({
-			id: k.id,
-			name: k.name,
-			scopes: JSON.parse(k.scopes) as (typeof SCOPES)[number][],
-			projectId: k.project_id,
-			userId: k.user_id,
-			createdAt: k.created_at,
-		}));
+		const keys = await listApiKeys(c.env.DB, c.get("auth"));
 		return c.json({ keys }, 200);
 	},
 );
@@ -133,12 +82,7 @@ keyRoutes.openapi(
 		responses: { 204: { description: "Revoked" }, ...errors(401, 403, 404) },
 	}),
 	async (c) => {
-		const auth = c.get("auth");
-		const { id } = c.req.valid("param");
-		const result = await c.env.DB.prepare("DELETE FROM api_keys WHERE id = ? AND tenant_id = ? AND (?3 IS NULL OR project_id = ?3)")
-			.bind(id, auth.tenantId, auth.projectId)
-			.run();
-		if (result.meta.changes === 0) throw new CairnError("not_found", "key not found");
+		await revokeApiKey(c.env.DB, c.get("auth"), c.req.valid("param").id);
 		return c.body(null, 204);
 	},
 );

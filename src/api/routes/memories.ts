@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { SESSION_ID_PATTERN } from "../../ingest/turns";
-import { type MemoryRow, type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
+import { assertScopeWritable, type MemoryRow, type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
 	assertValidName,
 	MEMORY_TYPES,
@@ -12,7 +12,6 @@ import {
 	validateFields,
 } from "../../memory/topic-file";
 import { projectStore } from "../../project/client";
-import { effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError, notFound } from "../errors";
 import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";
@@ -42,16 +41,6 @@ function parseIfMatch(header: string | undefined): number | "*" | undefined {
 	const m = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
 	if (!m?.[1]) throw badRequest('If-Match must be a version ETag such as "3"', { field: "If-Match" });
 	return Number(m[1]);
-}
-
-/** Refuses writes to a scope that settings or managed policy switched off. */
-async function assertScopeEnabled(c: Context<AppEnv>, scope: MemoryScope) {
-	const ctx = c.get("projectContext");
-	const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-	const key = scope === "team" ? "memories.teamMemory" : "memories.personalMemory";
-	if (settings[key].value === false) {
-		throw new CairnError("feature_disabled", `${scope} memory is turned off (${key}, set by ${settings[key].source})`);
-	}
 }
 
 /** Finds a memory: the given scope, or personal first and then team when no scope is given. */
@@ -124,7 +113,6 @@ memoryRoutes.openapi(
 		const ifMatch = parseIfMatch(c.req.header("If-Match"));
 		const origin = writeSource(c);
 		const file = await readBody(c, name);
-		await assertScopeEnabled(c, scope);
 		const result = await store(c).writeMemory(c.get("projectContext"), { scope, file, ifMatch, ...origin });
 		c.header("ETag", `"${result.memory.version}"`);
 		return c.json({ memory: result.memory }, result.status === "created" ? 201 : 200);
@@ -268,7 +256,8 @@ memoryRoutes.openapi(
 	async (c) => {
 		const { scope = "personal", source } = c.req.valid("query");
 		const origin = source === "import" ? { source: "import" as const, sessionId: null } : writeSource(c);
-		await assertScopeEnabled(c, scope);
+		// The whole batch is refused at once when its scope is off (each write checks again).
+		await assertScopeWritable(c.env, c.get("projectContext"), scope);
 		const items = c.req.valid("json").memories;
 		if (items.length > BATCH_LIMIT) throw badRequest(`at most ${BATCH_LIMIT} memories per batch`, { field: "memories" });
 		const results = [];

@@ -1,16 +1,13 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { newId, nowIso } from "../../lib/ids";
-import { canonicalKeyFromPath, canonicalKeyFromRemote } from "../../projects/identity";
+import { listProjects, registerProject } from "../../registry/registry";
 import { requireScope } from "../auth";
 import type { AppEnv, ProjectRecord } from "../context";
-import { badRequest, CairnError } from "../errors";
 import { errors, ProjectIdParam, ProjectSchema } from "../schemas";
 
 export const projectRoutes = new OpenAPIHono<AppEnv>();
 
 const toProject = (p: ProjectRecord) => ({ id: p.id, name: p.name, canonicalKey: p.canonical_key, createdAt: p.created_at });
 const projectResponse = { "application/json": { schema: z.object({ project: ProjectSchema }) } };
-const SELECT_PROJECT = "SELECT id, tenant_id, name, canonical_key, git_remote, root_path, created_at FROM projects";
 
 projectRoutes.openapi(
 	createRoute({
@@ -40,35 +37,8 @@ projectRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const auth = c.get("auth");
-		const body = c.req.valid("json");
-		if (!body.gitRemote && !body.rootPath) throw badRequest("gitRemote or rootPath is required", { field: "gitRemote" });
-		const canonicalKey = body.gitRemote ? canonicalKeyFromRemote(body.gitRemote) : canonicalKeyFromPath(body.rootPath ?? "");
-		if (!canonicalKey) {
-			throw badRequest(body.gitRemote ? "gitRemote is not a recognisable git remote URL" : "rootPath must be an absolute path", {
-				field: body.gitRemote ? "gitRemote" : "rootPath",
-			});
-		}
-		const existing = await c.env.DB.prepare(`${SELECT_PROJECT} WHERE tenant_id = ? AND canonical_key = ?`)
-			.bind(auth.tenantId, canonicalKey)
-			.first<ProjectRecord>();
-		if (auth.projectId && existing?.id !== auth.projectId) {
-			throw new CairnError("forbidden", "this API key is limited to another project");
-		}
-		if (existing) return c.json({ project: toProject(existing) }, 200);
-		// Only the canonical key is stored from the remote: a remote URL may carry credentials.
-		const inserted = await c.env.DB.prepare(
-			// A new project starts in the per-project layout: the storage mover has nothing to move for it.
-			`INSERT INTO projects (id, tenant_id, name, canonical_key, root_path, storage_moved_at) VALUES (?, ?, ?, ?, ?, ?)
-			 ON CONFLICT (tenant_id, canonical_key) DO NOTHING`,
-		)
-			.bind(newId("prj"), auth.tenantId, body.name, canonicalKey, body.gitRemote ? null : canonicalKey.slice("path:".length), nowIso())
-			.run();
-		const project = await c.env.DB.prepare(`${SELECT_PROJECT} WHERE tenant_id = ? AND canonical_key = ?`)
-			.bind(auth.tenantId, canonicalKey)
-			.first<ProjectRecord>();
-		if (!project) throw new CairnError("internal_error", "project could not be registered");
-		return c.json({ project: toProject(project) }, inserted.meta.changes > 0 ? 201 : 200);
+		const { project, created } = await registerProject(c.env.DB, c.get("auth"), c.req.valid("json"));
+		return c.json({ project: toProject(project) }, created ? 201 : 200);
 	},
 );
 
@@ -85,12 +55,7 @@ projectRoutes.openapi(
 		},
 	}),
 	async (c) => {
-		const auth = c.get("auth");
-		const { results } = await c.env.DB.prepare(
-			`${SELECT_PROJECT} WHERE tenant_id = ? AND (?2 IS NULL OR id = ?2) ORDER BY created_at, id LIMIT 1000`,
-		)
-			.bind(auth.tenantId, auth.projectId)
-			.all<ProjectRecord>();
+		const results = await listProjects(c.env.DB, c.get("auth"));
 		return c.json({ projects: results.map(toProject) }, 200);
 	},
 );

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
+import { RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
 import { MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "../../memory/topic-file";
 import { recall } from "../../recall/recall";
 import { servedInBackground } from "../../recall/usage";
@@ -8,13 +9,13 @@ import { errors, ProjectIdParam } from "../schemas";
 
 export const recallRoutes = new OpenAPIHono<AppEnv>();
 
-const ToolList = z.array(z.string().min(1).max(200)).max(100);
+const ToolList = ToolListSchema;
 
 const RecallBody = z
 	.object({
-		query: z.string().max(8_000),
+		query: RecallQuerySchema,
 		recentTools: ToolList.optional(),
-		limit: z.number().int().min(1).max(20).optional(),
+		limit: RecallLimitSchema.optional(),
 		exclude: z.array(z.string().regex(NAME_PATTERN)).max(200).optional(),
 		scope: z.enum(MEMORY_SCOPES).optional(),
 		engine: z.enum(["lexical", "llm"]).optional(),
@@ -77,7 +78,7 @@ recallRoutes.openapi(
 
 const InjectBody = z
 	.object({
-		query: z.string().max(8_000).optional(),
+		query: RecallQuerySchema.optional(),
 		recentTools: ToolList.optional(),
 		sessionId: z.string().max(128).optional(),
 		mode: z.enum(["default", "assistant"]).optional(),

@@ -1,13 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { parseTranscript, type SessionRow } from "../../ingest/ingest";
+import type { SessionRow } from "../../ingest/ingest";
 import { FORMATS } from "../../ingest/parse";
 import { AGENTS, SESSION_ID_PATTERN } from "../../ingest/turns";
-import type { ProjectContext } from "../../memory/store";
-import { extractionAllowed } from "../../pipeline/triggers";
+import { endSession, extractNow, postTranscript, sessionMemory } from "../../pipeline/session-flow";
 import { projectStore } from "../../project/client";
-import { type EffectiveSettings, effectiveSettings } from "../../settings/settings";
 import type { AppEnv } from "../context";
-import { CairnError } from "../errors";
 import { errors, ProjectIdParam } from "../schemas";
 
 export const sessionRoutes = new OpenAPIHono<AppEnv>();
@@ -104,30 +101,8 @@ sessionRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
 		const { format } = c.req.valid("query");
-		// Parsing runs here, in the Worker; the project's object stores only what is new.
-		const parsed = await parseTranscript(new TextDecoder().decode(await c.req.arrayBuffer()), format);
-		const store = projectStore(c.env, ctx.projectId);
-		const { session, ...result } = await store.ingest(ctx, sessionId, parsed);
-		if (result.accepted > 0 && session) {
-			const [settings] = await Promise.all([
-				effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
-				// The cron's idle scan visits only projects flagged as holding unprocessed turns.
-				c.env.DB.prepare("UPDATE projects SET pending_work = 1 WHERE id = ? AND pending_work = 0").bind(ctx.projectId).run(),
-			]);
-			if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {
-				await store.enqueue(ctx, [sessionId]);
-			}
-			// Enough new transcript since the last refresh: rebuild the session memory after responding.
-			const every = Number(settings["memories.sessionMemoryRefreshTurns"].value);
-			if (sessionMemoryOff(settings) === null && session.turns - session.memory_turns >= every) {
-				c.executionCtx.waitUntil(
-					store.sessionMemory(ctx, sessionId, tokenLimit(settings), true).then(
-						() => undefined,
-						(err: unknown) => console.error("session memory refresh failed", err instanceof Error ? err.message : String(err)),
-					),
-				);
-			}
-		}
+		const body = new TextDecoder().decode(await c.req.arrayBuffer());
+		const result = await postTranscript(c.env, ctx, sessionId, body, format, (p) => c.executionCtx.waitUntil(p));
 		return c.json(result, 200);
 	},
 );
@@ -144,8 +119,7 @@ sessionRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
-		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-		const session = await projectStore(c.env, ctx.projectId).endSession(ctx, sessionId, extractionAllowed(settings));
+		const session = await endSession(c.env, ctx, sessionId);
 		return c.json({ session: toSession(session) }, 202);
 	},
 );
@@ -205,12 +179,7 @@ sessionRoutes.openapi(
 	}),
 	async (c) => {
 		const ctx = c.get("projectContext");
-		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-		if (!extractionAllowed(settings)) {
-			const key = settings["memories.enabled"].value === true ? "memories.autoMemory" : "memories.enabled";
-			throw new CairnError("feature_disabled", `extraction is off (${key}, set by ${settings[key].source})`);
-		}
-		return c.json({ enqueued: await projectStore(c.env, ctx.projectId).enqueue(ctx) }, 202);
+		return c.json({ enqueued: await extractNow(c.env, ctx) }, 202);
 	},
 );
 
@@ -264,23 +233,6 @@ sessionRoutes.openapi(
 	},
 );
 
-/** Why session memory is off (the setting that turns it off), or null when it is on. */
-function sessionMemoryOff(settings: EffectiveSettings): string | null {
-	for (const key of ["memories.enabled", "memories.sessionMemory"] as const) {
-		if (settings[key].value !== true) return `session memory is off (${key}, set by ${settings[key].source})`;
-	}
-	return null;
-}
-const tokenLimit = (settings: EffectiveSettings) => Number(settings["memories.sessionMemoryTokenLimit"].value);
-
-/** Session memory needs memory on and session memory on. */
-async function requireSessionMemory(env: Env, ctx: ProjectContext) {
-	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-	const off = sessionMemoryOff(settings);
-	if (off) throw new CairnError("feature_disabled", off);
-	return settings;
-}
-
 sessionRoutes.openapi(
 	createRoute({
 		method: "get",
@@ -296,8 +248,7 @@ sessionRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
-		const settings = await requireSessionMemory(c.env, ctx);
-		const { text } = await projectStore(c.env, ctx.projectId).sessionMemory(ctx, sessionId, tokenLimit(settings), false);
+		const { text } = await sessionMemory(c.env, ctx, sessionId, false);
 		return c.body(text, 200, { "Content-Type": "text/markdown; charset=utf-8" });
 	},
 );
@@ -324,8 +275,7 @@ sessionRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
-		const settings = await requireSessionMemory(c.env, ctx);
-		const result = await projectStore(c.env, ctx.projectId).sessionMemory(ctx, sessionId, tokenLimit(settings), true);
+		const result = await sessionMemory(c.env, ctx, sessionId, true);
 		return c.json({ tokens: result.tokens ?? 0, engine: result.engine ?? "offline", turns: result.turns }, 200);
 	},
 );

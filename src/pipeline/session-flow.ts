@@ -1,0 +1,81 @@
+/**
+ * What happens around a session, decided from the caller's settings: a transcript post (store what
+ * is new, flag the project for the idle scan, queue in per-turn mode, refresh the session memory),
+ * ending a session, extracting now, reading or rebuilding the session memory. Runs in the Worker;
+ * the project's data is reached through its object.
+ */
+import { CairnError } from "../errors";
+import { type IngestResult, parseTranscript } from "../ingest/ingest";
+import type { Format } from "../ingest/parse";
+import type { ProjectContext } from "../memory/store";
+import { projectStore } from "../project/client";
+import { type EffectiveSettings, effectiveSettings } from "../settings/settings";
+import { extractionAllowed } from "./triggers";
+
+/** Why session memory is off (the setting that turns it off), or null when it is on. */
+function sessionMemoryOff(settings: EffectiveSettings): string | null {
+	for (const key of ["memories.enabled", "memories.sessionMemory"] as const) {
+		if (settings[key].value !== true) return `session memory is off (${key}, set by ${settings[key].source})`;
+	}
+	return null;
+}
+const tokenLimit = (settings: EffectiveSettings) => Number(settings["memories.sessionMemoryTokenLimit"].value);
+const settingsOf = (env: Env, ctx: ProjectContext) => effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+
+export async function postTranscript(
+	env: Env,
+	ctx: ProjectContext,
+	sessionId: string,
+	body: string,
+	format: Format,
+	waitUntil: (p: Promise<unknown>) => void,
+): Promise<Omit<IngestResult, "session">> {
+	// Parsing runs here, in the Worker; the project's object stores only what is new.
+	const parsed = await parseTranscript(body, format);
+	const store = projectStore(env, ctx.projectId);
+	const { session, ...result } = await store.ingest(ctx, sessionId, parsed);
+	if (result.accepted === 0 || !session) return result;
+	const [settings] = await Promise.all([
+		settingsOf(env, ctx),
+		// The cron's idle scan visits only projects flagged as holding unprocessed turns.
+		env.DB.prepare("UPDATE projects SET pending_work = 1 WHERE id = ? AND pending_work = 0").bind(ctx.projectId).run(),
+	]);
+	if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {
+		await store.enqueue(ctx, [sessionId]);
+	}
+	// Enough new transcript since the last refresh: rebuild the session memory after responding.
+	const every = Number(settings["memories.sessionMemoryRefreshTurns"].value);
+	if (sessionMemoryOff(settings) === null && session.turns - session.memory_turns >= every) {
+		waitUntil(
+			store.sessionMemory(ctx, sessionId, tokenLimit(settings), true).then(
+				() => undefined,
+				(err: unknown) => console.error("session memory refresh failed", err instanceof Error ? err.message : String(err)),
+			),
+		);
+	}
+	return result;
+}
+
+/** Ends the caller's session; its unprocessed turns are queued at once when extraction is allowed. */
+export async function endSession(env: Env, ctx: ProjectContext, sessionId: string) {
+	const settings = await settingsOf(env, ctx);
+	return projectStore(env, ctx.projectId).endSession(ctx, sessionId, extractionAllowed(settings));
+}
+
+/** Queues every session of the caller's with unprocessed turns; refused while extraction is off. */
+export async function extractNow(env: Env, ctx: ProjectContext): Promise<number> {
+	const settings = await settingsOf(env, ctx);
+	if (!extractionAllowed(settings)) {
+		const key = settings["memories.enabled"].value === true ? "memories.autoMemory" : "memories.enabled";
+		throw new CairnError("feature_disabled", `extraction is off (${key}, set by ${settings[key].source})`);
+	}
+	return projectStore(env, ctx.projectId).enqueue(ctx);
+}
+
+/** The session memory (built on first read); `rebuild` makes it again now, as before a compaction. */
+export async function sessionMemory(env: Env, ctx: ProjectContext, sessionId: string, rebuild: boolean) {
+	const settings = await settingsOf(env, ctx);
+	const off = sessionMemoryOff(settings);
+	if (off) throw new CairnError("feature_disabled", off);
+	return projectStore(env, ctx.projectId).sessionMemory(ctx, sessionId, tokenLimit(settings), rebuild);
+}
