@@ -1,5 +1,6 @@
 import type { Scope } from "../auth/keys";
 import type { ProjectContext } from "../memory/store";
+import type { ProjectRow } from "../registry/registry";
 
 export interface AuthContext {
 	tenantId: string;
@@ -10,15 +11,8 @@ export interface AuthContext {
 	projectId: string | null;
 }
 
-export interface ProjectRecord {
-	id: string;
-	tenant_id: string;
-	name: string;
-	canonical_key: string;
-	git_remote: string | null;
-	root_path: string | null;
-	created_at: string;
-}
+/** A project as the registry holds it (src/registry/registry.ts). */
+export type ProjectRecord = ProjectRow;
 
 export type AppEnv = {
 	Bindings: Env;
