@@ -5,9 +5,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { ConsolidationFaults } from "../src/consolidate/run";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
-import { sweepOrphans } from "../src/maintenance/sweep";
 import { objectKey } from "../src/memory/paths";
-import { call, createProject, createTenant, expectError, json, type Loose, putMemory, type Tenant } from "./helpers";
+import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -44,32 +43,38 @@ const statement = (description: string, type: Candidate["type"] = "feedback", na
 
 /** A stage-1 output for the tenant's user, as the extractor would have committed it. */
 async function addOutput(sessionId: string, candidates: Candidate[], activity = new Date().toISOString(), fromSeq = 0) {
-	await env.DB.batch([
-		env.DB.prepare(
-			`INSERT INTO sessions (project_id, id, user_id, agent, started_at, last_activity_at, turns, cursor, updated_at)
+	const db = projectDb(projectId);
+	await db.batch([
+		db
+			.prepare(
+				`INSERT INTO sessions (project_id, id, user_id, agent, started_at, last_activity_at, turns, cursor, updated_at)
 			 VALUES (?, ?, ?, 'generic', ?, ?, 1, 1, ?) ON CONFLICT DO UPDATE SET last_activity_at = excluded.last_activity_at`,
-		).bind(projectId, sessionId, tenant.userId, activity, activity, activity),
-		env.DB.prepare(
-			`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at)
+			)
+			.bind(projectId, sessionId, tenant.userId, activity, activity, activity),
+		db
+			.prepare(
+				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at)
 			 VALUES (?, ?, ?, ?, ?, 'offline', ?, 'A session.', ?, ?)`,
-		).bind(
-			projectId,
-			sessionId,
-			fromSeq,
-			fromSeq,
-			tenant.userId,
-			candidates.map((c) => `- ${c.description}`).join("\n"),
-			JSON.stringify(candidates),
-			activity,
-		),
+			)
+			.bind(
+				projectId,
+				sessionId,
+				fromSeq,
+				fromSeq,
+				tenant.userId,
+				candidates.map((c) => `- ${c.description}`).join("\n"),
+				JSON.stringify(candidates),
+				activity,
+			),
 	]);
 }
 
 const status = async () => (await json(await call(`/v1/projects/${projectId}/status`, { token: tenant.token }))).pipeline;
 const memories = async () => {
-	const { results } = await env.DB.prepare(
-		"SELECT m.name, m.type, m.description, m.version, m.source, m.content_hash, m.verified_at, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id WHERE m.project_id = ? ORDER BY m.name",
-	)
+	const { results } = await projectDb(projectId)
+		.prepare(
+			"SELECT m.name, m.type, m.description, m.version, m.source, m.content_hash, m.verified_at, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id WHERE m.project_id = ? ORDER BY m.name",
+		)
 		.bind(projectId)
 		.all<Loose>();
 	return results;
@@ -282,7 +287,8 @@ describe("freshness", () => {
 		await runDurableObjectAlarm(coordinator());
 		expect((await status()).lastRun.outcome).toBe("succeeded");
 		await expectCorrected(before);
-		const events = await env.DB.prepare("SELECT op, target, outcome, reason, evidence_json FROM consolidation_events WHERE project_id = ?")
+		const events = await projectDb(projectId)
+			.prepare("SELECT op, target, outcome, reason, evidence_json FROM consolidation_events WHERE project_id = ?")
 			.bind(projectId)
 			.all<Loose>();
 		expect(events.results).toEqual([
@@ -317,7 +323,8 @@ describe("freshness", () => {
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
 		expect((await memories())[0]).toMatchObject({ version: 1, body: "Use the real database.\n" });
-		const event = await env.DB.prepare("SELECT outcome, reason FROM consolidation_events WHERE project_id = ?")
+		const event = await projectDb(projectId)
+			.prepare("SELECT outcome, reason FROM consolidation_events WHERE project_id = ?")
 			.bind(projectId)
 			.first<Loose>();
 		expect(event).toEqual({ outcome: "skipped", reason: "written explicitly; no newer explicit statement" });
@@ -370,7 +377,7 @@ describe("summary, skills and routes", () => {
 		const index = await (await call(`/v1/projects/${projectId}/index`, { token: tenant.token })).text();
 		expect(index).toContain("use-pnpm-never-npm");
 		// The orphan sweep keeps objects that skills point at.
-		await sweepOrphans(env, { graceMs: 0 });
+		await coordinator().sweep(projectId, tenant.tenantId, Date.now(), 0);
 		expect(await (await call(`/v1/projects/${projectId}/skills/how-to-cut-a-release`, { token: tenant.token })).text()).toBe(skill);
 		// Another user of the tenant has no summary or skills of their own.
 		const other = await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read"], user: "bo" } }));

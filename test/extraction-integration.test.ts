@@ -1,13 +1,15 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
+import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { transcriptItems } from "../src/extract/stage-one";
 import type { Turn } from "../src/ingest/turns";
+import { idleScanSlice } from "../src/maintenance/cron";
 import { handleExtractBatch, processRange, retryDelaySeconds } from "../src/pipeline/consumer";
 import type { ExtractMessage } from "../src/pipeline/messages";
-import { scanIdleSessions } from "../src/pipeline/triggers";
-import { call, createProject, createTenant, json, type Loose, putMemory, type Tenant } from "./helpers";
+import { scanProjectIdleSessions } from "../src/pipeline/triggers";
+import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -39,11 +41,15 @@ const postLines = (sessionId: string, lines: string[]) =>
 		body: lines.join("\n"),
 	});
 const setSettings = (values: Loose) => call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: values });
+const stub = () => env.PROJECT_COORDINATOR.getByName(projectId);
+/** Runs `fn` inside the project's object, where its data and the domain functions over it live. */
+const inProject = <T>(fn: (instance: ProjectCoordinator) => Promise<T>) => runInDurableObject(stub(), fn);
 const sessionRow = (id: string) =>
-	env.DB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(projectId, id).first<Loose>();
+	projectDb(projectId).prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(projectId, id).first<Loose>();
 const outputs = async (id: string) =>
 	(
-		await env.DB.prepare("SELECT * FROM stage1_outputs WHERE project_id = ? AND session_id = ? ORDER BY from_seq")
+		await projectDb(projectId)
+			.prepare("SELECT * FROM stage1_outputs WHERE project_id = ? AND session_id = ? ORDER BY from_seq")
 			.bind(projectId, id)
 			.all<Loose>()
 	).results;
@@ -54,7 +60,11 @@ const deliver = async (messages: { body: unknown; attempts?: number }[], model: 
 		messages.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),
 	);
 	const ctx = createExecutionContext();
-	await handleExtractBatch(batch, env, { model });
+	// The range runs in the project's object, with the stage-1 model set on it.
+	await inProject(async (i) => {
+		i.extractModel = model;
+	});
+	await handleExtractBatch(batch, env);
 	return getQueueResult(batch, ctx);
 };
 
@@ -102,7 +112,9 @@ describe("stage 1 on the queue", () => {
 	it("concurrent deliveries of one range commit once", async () => {
 		await postLines("race", [line("1", "user", "Never commit to main directly.")]);
 		const body: ExtractMessage = { projectId, sessionId: "race", fromSeq: 0, toSeq: 0 };
-		const settled = await Promise.allSettled([1, 2, 3].map(() => processRange(env, body, { model: null })));
+		const settled = await inProject((i) =>
+			Promise.allSettled([1, 2, 3].map(() => processRange(i.penv, body, { model: null, markDirty: async () => {} }))),
+		);
 		expect(settled.filter((s) => s.status === "fulfilled").length).toBeGreaterThanOrEqual(1);
 		expect((await outputs("race")).length).toBe(1);
 		expect((await sessionRow("race"))?.cursor).toBe(1);
@@ -194,13 +206,16 @@ describe("stage 1 on the queue", () => {
 	it("does nothing for a project whose memory is off, or a session that does not exist", async () => {
 		await postLines("off", [line("1", "user", "From now on use pnpm.")]);
 		await setSettings({ "memories.enabled": false });
-		await env.DB.prepare("UPDATE sessions SET extraction_state = 'queued', queued_at = ? WHERE project_id = ? AND id = 'off'")
+		await projectDb(projectId)
+			.prepare("UPDATE sessions SET extraction_state = 'queued', queued_at = ? WHERE project_id = ? AND id = 'off'")
 			.bind(new Date().toISOString(), projectId)
 			.run();
-		expect(await processRange(env, { projectId, sessionId: "off", fromSeq: 0, toSeq: 0 }, { model: null })).toBe("disabled");
+		const range = (sessionId: string) =>
+			inProject((i) => processRange(i.penv, { projectId, sessionId, fromSeq: 0, toSeq: 0 }, { model: null, markDirty: async () => {} }));
+		expect(await range("off")).toBe("disabled");
 		expect(await sessionRow("off")).toMatchObject({ extraction_state: "idle", queued_at: null, cursor: 0 });
 		expect(await outputs("off")).toEqual([]);
-		expect(await processRange(env, { projectId, sessionId: "ghost", fromSeq: 0, toSeq: 0 }, { model: null })).toBe("gone");
+		expect(await range("ghost")).toBe("gone");
 		const result = await deliver([{ body: { projectId, sessionId: 7 } }], null);
 		expect(result.explicitAcks).toEqual(["m0"]);
 	});
@@ -219,12 +234,17 @@ describe("idle scan", () => {
 			["old-40d", 40 * 24],
 		];
 		for (const [id, h] of ages) await postLines(id, [line("1", "user", `Session ${id}.`, hoursAgo(h, now))]);
-		const picked = async () => (await scanIdleSessions(env, now)).filter((c) => c.project_id === projectId).map((c) => c.id);
+		// The scan runs per project, inside the project's object.
+		const picked = async () =>
+			(await inProject((i) => scanProjectIdleSessions(i.penv, projectId, tenant.tenantId, now))).chosen
+				.filter((c) => c.project_id === projectId)
+				.map((c) => c.id);
 
 		await setSettings({ "memories.maxRolloutsPerStartup": 2 });
 		expect(await picked()).toEqual(["idle-13h", "idle-2d"]);
 		// Queued sessions are not picked again while their range is in flight.
-		await env.DB.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
+		await projectDb(projectId)
+			.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
 			.bind(projectId)
 			.run();
 
@@ -233,13 +253,15 @@ describe("idle scan", () => {
 		expect(all).toEqual(["fresh", "idle-13h", "idle-2d", "idle-10d", "old-40d"].filter((id) => all.includes(id)));
 		expect(all).toContain("fresh");
 		expect(all).toContain("old-40d");
-		await env.DB.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
+		await projectDb(projectId)
+			.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
 			.bind(projectId)
 			.run();
 
 		await setSettings({ "memories.minRolloutIdleHours": 24, "memories.maxRolloutAgeDays": 5 });
 		expect(await picked()).toEqual(["idle-2d"]);
-		await env.DB.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
+		await projectDb(projectId)
+			.prepare("UPDATE sessions SET queued_at = NULL, cursor = 0, extraction_state = 'idle' WHERE project_id = ?")
 			.bind(projectId)
 			.run();
 
@@ -247,6 +269,31 @@ describe("idle scan", () => {
 		expect(await picked()).toEqual([]);
 		await setSettings({ "memories.extractionTrigger": "idle", "memories.enabled": false });
 		expect(await picked()).toEqual([]);
+	});
+
+	it("the cron visits projects whose transcripts added turns, and stops visiting once none are left", async () => {
+		const now = Date.now();
+		const pendingWork = async () =>
+			(await env.DB.prepare("SELECT pending_work FROM projects WHERE id = ?").bind(projectId).first<{ pending_work: number }>())
+				?.pending_work;
+		expect(await pendingWork()).toBe(0);
+		await postLines("quiet", [line("1", "user", "From now on always use pnpm.", hoursAgo(13, now))]);
+		expect(await pendingWork()).toBe(1);
+		// A limit above the number of projects: this run's slice covers every project with pending work.
+		const first = await idleScanSlice(env, { now, limit: 10_000 });
+		expect(first.projects).toBeGreaterThanOrEqual(1);
+		expect(first.queued).toBeGreaterThanOrEqual(1);
+		const queued = await sessionRow("quiet");
+		// Queued, or already processed by the local queue consumer.
+		expect(queued?.queued_at !== null || queued?.cursor === 1).toBe(true);
+		// The project still holds unprocessed turns until stage 1 has run on them.
+		for (let i = 0; i < 100 && (await sessionRow("quiet"))?.cursor !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+		expect(await sessionRow("quiet")).toMatchObject({ cursor: 1, extraction_state: "idle" });
+		await idleScanSlice(env, { now, limit: 10_000 });
+		expect(await pendingWork()).toBe(0);
+		// A new post with new turns brings the project back.
+		await postLines("quiet", [line("2", "user", "And never npm.", hoursAgo(13, now))]);
+		expect(await pendingWork()).toBe(1);
 	});
 });
 

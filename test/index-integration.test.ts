@@ -1,7 +1,6 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES, renderIndex } from "../src/memory/index-file";
-import { call, createProject, createTenant, expectError, json, putMemory, type Tenant } from "./helpers";
+import { call, createProject, createTenant, expectError, json, projectDb, putMemory, type Tenant } from "./helpers";
 
 let tenant: Tenant;
 
@@ -148,7 +147,10 @@ describe("batch", () => {
 			400,
 			"invalid_request",
 		);
-		const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM memories WHERE project_id = ?").bind(projectId).first<{ n: number }>();
+		const count = await projectDb(projectId)
+			.prepare("SELECT COUNT(*) AS n FROM memories WHERE project_id = ?")
+			.bind(projectId)
+			.first<{ n: number }>();
 		expect(count?.n).toBe(0);
 	});
 });

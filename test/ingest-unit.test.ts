@@ -145,7 +145,10 @@ describe("generic adapter and format detection", () => {
 	});
 
 	it("names the first line that is not JSON", async () => {
-		await expect(readRecords('{"role":"user","content":"a"}\n\n{oops\n')).rejects.toMatchObject({ status: 400, details: { line: 3 } });
-		await expect(readRecords('{"role":"user"}\n[1,2]\n')).rejects.toMatchObject({ status: 400, details: { line: 2 } });
+		await expect(readRecords('{"role":"user","content":"a"}\n\n{oops\n')).rejects.toMatchObject({
+			code: "invalid_request",
+			details: { line: 3 },
+		});
+		await expect(readRecords('{"role":"user"}\n[1,2]\n')).rejects.toMatchObject({ code: "invalid_request", details: { line: 2 } });
 	});
 });

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tokenCount } from "../src/inject/tokens";
 import { summaryKey } from "../src/memory/paths";
-import { call, createProject, createTenant, expectError, json, type Tenant } from "./helpers";
+import { call, createProject, createTenant, expectError, json, projectDb, type Tenant } from "./helpers";
 
 let tenant: Tenant;
 
@@ -33,7 +33,8 @@ describe("inject", () => {
 			body: "Never mock the DB.",
 		});
 		await put(pid, "deploy-freeze", { type: "project", description: "No deploys on Fridays", body: "Freeze from Friday noon." });
-		await env.DB.prepare("UPDATE memories SET updated_at = '2026-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'deploy-freeze'")
+		await projectDb(pid)
+			.prepare("UPDATE memories SET updated_at = '2026-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'deploy-freeze'")
 			.bind(pid)
 			.run();
 		const body = await inject(pid, { query: "write integration tests for the database layer and deploy on friday" });

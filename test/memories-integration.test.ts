@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createProject, createTenant, expectError, json, putMemory, type Tenant, topicFile } from "./helpers";
+import { call, createProject, createTenant, expectError, json, projectDb, putMemory, type Tenant, topicFile } from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -135,17 +135,24 @@ describe("writing and reading topic files", () => {
 
 	it("deletes a memory, its history and its search row", async () => {
 		await putMemory(tenant.token, projectId, "to-delete", "gone soon");
-		const row = await env.DB.prepare("SELECT id FROM memories WHERE project_id = ? AND name = 'to-delete'")
+		const row = await projectDb(projectId)
+			.prepare("SELECT id FROM memories WHERE project_id = ? AND name = 'to-delete'")
 			.bind(projectId)
 			.first<{ id: number }>();
+		expect(row).not.toBeNull();
 		expect((await call(path("to-delete"), { token: tenant.token, method: "DELETE" })).status).toBe(204);
 		await expectError(await call(path("to-delete"), { token: tenant.token }), 404, "not_found");
 		await expectError(await call(path("to-delete"), { token: tenant.token, method: "DELETE" }), 404, "not_found");
-		const fts = await env.DB.prepare("SELECT COUNT(*) AS n FROM memories_fts WHERE rowid = ?").bind(row?.id).first<{ n: number }>();
-		const versions = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_versions WHERE memory_id = ?")
+		const fts = await projectDb(projectId)
+			.prepare("SELECT COUNT(*) AS n FROM memories_fts WHERE rowid = ?")
 			.bind(row?.id)
 			.first<{ n: number }>();
-		const visibility = await env.DB.prepare("SELECT COUNT(*) AS n FROM memory_visibility WHERE memory_id = ?")
+		const versions = await projectDb(projectId)
+			.prepare("SELECT COUNT(*) AS n FROM memory_versions WHERE memory_id = ?")
+			.bind(row?.id)
+			.first<{ n: number }>();
+		const visibility = await projectDb(projectId)
+			.prepare("SELECT COUNT(*) AS n FROM memory_visibility WHERE memory_id = ?")
 			.bind(row?.id)
 			.first<{ n: number }>();
 		expect(fts?.n).toBe(0);
@@ -157,9 +164,10 @@ describe("writing and reading topic files", () => {
 		await putMemory(tenant.token, projectId, "search-me", "The flamingo dashboard lives at grafana.");
 		await putMemory(tenant.token, projectId, "search-me", "The pelican dashboard lives at grafana.");
 		const hit = (word: string) =>
-			env.DB.prepare(
-				"SELECT COUNT(*) AS n FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND m.project_id = ?",
-			)
+			projectDb(projectId)
+				.prepare(
+					"SELECT COUNT(*) AS n FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND m.project_id = ?",
+				)
 				.bind(word, projectId)
 				.first<{ n: number }>();
 		expect((await hit("pelican"))?.n).toBe(1);
@@ -267,9 +275,12 @@ describe("secrets", () => {
 			for (const line of secret.split("\n")) expect(text).not.toContain(line.slice(-20));
 			const after = await env.FILES.list({ prefix: `tenants/${tenant.tenantId}/projects/${projectId}/objects/` });
 			expect(after.objects.length).toBe(before.objects.length);
-			const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM memories WHERE name = ?").bind(name).first<{ n: number }>();
+			const row = await projectDb(projectId).prepare("SELECT COUNT(*) AS n FROM memories WHERE name = ?").bind(name).first<{ n: number }>();
 			expect(row?.n).toBe(0);
-			const fts = await env.DB.prepare("SELECT COUNT(*) AS n FROM memories_fts WHERE body LIKE ?").bind("%Notes.%").first<{ n: number }>();
+			const fts = await projectDb(projectId)
+				.prepare("SELECT COUNT(*) AS n FROM memories_fts WHERE body LIKE ?")
+				.bind("%Notes.%")
+				.first<{ n: number }>();
 			expect(fts?.n).toBe(0);
 		});
 	}

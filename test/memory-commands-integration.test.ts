@@ -1,7 +1,59 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, createProject, createTenant, expectError, json, type Loose, putMemory, type Tenant } from "./helpers";
+import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
+import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
+
+/** Every table of a project's own database that holds project data. */
+const PROJECT_DATA_TABLES = [
+	"consolidation_events",
+	"memories",
+	"memories_fts",
+	"memory_versions",
+	"memory_visibility",
+	"session_chunks",
+	"session_records",
+	"session_served",
+	"session_writes",
+	"sessions",
+	"skills",
+	"stage1_outputs",
+];
+
+/**
+ * The tables of the project's object as they are: every table but SQLite's and Cloudflare's own,
+ * the schema version record and the full-text index's shadow tables (read through `memories_fts`).
+ */
+async function objectTables(projectId: string): Promise<string[]> {
+	return runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), async (i: ProjectCoordinator) =>
+		(
+			await i.db
+				.prepare(
+					`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'
+					 AND name NOT LIKE '!_%' ESCAPE '!' AND name NOT LIKE 'memories!_fts!_%' ESCAPE '!' ORDER BY name`,
+				)
+				.all<{ name: string }>()
+		).results.map((r) => r.name),
+	);
+}
+
+/** Row counts of every table of the project's object. */
+async function tableCounts(projectId: string): Promise<Record<string, number>> {
+	const counts: Record<string, number> = {};
+	for (const table of await objectTables(projectId)) {
+		counts[table] = (await projectDb(projectId).prepare(`SELECT count(*) AS n FROM ${table}`).first<{ n: number }>())?.n ?? -1;
+	}
+	return counts;
+}
+
+/** Every row of every table of the project's object. */
+async function snapshot(projectId: string): Promise<Record<string, Loose[]>> {
+	const rows: Record<string, Loose[]> = {};
+	for (const table of await objectTables(projectId)) {
+		rows[table] = (await projectDb(projectId).prepare(`SELECT rowid AS _rowid, * FROM ${table} ORDER BY rowid`).all()).results;
+	}
+	return rows;
+}
 
 async function populated(tenant: Tenant, remote?: string) {
 	const projectId = await createProject(tenant.token, remote);
@@ -29,6 +81,12 @@ async function populated(tenant: Tenant, remote?: string) {
 			}),
 		].join("\n"),
 	});
+	// The agent's own write during the session, and an inject for it: what the session wrote and was handed.
+	const agentWrite = await putMemory(token, projectId, "release-owner", "Releases are cut by the on-call engineer.", {
+		headers: { "X-Cairn-Session": "s1" },
+	});
+	expect(agentWrite.status).toBe(201);
+	await call(`/v1/projects/${projectId}/inject`, { token, json: { query: "integration tests database", sessionId: "s1" } });
 	await call(`/v1/projects/${projectId}/sessions/s1/memory`, { token });
 	await call(`/v1/projects/${projectId}/sessions/s1/end`, { token, method: "POST" });
 	// Wait for the queue consumer, then consolidate: summary, skills, consolidated memories.
@@ -39,6 +97,11 @@ async function populated(tenant: Tenant, remote?: string) {
 	}
 	await env.PROJECT_COORDINATOR.getByName(projectId).requestRun(projectId);
 	await runDurableObjectAlarm(env.PROJECT_COORDINATOR.getByName(projectId));
+	// What the inject handed the session is recorded off the response path.
+	for (let i = 0; i < 100; i++) {
+		if ((await tableCounts(projectId)).session_served) break;
+		await new Promise((r) => setTimeout(r, 50));
+	}
 	return projectId;
 }
 
@@ -61,10 +124,20 @@ describe("memory commands", () => {
 		const r2 = async (id: string) => (await env.FILES.list({ prefix: `tenants/${tenant.tenantId}/projects/${id}/` })).objects.length;
 		expect(await r2(projectId)).toBeGreaterThan(5);
 		expect((await json(await call(`/v1/projects/${projectId}/skills`, { token }))).skills.length).toBe(1);
+		// The object holds exactly the project's data tables (and its own project row), every one of them populated.
+		expect(await objectTables(projectId)).toEqual([...PROJECT_DATA_TABLES, "projects"].sort());
+		const countsBefore = await tableCounts(projectId);
+		for (const table of PROJECT_DATA_TABLES) expect(countsBefore[table], table).toBeGreaterThan(0);
+		const generationBefore = await projectDb(projectId)
+			.prepare("SELECT index_generation AS g FROM projects WHERE id = ?")
+			.bind(projectId)
+			.first<{ g: number }>();
 		const otherBefore = {
 			objects: await r2(other),
 			memories: (await json(await call(`/v1/projects/${other}/memories`, { token }))).memories,
+			rows: await snapshot(other),
 		};
+		for (const table of PROJECT_DATA_TABLES) expect(otherBefore.rows[table]?.length, `${table} of the other project`).toBeGreaterThan(0);
 
 		await expectError(await call(`/v1/projects/${projectId}/memory`, { token, method: "DELETE" }), 400, "confirmation_required");
 		await expectError(
@@ -95,30 +168,21 @@ describe("memory commands", () => {
 		).toEqual([]);
 		expect((await json(await call(`/v1/projects/${projectId}/candidates`, { token }))).outputs).toEqual([]);
 		expect((await json(await call(`/v1/projects/${projectId}/sessions`, { token }))).sessions).toEqual([]);
-		for (const table of [
-			"memories",
-			"memory_versions",
-			"memory_visibility",
-			"stage1_outputs",
-			"skills",
-			"sessions",
-			"session_records",
-			"session_chunks",
-		]) {
-			const row = await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE project_id = ?`).bind(projectId).first<{ n: number }>();
-			expect(row?.n, table).toBe(0);
-		}
-		// No search row outlives its memory.
-		const fts = await env.DB.prepare("SELECT count(*) AS n FROM memories_fts WHERE rowid NOT IN (SELECT id FROM memories)").first<{
-			n: number;
-		}>();
-		expect(fts?.n).toBe(0);
+		// Every data table of the project's object is empty, the search index included (no search row outlives its memory).
+		const countsAfter = await tableCounts(projectId);
+		expect(Object.keys(countsAfter).sort()).toEqual([...PROJECT_DATA_TABLES, "projects"].sort());
+		for (const table of PROJECT_DATA_TABLES) expect(countsAfter[table], table).toBe(0);
+		// Only the object's own project row stays, its MEMORY.md generation moved past every cached index.
+		const projectRows = await projectDb(projectId).prepare("SELECT id, index_generation FROM projects").all();
+		expect(projectRows.results).toEqual([{ id: projectId, index_generation: expect.any(Number) }]);
+		expect(projectRows.results[0]?.index_generation).toBeGreaterThan(generationBefore?.g ?? Number.POSITIVE_INFINITY);
 
 		// The project, its settings and keys stay; the other project is untouched.
 		expect((await call(`/v1/projects/${projectId}`, { token })).status).toBe(200);
 		const settings = await json(await call(`/v1/projects/${projectId}/settings/effective`, { token }));
 		expect(settings.settings["memories.enabled"]).toEqual({ value: true, source: "project" });
 		expect(await r2(other)).toBe(otherBefore.objects);
+		expect(await snapshot(other)).toEqual(otherBefore.rows);
 		expect((await json(await call(`/v1/projects/${other}/memories`, { token }))).memories).toEqual(otherBefore.memories);
 		// Writing again works after a clear.
 		expect((await putMemory(token, projectId, "fresh", "Starting over.")).status).toBe(201);

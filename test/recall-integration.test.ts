@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createProject, createTenant, expectError, json, type Tenant } from "./helpers";
+import { call, createProject, createTenant, expectError, json, projectDb, type Tenant } from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -236,7 +235,8 @@ describe("recall (lexical)", () => {
 				json: { type: "project", description: "Staging environment host", body: "Staging runs at stage.internal." },
 			});
 		}
-		await env.DB.prepare("UPDATE memories SET updated_at = '2025-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'staging-old'")
+		await projectDb(pid)
+			.prepare("UPDATE memories SET updated_at = '2025-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'staging-old'")
 			.bind(pid)
 			.run();
 		const body = await recallFor({ query: "staging host" }, pid);

@@ -1,6 +1,8 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
+import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { getSession } from "../src/ingest/ingest";
 import { tokenCount } from "../src/inject/tokens";
 import { parseSections, refreshSessionMemory, SECTIONS } from "../src/session-memory/session-memory";
@@ -21,6 +23,10 @@ const post = (sessionId: string, body: string) =>
 	});
 const settings = (values: Record<string, unknown>) =>
 	call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: values });
+/** Runs `fn` inside the project's object, where its sessions live. */
+const inProject = <T>(fn: (instance: ProjectCoordinator) => Promise<T>) =>
+	runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), fn);
+const sessionRow = (sessionId: string) => inProject((i) => getSession(i.db, projectId, sessionId));
 const sectionTokens = (text: string) => Object.values(parseSections(text)).map((s) => tokenCount(s ?? ""));
 
 beforeEach(async () => {
@@ -76,7 +82,7 @@ describe("session memory", () => {
 	it("with a model: the notes are the model's, within caps; a failing model falls back to offline", async () => {
 		await post("m", JSON.stringify({ id: "1", role: "user", content: "Port the CLI to Node 22." }));
 		const ctx = { tenantId: tenant.tenantId, userId: tenant.userId, projectId };
-		const session = await getSession(env.DB, projectId, "m");
+		const session = await sessionRow("m");
 		const answer = `${SECTIONS.map((s) => `## ${s}\n\n${s === "Task" ? "Port the CLI to Node 22." : "word ".repeat(3000)}`).join("\n\n")}`;
 		const model = new MockLanguageModelV4({
 			doGenerate: {
@@ -86,7 +92,7 @@ describe("session memory", () => {
 				warnings: [],
 			},
 		});
-		const result = await refreshSessionMemory(env, ctx, session as NonNullable<typeof session>, 12_000, model);
+		const result = await inProject((i) => refreshSessionMemory(i.penv, ctx, session as NonNullable<typeof session>, 12_000, model));
 		expect(result.engine).toBe("model");
 		expect(result.tokens).toBeLessThanOrEqual(12_000);
 		expect(parseSections(result.text).Task).toBe("Port the CLI to Node 22.");
@@ -97,7 +103,7 @@ describe("session memory", () => {
 				throw new Error("provider down");
 			},
 		});
-		const fallback = await refreshSessionMemory(env, ctx, session as NonNullable<typeof session>, 12_000, broken);
+		const fallback = await inProject((i) => refreshSessionMemory(i.penv, ctx, session as NonNullable<typeof session>, 12_000, broken));
 		expect(fallback.engine).toBe("offline");
 		expect(parseSections(fallback.text).Task).toContain("Port the CLI to Node 22.");
 	});
@@ -105,15 +111,15 @@ describe("session memory", () => {
 	it("refreshes automatically once enough new transcript has arrived", async () => {
 		await settings({ "memories.sessionMemoryRefreshTurns": 2 });
 		await post("auto", [1, 2].map((i) => JSON.stringify({ id: String(i), role: "user", content: `Request ${i}.` })).join("\n"));
-		let row = await getSession(env.DB, projectId, "auto");
+		let row = await sessionRow("auto");
 		for (let i = 0; i < 50 && row?.memory_turns !== 2; i++) {
 			await new Promise((r) => setTimeout(r, 50));
-			row = await getSession(env.DB, projectId, "auto");
+			row = await sessionRow("auto");
 		}
 		expect(row?.memory_turns).toBe(2);
 		await post("auto", JSON.stringify({ id: "3", role: "user", content: "Request 3." }));
 		await new Promise((r) => setTimeout(r, 200));
-		expect((await getSession(env.DB, projectId, "auto"))?.memory_turns).toBe(2);
+		expect((await sessionRow("auto"))?.memory_turns).toBe(2);
 	});
 
 	it("respects its own switch and the session's owner; never touches long-term memory", async () => {

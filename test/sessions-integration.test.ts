@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { call, createProject, createTenant, expectError, json, type Loose, type Tenant } from "./helpers";
+import { call, createProject, createTenant, expectError, json, type Loose, projectDb, type Tenant } from "./helpers";
 
 const own = import.meta.glob<string>("./fixtures/transcripts/*", { query: "?raw", import: "default", eager: true });
 const bench = import.meta.glob<string>("../../shared/bench/transcripts/*/*.jsonl", { query: "?raw", import: "default", eager: true });
@@ -69,7 +69,8 @@ describe("POST /sessions/:id/transcript", () => {
 		expect(head).toMatchObject({ accepted: 3, turns: 3 });
 		const rest = await json(await post("grow", lines.join("\n")));
 		expect(rest).toMatchObject({ accepted: 6, duplicates: 3, turns: 9 });
-		const chunks = await env.DB.prepare("SELECT first_seq, last_seq FROM session_chunks WHERE project_id = ? ORDER BY first_seq")
+		const chunks = await projectDb(projectId)
+			.prepare("SELECT first_seq, last_seq FROM session_chunks WHERE project_id = ? ORDER BY first_seq")
 			.bind(projectId)
 			.all();
 		expect(chunks.results).toEqual([
@@ -84,7 +85,8 @@ describe("POST /sessions/:id/transcript", () => {
 		expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
 		expect(bodies.reduce((n, b) => n + b.accepted, 0)).toBe(9);
 		expect((await json(await getSession("race"))).session.turns).toBe(9);
-		const keys = await env.DB.prepare("SELECT count(*) AS n FROM session_records WHERE project_id = ?")
+		const keys = await projectDb(projectId)
+			.prepare("SELECT count(*) AS n FROM session_records WHERE project_id = ?")
 			.bind(projectId)
 			.first<{ n: number }>();
 		expect(keys?.n).toBe(9);
@@ -189,7 +191,8 @@ describe("session registry and triggers", () => {
 		const state = (await json(await getSession("pt"))).session.extraction.state;
 		// Queued, or already processed by the local queue consumer.
 		expect(["queued", "idle"]).toContain(state);
-		const queued = await env.DB.prepare("SELECT queued_at, cursor FROM sessions WHERE project_id = ? AND id = 'pt'")
+		const queued = await projectDb(projectId)
+			.prepare("SELECT queued_at, cursor FROM sessions WHERE project_id = ? AND id = 'pt'")
 			.bind(projectId)
 			.first<Loose>();
 		expect(queued?.queued_at !== null || queued?.cursor === 9).toBe(true);

@@ -137,7 +137,7 @@ describe("storage mover", () => {
 		expect(partial.done).toBe(false);
 		expect(partial.moved).toBe(0);
 		const position = await env.DB.prepare("SELECT phase, cursor FROM storage_moves WHERE project_id = ?")
-			.bind(p1 < p2 ? p1 : p2)
+			.bind([p1, p2].sort()[0])
 			.first<Loose>();
 		expect(position).not.toBeNull();
 
