@@ -106,7 +106,9 @@ describe("inject", () => {
 
 		const tight = await inject(pid, { maxTokens: 600 });
 		expect(tight.tokens).toBeLessThanOrEqual(600);
-		expect(tight.warnings.join(" ")).toContain("left out");
+		// The summary shrinks to the room left, and the text says how to read the rest.
+		expect(tight.warnings.join(" ")).toContain("memory_summary.md was cut to fit the budget");
+		expect(tight.text).toContain("read all of it with memory_read memory://root");
 		// Whatever was cut, every fence that opens also closes.
 		const fences = tight.text.match(/^`{4,}/gm) ?? [];
 		expect(fences.length % 2).toBe(0);
@@ -163,6 +165,104 @@ describe("inject", () => {
 		expect(coding.parts.logs).toEqual([]);
 	});
 
+	it("fits a character budget: recalled memories are kept first, the index and summary shrink and say how to read the rest", async () => {
+		const pid = await enabledProject();
+		for (let start = 0; start < 150; start += 75) {
+			const memories = Array.from({ length: 75 }, (_, j) => ({
+				name: `service-${start + j}`,
+				type: "project",
+				description: `Service ${start + j} is owned by team ${(start + j) % 7} and deploys from its own pipeline`,
+				body: "Owned and deployed separately.",
+			}));
+			const res = await call(`/v1/projects/${pid}/memories/batch`, { token: tenant.token, json: { memories } });
+			expect(res.status).toBe(200);
+		}
+		await put(pid, "flaky-migrations", {
+			type: "feedback",
+			description: "Migration tests are flaky on CI; rerun them once before investigating",
+			body: "Migration tests flake on CI runners. Rerun once; investigate only a second failure.",
+		});
+		const full = await inject(pid, { query: "migration tests are flaky on CI" });
+		expect(full.chars).toBeGreaterThan(9_500);
+		const cut = await inject(pid, { query: "migration tests are flaky on CI", maxChars: 9_500 });
+		expect(cut.chars).toBeLessThanOrEqual(9_500);
+		expect(cut.text.length).toBe(cut.chars);
+		expect(cut.parts.memories[0].name).toBe("flaky-migrations");
+		expect(cut.text).toContain("memory://root/flaky-migrations.md");
+		expect(cut.text).toContain("index cut to fit; read memory://root/MEMORY.md with memory_read");
+		expect(cut.warnings.join(" ")).toContain("MEMORY.md was cut to fit the budget");
+		expect(cut.parts.index.split("\n").length).toBeLessThan(full.parts.index.split("\n").length);
+		// A Codex-sized token budget holds too.
+		const codex = await inject(pid, { query: "migration tests are flaky on CI", maxTokens: 2_500 });
+		expect(codex.tokens).toBeLessThanOrEqual(2_500);
+		expect(codex.parts.memories.map((m: { name: string }) => m.name)).toContain("flaky-migrations");
+		const fences = cut.text.match(/^`{4,}/gm) ?? [];
+		expect(fences.length % 2).toBe(0);
+	});
+
+	it("per prompt: only memories that clear the relevance floor, each handed to a session once", async () => {
+		const pid = await enabledProject();
+		await put(pid, "pnpm-only", {
+			type: "feedback",
+			description: "Use pnpm, never npm, in this repository",
+			body: "pnpm install; pnpm test.",
+		});
+		await put(pid, "deploy-freeze", { type: "project", description: "No deploys on Fridays", body: "Deploy freeze from Friday noon." });
+		const ask = (query: string, sessionId = "sess-1") =>
+			inject(pid, { query, sessionId, include: "memories", onlyNew: true, maxChars: 9_500 });
+		// A prompt about something else: silent.
+		const unrelated = await ask("rename the button label on the settings page");
+		expect(unrelated.text).toBe("");
+		expect(unrelated.parts.memories).toEqual([]);
+		// A prompt it concerns: the memory, without guidance, summary or index.
+		const first = await ask("install the dependencies with npm or pnpm?");
+		expect(first.parts.memories.map((m: { name: string }) => m.name)).toEqual(["pnpm-only"]);
+		expect(first.text).toContain("memory://root/pnpm-only.md");
+		expect(first.text).not.toContain("Memory Guidance");
+		expect(first.text).not.toContain("deploy-freeze");
+		// The served record is written off the response path; wait until it is there.
+		for (let i = 0; i < 50; i++) {
+			const n = await projectDb(pid).prepare("SELECT count(*) AS n FROM session_served WHERE session_id = 'sess-1'").first<{ n: number }>();
+			if ((n?.n ?? 0) > 0) break;
+			await new Promise((r) => setTimeout(r, 20));
+		}
+		// The same prompt again in the same session: nothing new to say.
+		expect((await ask("install the dependencies with npm or pnpm?")).text).toBe("");
+		// Another session is told again.
+		expect((await ask("install the dependencies with npm or pnpm?", "sess-2")).parts.memories).toHaveLength(1);
+	});
+
+	it("after a compaction, this session's session memory comes first", async () => {
+		const pid = await enabledProject();
+		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.sessionMemory": true } });
+		const transcript = [
+			{ id: "1", role: "user", content: "Fix the flaky login test in auth.spec.ts", ts: "2026-11-28T10:00:00Z" },
+			{
+				id: "2",
+				role: "assistant",
+				content: "The login test waits on a fixed timeout; replacing it with an event wait.",
+				ts: "2026-11-28T10:00:05Z",
+			},
+		]
+			.map((r) => JSON.stringify(r))
+			.join("\n");
+		const posted = await call(`/v1/projects/${pid}/sessions/cmp-1/transcript`, {
+			token: tenant.token,
+			body: transcript,
+			headers: { "Content-Type": "application/x-ndjson" },
+		});
+		expect(posted.status).toBe(200);
+		expect((await call(`/v1/projects/${pid}/sessions/cmp-1/memory/compact`, { token: tenant.token, method: "POST" })).status).toBe(200);
+		const body = await inject(pid, { sessionId: "cmp-1", sessionMemory: true, maxChars: 9_500 });
+		expect(body.parts.sessionMemory).toContain("login test");
+		expect(body.text.indexOf("This session so far")).toBe(3);
+		expect(body.text.indexOf("This session so far")).toBeLessThan(body.text.indexOf("Memory Guidance"));
+		// A session that is not the caller's (or does not exist) gets the usual block and a warning.
+		const none = await inject(pid, { sessionId: "nope", sessionMemory: true });
+		expect(none.parts.sessionMemory).toBe("");
+		expect(none.warnings.join(" ")).toContain("no session memory");
+	});
+
 	it("is empty with a warning when memories are disabled", async () => {
 		const pid = await createProject(tenant.token);
 		const body = await inject(pid, { query: "anything" });
@@ -172,7 +272,16 @@ describe("inject", () => {
 
 	it("rejects bad inject bodies", async () => {
 		const pid = await enabledProject();
-		for (const bad of [{ mode: "chat" }, { maxTokens: 10 }, { query: 3 }, { recentTools: "gh" }]) {
+		for (const bad of [
+			{ mode: "chat" },
+			{ maxTokens: 10 },
+			{ query: 3 },
+			{ recentTools: "gh" },
+			{ maxChars: 10 },
+			{ include: "everything" },
+			{ onlyNew: "yes" },
+			{ sessionMemory: 1 },
+		]) {
 			await expectError(await call(`/v1/projects/${pid}/inject`, { token: tenant.token, json: bad }), 400, "invalid_request");
 		}
 	});

@@ -218,6 +218,20 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return this.run(ctx.projectId, () => recordServed(this.db, ctx.projectId, memoryIds, sessionId));
 	}
 
+	/** Names of the memories this session was already handed (recall and inject with its id). */
+	servedTo(ctx: ProjectContext, sessionId: string) {
+		return this.run(ctx.projectId, async () => {
+			const { results } = await this.db
+				.prepare(
+					`SELECT m.name FROM session_served s JOIN memories m ON m.id = s.memory_id
+					 WHERE s.project_id = ? AND s.session_id = ? AND (m.scope = 'team' OR m.owner_id = ?)`,
+				)
+				.bind(ctx.projectId, sessionId, ctx.userId)
+				.all<{ name: string }>();
+			return results.map((r) => r.name);
+		});
+	}
+
 	// Sessions and the pipeline ----------------------------------------------------------------------
 
 	ingest(ctx: ProjectContext, sessionId: string, parsed: ParsedTranscript) {

@@ -36,6 +36,8 @@ export interface RecallResult {
 	memories: RecalledMemory[];
 	/** Internal: the rows served, for usage recording and injection. */
 	served: ScoredMemory[];
+	/** Internal: the query's distinct terms (the relevance floor counts matches against them). */
+	terms: string[];
 	warnings: string[];
 	fallbackReason?: string;
 	trace?: { terms: string[]; candidates: TraceEntry[] };
@@ -79,7 +81,7 @@ export async function recall(
 	const warnings: string[] = [];
 	if (settings["memories.enabled"].value !== true) {
 		warnings.push(`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source})`);
-		return { engine: "lexical", memories: [], served: [], warnings };
+		return { engine: "lexical", memories: [], served: [], terms, warnings };
 	}
 	const off = new Set<MemoryScope>();
 	for (const s of request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[])) {
@@ -142,6 +144,7 @@ export async function recall(
 		engine,
 		memories: chosen.map(toRecalled),
 		served: chosen,
+		terms,
 		warnings,
 		...(fallbackReason ? { fallbackReason } : {}),
 	};

@@ -71,7 +71,7 @@ recallRoutes.openapi(
 			ctx,
 			result.served.map((m) => m.row.id),
 		);
-		const { served: _served, ...body } = result;
+		const { served: _served, terms: _terms, ...body } = result;
 		return c.json(body, 200);
 	},
 );
@@ -90,6 +90,24 @@ const InjectBody = z
 			.max(200_000)
 			.optional()
 			.openapi({ description: `Token budget for the whole block (default ${DEFAULT_INJECT_TOKENS})` }),
+		maxChars: z
+			.number()
+			.int()
+			.min(500)
+			.max(200_000)
+			.optional()
+			.openapi({ description: "Character budget for the whole block (Claude Code hooks: 9,500; it caps hook output at 10,000)" }),
+		include: z
+			.enum(["all", "memories"])
+			.optional()
+			.openapi({
+				description: '"memories": only recalled topic files that clear the relevance floor (per-prompt recall); empty when none does',
+			}),
+		onlyNew: z.boolean().optional().openapi({ description: "With sessionId: leave out memories this session was already handed" }),
+		sessionMemory: z
+			.boolean()
+			.optional()
+			.openapi({ description: "With sessionId: this session's session memory first (after the agent compacted its context)" }),
 	})
 	.openapi("InjectRequest");
 
@@ -97,9 +115,11 @@ export const InjectResultSchema = z
 	.object({
 		text: z.string(),
 		tokens: z.number().int(),
+		chars: z.number().int(),
 		truncated: z.boolean(),
 		warnings: z.array(z.string()),
 		parts: z.object({
+			sessionMemory: z.string(),
 			guidance: z.string(),
 			summary: z.string(),
 			index: z.string(),
@@ -111,6 +131,7 @@ export const InjectResultSchema = z
 					ageDays: z.number(),
 					tokens: z.number(),
 					truncated: z.boolean(),
+					matchedTerms: z.array(z.string()),
 				}),
 			),
 			logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
@@ -123,7 +144,7 @@ recallRoutes.openapi(
 		method: "post",
 		path: "/v1/projects/{projectId}/inject",
 		tags: ["recall"],
-		summary: "The Memory Guidance block for a session start, within a token budget",
+		summary: "The Memory Guidance block for a session start (or the memories for one prompt), within a token and character budget",
 		request: {
 			params: z.object({ projectId: ProjectIdParam }),
 			body: { required: true, content: { "application/json": { schema: InjectBody } } },
