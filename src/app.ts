@@ -16,7 +16,7 @@ import { sessionRoutes, TRANSCRIPT_BODY_LIMIT } from "./api/routes/sessions";
 import { settingsRoutes } from "./api/routes/settings";
 import { TEAM_SYNC_BODY_LIMIT, teamMemoryRoutes } from "./api/routes/team-memory";
 import { BatchItemSchema } from "./api/schemas";
-import { mcpRoute } from "./mcp/route";
+import { bearerChallenge, mcpPostOnly, mcpRoute } from "./mcp/route";
 
 /** Request bodies: a topic file is ≤ 64 KB; a batch of 100 needs more room. */
 const BODY_LIMIT = 256 * 1024;
@@ -86,8 +86,9 @@ export function createApp() {
 	app.use("/v1/*", async (c, next) =>
 		c.req.path === "/v1/admin/tenants" || c.req.path.startsWith("/v1/operator/") ? next() : keyAuth(c, next),
 	);
-	app.use("/mcp", bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) }), keyAuth);
-	app.all("/mcp", mcpRoute);
+	// /mcp: POST only (405 before anything else), then the same key check as /v1, answering 401 with a Bearer challenge.
+	app.use("/mcp", mcpPostOnly, bearerChallenge, bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) }), keyAuth);
+	app.post("/mcp", mcpRoute);
 	app.use("/v1/projects/:projectId", loadProject());
 	app.use("/v1/projects/:projectId/*", loadProject(), requireMethodScope());
 	app.use("/v1/settings", requireMethodScope());

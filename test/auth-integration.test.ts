@@ -26,6 +26,10 @@ describe("health and tenants", () => {
 		await expectError(await call("/v1/admin/tenants", { token: "wrong", json: { name: "x", user: "y" } }), 401, "unauthorized");
 		const tenant = await createTenant();
 		await expectError(await call("/v1/admin/tenants", { token: tenant.token, json: { name: "x", user: "y" } }), 401, "unauthorized");
+		// Every 401 names the scheme to use (RFC 6750), on REST as on /mcp.
+		const noKey = await call("/v1/projects");
+		expect(noKey.status).toBe(401);
+		expect(noKey.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
 	});
 
 	it("rejects bad tenant bodies with a named field", async () => {

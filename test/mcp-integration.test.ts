@@ -99,9 +99,87 @@ describe("MCP endpoint", () => {
 		expect(written.isError).toBeFalsy();
 		const missing = await client.callTool({ name: "memory_list", arguments: {} });
 		expect(missing.isError).toBe(true);
-		expect(textOf(missing)).toBe("invalid_request: name the project: set the X-Cairn-Project header or pass gitRemote");
+		expect(textOf(missing)).toBe("invalid_request: name the project: set the X-Cairn-Project header or pass gitRemote (or rootPath)");
 		const unknown = await client.callTool({ name: "memory_list", arguments: { gitRemote: "git@github.com:acme/other.git" } });
 		expect(textOf(unknown)).toContain("not_found: no project is registered for this git remote");
+	});
+
+	it("finds the project from rootPath or a local-path remote, resolved as registration resolves them", async () => {
+		const byPath = (
+			await json(await call("/v1/projects", { token: tenant.token, json: { name: "scratch", rootPath: "/home/dev/scratch" } }))
+		).project.id;
+		const byLocalRemote = (
+			await json(await call("/v1/projects", { token: tenant.token, json: { name: "tool", gitRemote: "/srv/git/tool.git" } }))
+		).project.id;
+		for (const id of [byPath, byLocalRemote]) {
+			await call(`/v1/projects/${id}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
+		}
+		const client = await connect({ Authorization: `Bearer ${tenant.token}` });
+		const { tools } = await client.listTools();
+		for (const tool of tools) {
+			expect(Object.keys((tool.inputSchema as Loose).properties ?? {}), tool.name).toEqual(
+				expect.arrayContaining(["gitRemote", "rootPath"]),
+			);
+		}
+
+		const note = { name: "scratch-notes", type: "project", description: "Scratch space", body: "Nothing ships from here." };
+		const written = await client.callTool({ name: "memory_write", arguments: { ...note, rootPath: "/home/dev/./scratch/" } });
+		expect(written.isError).toBeFalsy();
+		expect((await json(await call(`/v1/projects/${byPath}/memories`, { token: tenant.token }))).memories.map((m: Loose) => m.name)).toEqual(
+			["scratch-notes"],
+		);
+		// A relative remote cannot name a project on the server; with rootPath it falls back to it.
+		const listed = await client.callTool({
+			name: "memory_list",
+			arguments: { gitRemote: "../scratch.git", rootPath: "/home/dev/scratch" },
+		});
+		expect(JSON.parse(textOf(listed)).memories.map((m: Loose) => m.name)).toEqual(["scratch-notes"]);
+		// Sent both, an unregistered remote still finds the project registered by that root path.
+		const both = await client.callTool({
+			name: "memory_list",
+			arguments: { gitRemote: "/srv/git/scratch.git", rootPath: "/home/dev/scratch" },
+		});
+		expect(JSON.parse(textOf(both)).memories.map((m: Loose) => m.name)).toEqual(["scratch-notes"]);
+		const relative = await client.callTool({ name: "memory_list", arguments: { gitRemote: "../scratch.git" } });
+		expect(relative.isError).toBe(true);
+		expect(textOf(relative)).toMatch(/^invalid_request: gitRemote is a relative path.*send rootPath/);
+
+		for (const gitRemote of ["/srv/git/tool.git", "file:///srv/git/tool", "C:/not/registered.git"]) {
+			const res = await client.callTool({ name: "memory_list", arguments: { gitRemote } });
+			if (gitRemote.startsWith("C:")) expect(textOf(res)).toContain("not_found: no project is registered for this git remote");
+			else expect(JSON.parse(textOf(res)).memories, gitRemote).toEqual([]);
+		}
+		const unknownPath = await client.callTool({ name: "memory_list", arguments: { rootPath: "/home/dev/elsewhere" } });
+		expect(textOf(unknownPath)).toContain("not_found: no project is registered for this root path");
+		const badPath = await client.callTool({ name: "memory_list", arguments: { rootPath: "relative/dir" } });
+		expect(textOf(badPath)).toBe("invalid_request: rootPath must be an absolute path");
+
+		// A key limited to one project cannot reach another through rootPath.
+		const limited = (await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read", "write"], projectId } }))).key.token;
+		const narrow = await connect({ Authorization: `Bearer ${limited}` });
+		const refused = await narrow.callTool({ name: "memory_list", arguments: { rootPath: "/home/dev/scratch" } });
+		expect(textOf(refused)).toBe("forbidden: this API key is limited to another project");
+		await client.close();
+		await narrow.close();
+	});
+
+	it("takes POST only: GET (no idle SSE stream) and DELETE answer 405 with Allow: POST", async () => {
+		for (const method of ["GET", "DELETE", "PUT"]) {
+			const res = await call("/mcp", {
+				method,
+				token: tenant.token,
+				headers: { Accept: "text/event-stream", "X-Cairn-Project": projectId },
+			});
+			expect(res.status, method).toBe(405);
+			expect(res.headers.get("Allow"), method).toBe("POST");
+			expect(res.headers.get("Content-Type"), method).toContain("application/json");
+			const body = await json(res);
+			expect(body.error.code, method).toBe("method_not_allowed");
+			expect(typeof body.error.message).toBe("string");
+		}
+		// Without a key as well: the method is refused before anything else.
+		const anonymous = await call("/mcp", { headers: { Accept: "text/event-stream" } });
+		expect(anonymous.status).toBe(405);
 	});
 
 	it("errors are tool errors in the service's own words, never stack traces or echoed input", async () => {
@@ -132,13 +210,34 @@ describe("MCP endpoint", () => {
 		expect(textOf(await stranger.callTool({ name: "memory_list", arguments: {} }))).toBe("not_found: project not found (X-Cairn-Project)");
 	});
 
-	it("an unauthenticated call is refused", async () => {
+	it("an unauthenticated call is refused with 401 and a Bearer challenge", async () => {
 		const res = await call("/mcp", {
 			json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
 			headers: { Accept: "application/json, text/event-stream" },
 		});
 		expect(res.status).toBe(401);
+		expect(res.headers.get("WWW-Authenticate")).toBe('Bearer realm="cairn"');
 		expect((await json(res)).error.code).toBe("unauthorized");
+		for (const token of ["cairn_nope_nope", `cairn_0000000000000000_${"a".repeat(40)}`]) {
+			const bad = await call("/mcp", {
+				token,
+				json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+				headers: { Accept: "application/json, text/event-stream" },
+			});
+			expect(bad.status, token).toBe(401);
+			expect(bad.headers.get("WWW-Authenticate"), token).toBe('Bearer realm="cairn", error="invalid_token"');
+			expect((await json(bad)).error.code).toBe("unauthorized");
+		}
 		await expect(connect({ Authorization: "Bearer cairn_nope_nope" })).rejects.toThrow();
+	});
+
+	it("an authenticated POST carries no challenge", async () => {
+		const ok = await call("/mcp", {
+			token: tenant.token,
+			json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+			headers: { Accept: "application/json, text/event-stream", "X-Cairn-Project": projectId },
+		});
+		expect(ok.status).toBe(200);
+		expect(ok.headers.get("WWW-Authenticate")).toBeNull();
 	});
 });

@@ -28,5 +28,7 @@ export function errorResponse(c: Context, err: CairnError) {
 		error: { code: err.code, message: err.message },
 	};
 	if (err.details) body.error.details = err.details;
+	// RFC 6750: a 401 names the scheme the caller should use.
+	if (err.code === "unauthorized" && !c.res.headers.has("WWW-Authenticate")) c.header("WWW-Authenticate", 'Bearer realm="cairn"');
 	return c.json(body, HTTP_STATUS[err.code]);
 }

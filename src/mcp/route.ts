@@ -1,12 +1,38 @@
 import { StreamableHTTPTransport } from "@hono/mcp";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../api/context";
+import { CairnError, errorResponse } from "../api/errors";
 import { buildMcpServer, validSession } from "./server";
+
+/**
+ * `/mcp` takes POST only. The server is stateless: it has no stream to offer on GET (a 405 there is
+ * the spec's way to say so, and clients carry on without one; an open SSE stream would only idle)
+ * and no session to end on DELETE.
+ */
+export const mcpPostOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+	if (c.req.method === "POST") return next();
+	c.header("Allow", "POST");
+	return errorResponse(
+		c,
+		new CairnError("method_not_allowed", "/mcp accepts POST only: this MCP server is stateless and opens no SSE stream"),
+	);
+};
+
+/**
+ * A 401 on /mcp carries `WWW-Authenticate: Bearer` (RFC 6750), so an MCP client knows to send a
+ * Bearer key; `error="invalid_token"` when a key was sent but is not valid.
+ */
+export const bearerChallenge: MiddlewareHandler<AppEnv> = async (c, next) => {
+	await next();
+	if (c.res.status !== 401) return;
+	const sent = Boolean(c.req.header("Authorization"));
+	c.header("WWW-Authenticate", sent ? 'Bearer realm="cairn", error="invalid_token"' : 'Bearer realm="cairn"');
+};
 
 /**
  * `/mcp`: MCP over Streamable HTTP, stateless (no session ids; every request carries its Bearer key),
  * JSON responses. The key was checked by the same middleware as the REST API; the project comes from
- * `X-Cairn-Project` or a tool's `gitRemote` argument.
+ * `X-Cairn-Project` or a tool's `gitRemote` / `rootPath` argument.
  */
 export async function mcpRoute(c: Context<AppEnv>) {
 	const server = buildMcpServer({

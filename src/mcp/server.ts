@@ -1,5 +1,4 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { z } from "zod";
 import type { AuthContext } from "../api/context";
 import { CairnError } from "../errors";
 import { SESSION_ID_PATTERN } from "../ingest/turns";
@@ -18,7 +17,7 @@ import {
 } from "../memory/schemas";
 import type { ProjectContext } from "../memory/store";
 import { projectStore } from "../project/client";
-import { canonicalKeyFromRemote } from "../projects/identity";
+import { canonicalKeyFromPath, GitRemoteSchema, projectIdentity, RootPathSchema } from "../projects/identity";
 import { recall } from "../recall/recall";
 import { servedInBackground } from "../recall/usage";
 
@@ -32,11 +31,16 @@ export interface McpRequestContext {
 	waitUntil: (p: Promise<unknown>) => void;
 }
 
-const GitRemote = z
-	.string()
-	.max(2048)
-	.optional()
-	.describe("The repository's git remote URL, to find the project when the X-Cairn-Project header is not set");
+/** Names the project when no X-Cairn-Project header does; resolved exactly as POST /v1/projects resolves them. */
+const projectArgs = {
+	gitRemote: GitRemoteSchema.optional().describe(
+		"The repository's git remote (`git remote get-url origin`), to find the project when the X-Cairn-Project header is not set",
+	),
+	rootPath: RootPathSchema.optional().describe(
+		"The repository's absolute root path (`git rev-parse --show-toplevel`), to find the project when the X-Cairn-Project header is not set and the repository has no remote or only a local one",
+	),
+};
+type ProjectArgs = { gitRemote?: string; rootPath?: string };
 
 type ToolResult = { content: { type: "text"; text: string }[]; isError?: boolean };
 const text = (value: unknown): ToolResult => ({
@@ -49,8 +53,11 @@ const failure = (err: unknown): ToolResult => {
 	return { isError: true, content: [{ type: "text", text: "internal_error: the memory service failed; try again" }] };
 };
 
-/** The project of a call: the header's, or the registered project of a git remote, in the key's tenant. */
-async function projectFor(ctx: McpRequestContext, gitRemote: string | undefined): Promise<ProjectContext> {
+/**
+ * The project of a call: the header's, or the registered project of a git remote or root path (the
+ * same identity rules as registration), in the key's tenant.
+ */
+async function projectFor(ctx: McpRequestContext, args: ProjectArgs): Promise<ProjectContext> {
 	let projectId: string | null = null;
 	if (ctx.projectId) {
 		const row = await ctx.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?")
@@ -58,16 +65,26 @@ async function projectFor(ctx: McpRequestContext, gitRemote: string | undefined)
 			.first<{ id: string }>();
 		if (!row) throw new CairnError("not_found", "project not found (X-Cairn-Project)");
 		projectId = row.id;
-	} else if (gitRemote) {
-		const key = canonicalKeyFromRemote(gitRemote);
-		if (!key) throw new CairnError("invalid_request", "gitRemote is not a recognisable git remote URL");
-		const row = await ctx.env.DB.prepare("SELECT id FROM projects WHERE tenant_id = ? AND canonical_key = ?")
-			.bind(ctx.auth.tenantId, key)
-			.first<{ id: string }>();
-		if (!row) throw new CairnError("not_found", "no project is registered for this git remote; run `cairn init` in the repository");
+	} else if (args.gitRemote || args.rootPath) {
+		const identity = projectIdentity(args);
+		const find = (key: string) =>
+			ctx.env.DB.prepare("SELECT id FROM projects WHERE tenant_id = ? AND canonical_key = ?")
+				.bind(ctx.auth.tenantId, key)
+				.first<{ id: string }>();
+		let row = await find(identity.canonicalKey);
+		// Sent both, the remote names the project; a repository registered by its root path (no remote
+		// then, or one the CLI does not key on, such as a local path) is still found by that path.
+		const byPath = identity.from === "gitRemote" && args.rootPath ? canonicalKeyFromPath(args.rootPath) : null;
+		if (!row && byPath) row = await find(byPath);
+		if (!row) {
+			const what = identity.from === "gitRemote" ? "git remote" : "root path";
+			throw new CairnError("not_found", `no project is registered for this ${what}; run \`cairn init\` in the repository`);
+		}
 		projectId = row.id;
 	}
-	if (!projectId) throw new CairnError("invalid_request", "name the project: set the X-Cairn-Project header or pass gitRemote");
+	if (!projectId) {
+		throw new CairnError("invalid_request", "name the project: set the X-Cairn-Project header or pass gitRemote (or rootPath)");
+	}
 	if (ctx.auth.projectId && ctx.auth.projectId !== projectId) {
 		throw new CairnError("forbidden", "this API key is limited to another project");
 	}
@@ -105,12 +122,12 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 				recentTools: ToolListSchema.optional().describe(
 					"Tools used recently, e.g. Bash(gh pr create:*), to skip memories that only document them",
 				),
-				gitRemote: GitRemote,
+				...projectArgs,
 			},
 		},
-		async ({ query, limit, recentTools, gitRemote }) => {
+		async ({ query, limit, recentTools, ...args }) => {
 			try {
-				const project = await projectFor(ctx, gitRemote);
+				const project = await projectFor(ctx, args);
 				const result = await recall(ctx.env, project, { query, limit, recentTools });
 				servedInBackground(
 					ctx.env,
@@ -131,11 +148,11 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			title: "Read a memory file",
 			description:
 				"Read a memory:// file: memory://root (summary), memory://root/MEMORY.md (index), memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md.",
-			inputSchema: { url: MemoryUrlSchema.describe("A memory:// URL"), gitRemote: GitRemote },
+			inputSchema: { url: MemoryUrlSchema.describe("A memory:// URL"), ...projectArgs },
 		},
-		async ({ url, gitRemote }) => {
+		async ({ url, ...args }) => {
 			try {
-				return text(await resolveUrl(ctx.env, await projectFor(ctx, gitRemote), url));
+				return text(await resolveUrl(ctx.env, await projectFor(ctx, args), url));
 			} catch (err) {
 				return failure(err);
 			}
@@ -154,13 +171,13 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 				description: MemoryDescriptionSchema.describe("One line: when this memory matters"),
 				body: MemoryBodySchema.describe("The memory in markdown, with the reason when there is one"),
 				scope: MemoryScopeSchema.optional().describe("personal (default) or team"),
-				gitRemote: GitRemote,
+				...projectArgs,
 			},
 		},
-		async ({ name, type, description, body, scope, gitRemote }) => {
+		async ({ name, type, description, body, scope, ...args }) => {
 			try {
 				requireWrite(ctx);
-				const project = await projectFor(ctx, gitRemote);
+				const project = await projectFor(ctx, args);
 				const result = await projectStore(ctx.env, project.projectId).writeMemory(project, {
 					scope: scope ?? "personal",
 					file: { name, type, description, body },
@@ -182,13 +199,13 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			inputSchema: {
 				name: MemoryNameSchema.describe("The memory's name"),
 				scope: MemoryScopeSchema.optional().describe("personal (default) or team"),
-				gitRemote: GitRemote,
+				...projectArgs,
 			},
 		},
-		async ({ name, scope, gitRemote }) => {
+		async ({ name, scope, ...args }) => {
 			try {
 				requireWrite(ctx);
-				const project = await projectFor(ctx, gitRemote);
+				const project = await projectFor(ctx, args);
 				await projectStore(ctx.env, project.projectId).deleteMemory(project, scope ?? "personal", name);
 				return text({ status: "deleted", name });
 			} catch (err) {
@@ -202,11 +219,11 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		{
 			title: "List memories",
 			description: "List the project's memories (personal and team) with their type, description and memory:// path.",
-			inputSchema: { type: MemoryTypeSchema.optional().describe("Only this type"), gitRemote: GitRemote },
+			inputSchema: { type: MemoryTypeSchema.optional().describe("Only this type"), ...projectArgs },
 		},
-		async ({ type, gitRemote }) => {
+		async ({ type, ...args }) => {
 			try {
-				const project = await projectFor(ctx, gitRemote);
+				const project = await projectFor(ctx, args);
 				const rows = await projectStore(ctx.env, project.projectId).listMemories(project, { type, limit: 500 });
 				return text({
 					memories: rows.map((r) => ({
@@ -226,7 +243,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 	// memory:// artifacts as resources, for the project named by the X-Cairn-Project header.
 	if (ctx.projectId) {
 		const read = async (uri: URL) => {
-			const project = await projectFor(ctx, undefined);
+			const project = await projectFor(ctx, {});
 			return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: await resolveUrl(ctx.env, project, uri.href) }] };
 		};
 		server.registerResource(
@@ -245,7 +262,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			"memory-file",
 			new ResourceTemplate("memory://root/{+path}", {
 				list: async () => {
-					const project = await projectFor(ctx, undefined);
+					const project = await projectFor(ctx, {});
 					const rows = await projectStore(ctx.env, project.projectId).listMemories(project, { limit: 500 });
 					return {
 						resources: rows.map((r) => ({

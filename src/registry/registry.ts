@@ -5,7 +5,7 @@
 import { issueKey, SCOPES, type Scope } from "../auth/keys";
 import { badRequest, CairnError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
-import { canonicalKeyFromPath, canonicalKeyFromRemote } from "../projects/identity";
+import { projectIdentity } from "../projects/identity";
 
 export interface Caller {
 	tenantId: string;
@@ -106,6 +106,7 @@ export async function revokeApiKey(db: D1Database, caller: Caller, id: string): 
 
 /**
  * Registers a project by its git remote (or root path): every clone and worktree maps to one project.
+ * The identity rules (remote URLs, local-path remotes, relative remotes) are in projects/identity.ts.
  * Returns the project and whether this call created it.
  */
 export async function registerProject(
@@ -113,13 +114,7 @@ export async function registerProject(
 	caller: Caller,
 	request: { name: string; gitRemote?: string; rootPath?: string },
 ): Promise<{ project: ProjectRow; created: boolean }> {
-	if (!request.gitRemote && !request.rootPath) throw badRequest("gitRemote or rootPath is required", { field: "gitRemote" });
-	const canonicalKey = request.gitRemote ? canonicalKeyFromRemote(request.gitRemote) : canonicalKeyFromPath(request.rootPath ?? "");
-	if (!canonicalKey) {
-		throw badRequest(request.gitRemote ? "gitRemote is not a recognisable git remote URL" : "rootPath must be an absolute path", {
-			field: request.gitRemote ? "gitRemote" : "rootPath",
-		});
-	}
+	const { canonicalKey, rootPath } = projectIdentity(request);
 	const existing = await db
 		.prepare(`${SELECT_PROJECT} WHERE tenant_id = ? AND canonical_key = ?`)
 		.bind(caller.tenantId, canonicalKey)
@@ -135,14 +130,7 @@ export async function registerProject(
 			`INSERT INTO projects (id, tenant_id, name, canonical_key, root_path, storage_moved_at) VALUES (?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (tenant_id, canonical_key) DO NOTHING`,
 		)
-		.bind(
-			newId("prj"),
-			caller.tenantId,
-			request.name,
-			canonicalKey,
-			request.gitRemote ? null : canonicalKey.slice("path:".length),
-			nowIso(),
-		)
+		.bind(newId("prj"), caller.tenantId, request.name, canonicalKey, rootPath, nowIso())
 		.run();
 	const project = await db
 		.prepare(`${SELECT_PROJECT} WHERE tenant_id = ? AND canonical_key = ?`)
