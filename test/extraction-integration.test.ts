@@ -181,26 +181,64 @@ describe("stage 1 on the queue", () => {
 		for (const o of objects.objects) expect(await (await env.FILES.get(o.key))?.text()).not.toContain(key);
 	});
 
-	it("a range holding the agent's own memory write is skipped and the cursor advanced", async () => {
+	it("a write recorded with X-Cairn-Session leaves out only the call that made it: the rest of the range is extracted", async () => {
 		await postLines("agent", [line("1", "user", "Always run the linter before committing."), line("2", "assistant", "Will do.")]);
-		// Turns 0-1 come before the write; the write lands at turn 2.
+		// Turns 0-1 come before the write; the write lands at turn 2 (the session's turn count then).
 		const write = await putMemory(tenant.token, projectId, "lint-first", "Run the linter before committing.", {
 			headers: { "X-Cairn-Session": "agent" },
 		});
 		expect(write.status).toBe(201);
-		await postLines("agent", [line("3", "user", "Thanks. Never skip the linter."), line("4", "assistant", "Noted.")]);
-		const { model, prompts } = scripted(GOOD);
-		await deliver([{ body: { projectId, sessionId: "agent", fromSeq: 0, toSeq: 1 } }], model);
-		expect(prompts.length).toBe(1);
-		await deliver([{ body: { projectId, sessionId: "agent", fromSeq: 2, toSeq: 3 } }], model);
-		expect(prompts.length).toBe(1);
-		const rows = await outputs("agent");
-		expect(rows.map((r) => [r.from_seq, r.to_seq, r.extractor])).toEqual([
-			[0, 1, "model"],
-			[2, 3, "skipped:agent-write"],
+		// The agent's transcript arrives afterwards: the call that made the write is turn 2, its result turn 3.
+		const curl = `curl -X PUT "$CAIRN_URL/v1/projects/${projectId}/memories/lint-first" -H "X-Cairn-Session: agent" --data "Lint config lives in tools/lint.toml; run the linter before committing."`;
+		await postLines("agent", [
+			JSON.stringify({ id: "3", role: "tool_call", name: "Bash", call_id: "w1", content: { command: curl }, ts: new Date().toISOString() }),
+			JSON.stringify({ id: "4", role: "tool", name: "Bash", call_id: "w1", content: "201 Created", ts: new Date().toISOString() }),
+			line("5", "user", "Thanks. Never skip the linter, and keep CI green."),
+			line("6", "assistant", "Noted."),
 		]);
-		expect(rows[1]?.consolidated_at).not.toBeNull();
-		expect((await sessionRow("agent"))?.cursor).toBe(4);
+		const first = scripted(GOOD);
+		await deliver([{ body: { projectId, sessionId: "agent", fromSeq: 0, toSeq: 1 } }], first.model);
+		expect(first.prompts.length).toBe(1);
+		// The model cites the agent's own call and the user's turn: only the user's turn survives as evidence.
+		const second = scripted(
+			JSON.stringify({
+				raw_memory: "- Never skip the linter.",
+				summary: "The agent saved the lint rule; the user insisted on it.",
+				candidates: [
+					{
+						name: "never-skip-lint",
+						type: "feedback",
+						description: "Never skip the linter",
+						body: "Never skip it.",
+						evidence: ["t2", "t4"],
+					},
+				],
+			}),
+		);
+		await deliver([{ body: { projectId, sessionId: "agent", fromSeq: 2, toSeq: 5 } }], second.model);
+		// The range is extracted, not skipped…
+		expect(second.prompts.length).toBe(1);
+		expect(second.prompts[0]).toContain("Never skip the linter, and keep CI green.");
+		// …without the agent's own write: neither the call carrying the written content nor its result.
+		expect(second.prompts[0]).not.toContain("tools/lint.toml");
+		expect(second.prompts[0]).not.toContain("201 Created");
+		const rows = await outputs("agent");
+		expect(rows.map((r) => [r.from_seq, r.to_seq, r.extractor, JSON.parse(r.agent_write_turns)])).toEqual([
+			[0, 1, "model", []],
+			[2, 5, "model", [2, 3]],
+		]);
+		expect(rows[1]?.consolidated_at).toBeNull();
+		expect(JSON.parse(rows[1]?.candidates_json)).toEqual([
+			{
+				name: "never-skip-lint",
+				type: "feedback",
+				description: "Never skip the linter",
+				body: "Never skip it.",
+				evidence: ["t4"],
+				userStated: true,
+			},
+		]);
+		expect((await sessionRow("agent"))?.cursor).toBe(6);
 	});
 
 	it("does nothing for a project whose memory is off, or a session that does not exist", async () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { detectAgentWrite, isMemoryWriteTool, runsCairnRemember } from "../src/ingest/agent-writes";
+import { isInjectedFragment } from "../src/ingest/codex";
 import { normalise, readRecords } from "../src/ingest/parse";
 import type { AdapterResult } from "../src/ingest/turns";
 
@@ -150,5 +152,288 @@ describe("generic adapter and format detection", () => {
 			details: { line: 3 },
 		});
 		await expect(readRecords('{"role":"user"}\n[1,2]\n')).rejects.toMatchObject({ code: "invalid_request", details: { line: 2 } });
+	});
+});
+
+/** The turns of a parse as compact rows: role, kind, flags and text. */
+const rows = (r: AdapterResult) =>
+	r.turns.map((t) => ({
+		role: t.role,
+		text: t.text,
+		...(t.kind ? { kind: t.kind } : {}),
+		...(t.sidechain ? { sidechain: true } : {}),
+		...(t.agentWrite ? { agentWrite: true } : {}),
+		...(t.memoryName ? { memoryName: t.memoryName } : {}),
+	}));
+
+describe("Claude Code records as current builds write them", () => {
+	it("keeps what the person said and typed while the agent worked; drops what the harness wrote in their name", async () => {
+		const result = await parse(fixture("claude-current.jsonl"));
+		expect(result.agent).toBe("claude");
+		expectWellFormed(result);
+		const users = rows(result).filter((t) => t.role === "user");
+		expect(users).toEqual([
+			{ role: "user", text: "We ship with `make ship`. Never run npm publish by hand; remember that." },
+			// `!` commands are commands, not statements; `!cairn remember` is an explicit write.
+			{ role: "user", text: "!git status", kind: "command" },
+			{ role: "user", text: '!cairn remember "Staging lives at https://staging.shop.example"', kind: "command", agentWrite: true },
+			// The reminder wrapped around the prompt goes; the prompt stays.
+			{ role: "user", text: "Run the suite and fix what fails." },
+			// Typed mid-turn: a queued_command attachment (its queue records are copies of it)…
+			{ role: "user", text: "also use pnpm for the docs site" },
+			// …or, in builds that write no attachment, the queue record that absorbed it.
+			{ role: "user", text: "keep the changelog in English" },
+			{ role: "user", text: "/review focus on the auth module", kind: "command" },
+		]);
+		// Never the user: bash output, task notifications, another session's message, reminders, the compaction summary.
+		const all = result.turns.map((t) => t.text).join("\n");
+		for (const text of [
+			"nothing to commit",
+			"task-notification",
+			"Deploy window moved",
+			"Today's date",
+			"continued from a previous",
+			"malware",
+		]) {
+			expect(all).not.toContain(text);
+		}
+	});
+
+	it("flags the memory writes the agent made itself, call and result, under any MCP server name or through the CLI", async () => {
+		const result = await parse(fixture("claude-current.jsonl"));
+		const tools = rows(result).filter((t) => t.role === "tool_call" || t.role === "tool_result");
+		expect(tools.map((t) => [t.role, t.agentWrite ?? false, t.memoryName ?? null])).toEqual([
+			["tool_call", true, "release-process"],
+			["tool_result", true, "release-process"],
+			["tool_call", false, null],
+			["tool_result", false, null],
+			["tool_call", true, "docs-site-pnpm"],
+			["tool_result", true, "docs-site-pnpm"],
+			// grep for the words is not a write.
+			["tool_call", false, null],
+			["tool_result", false, null],
+		]);
+	});
+
+	it("counts every record: metadata, the harness's user records and queue copies are skipped, not unknown", async () => {
+		const text = fixture("claude-current.jsonl");
+		const result = await parse(text);
+		const records = text.trim().split("\n").length;
+		expect(result.unknown).toBe(0);
+		// Records that became no turn, plus records that became one or more.
+		const producing = new Set(result.turns.map((t) => t.key.split("#")[0]));
+		expect(result.skipped + producing.size).toBe(records);
+	});
+
+	it("a sub-agent transcript (subagents/agent-<id>.jsonl) reads as sidechain turns tagged with their agent", async () => {
+		const result = await parse(fixture("claude-subagent-agent-a3f9c2e.jsonl"));
+		expect(result.agent).toBe("claude");
+		expectWellFormed(result);
+		expect(result.turns.map((t) => [t.role, t.sidechain, t.agentId])).toEqual([
+			["user", true, "a3f9c2e"],
+			["tool_call", true, "a3f9c2e"],
+			["tool_result", true, "a3f9c2e"],
+			["assistant", true, "a3f9c2e"],
+		]);
+		// Its keys never meet the main transcript's.
+		const main = await parse(fixture("claude-current.jsonl"));
+		const keys = new Set(main.turns.map((t) => t.key));
+		expect(result.turns.some((t) => keys.has(t.key))).toBe(false);
+	});
+
+	it("a queued prompt that was dequeued arrives as its own user record and is kept once", async () => {
+		const session = "9c1d";
+		const lines = [
+			{
+				type: "queue-operation",
+				operation: "enqueue",
+				timestamp: "2026-11-03T10:00:00.000Z",
+				sessionId: session,
+				content: "and update the README",
+			},
+			{ type: "queue-operation", operation: "dequeue", timestamp: "2026-11-03T10:00:05.000Z", sessionId: session },
+			{
+				parentUuid: null,
+				isSidechain: false,
+				type: "user",
+				message: { role: "user", content: "and update the README" },
+				uuid: "q-1",
+				sessionId: session,
+				timestamp: "2026-11-03T10:00:05.010Z",
+			},
+			{ type: "queue-operation", operation: "enqueue", timestamp: "2026-11-03T10:01:00.000Z", sessionId: session, content: "draft" },
+			{ type: "queue-operation", operation: "popAll", timestamp: "2026-11-03T10:01:02.000Z", sessionId: session },
+		];
+		const result = await parse(lines.map((l) => JSON.stringify(l)).join("\n"));
+		expect(rows(result)).toEqual([{ role: "user", text: "and update the README" }]);
+		expect(result.skipped).toBe(4);
+	});
+});
+
+describe("Claude Code: what the user typed between tool calls", () => {
+	it("a user record between a call and the next one is a user turn, also when it shares the record with a tool result", async () => {
+		const rec = (uuid: string, parentUuid: string | null, type: string, content: unknown) => ({
+			parentUuid,
+			isSidechain: false,
+			type,
+			message: { role: type, content },
+			uuid,
+			sessionId: "m1",
+			timestamp: "2026-11-03T11:00:00.000Z",
+		});
+		const lines = [
+			rec("m-1", null, "user", "Migrate the billing tests."),
+			rec("m-2", "m-1", "assistant", [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "pnpm test billing" } }]),
+			rec("m-3", "m-2", "user", [
+				{ type: "tool_result", tool_use_id: "t1", content: "3 failed" },
+				{ type: "text", text: "Use the real database for these, not mocks." },
+			]),
+			rec("m-4", "m-3", "user", "And keep the fixtures in tests/fixtures."),
+			rec("m-5", "m-4", "assistant", [{ type: "tool_use", id: "t2", name: "Read", input: { file_path: "/w/a.ts" } }]),
+			rec("m-6", "m-5", "user", [{ type: "tool_result", tool_use_id: "t2", content: "…" }]),
+		];
+		const result = await parse(lines.map((l) => JSON.stringify(l)).join("\n"));
+		expect(rows(result).map((t) => [t.role, t.text])).toEqual([
+			["user", "Migrate the billing tests."],
+			["tool_call", 'Bash {"command":"pnpm test billing"}'],
+			["tool_result", "3 failed"],
+			["user", "Use the real database for these, not mocks."],
+			["user", "And keep the fixtures in tests/fixtures."],
+			["tool_call", 'Read {"file_path":"/w/a.ts"}'],
+			["tool_result", "…"],
+		]);
+	});
+});
+
+describe("Codex rollouts as current builds write them", () => {
+	it("drops every fragment Codex injects into user messages and keeps what the person typed", async () => {
+		const result = await parse(fixture("codex-current.jsonl"));
+		expect(result.agent).toBe("codex");
+		expectWellFormed(result);
+		expect(rows(result).filter((t) => t.role === "user")).toEqual([
+			{ role: "user", text: "From now on run the integration tests against the real database, not the in-memory fake." },
+			{ role: "user", text: "!git log -1 --oneline", kind: "command" },
+			{ role: "user", text: "!cairn remember 'The API listens on port 8080'", kind: "command", agentWrite: true },
+			{ role: "user", text: "Why does this chart dip on Mondays?" },
+		]);
+		expect(result.unknown).toBe(0);
+	});
+
+	it("flags MCP memory writes in every naming Codex uses and `cairn remember` in every shell tool", async () => {
+		const result = await parse(fixture("codex-current.jsonl"));
+		const calls = result.turns.filter((t) => t.role === "tool_call");
+		expect(calls.map((t) => [t.tool, t.agentWrite ?? false, t.memoryName ?? null])).toEqual([
+			["mcp__cairn__memory_write", true, "integration-tests-real-db"],
+			["exec_command", true, "lint-before-push"],
+			["shell", true, null],
+			["mcp__cairn-memory__memory_write", true, "api-owner"],
+			["exec_command", false, null],
+			["shell", true, null],
+		]);
+		// Each write's output is part of the write.
+		for (const call of calls) {
+			const output = result.turns.find((t) => t.role === "tool_result" && t.callId === call.callId);
+			expect(output?.agentWrite ?? false, call.callId).toBe(call.agentWrite ?? false);
+		}
+	});
+
+	it("recognises Codex's injected fragments the way Codex does, and leaves the person's text alone", () => {
+		for (const text of [
+			"<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
+			"# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>",
+			"<user_instructions>\nbe brief\n</user_instructions>",
+			"<skill>\n<name>x</name>\n</skill>",
+			"<subagent_notification>\n{}\n</subagent_notification>",
+			"<SUBAGENT_NOTIFICATION>{}</subagent_notification>",
+			"<turn_aborted>\ninterrupted\n</turn_aborted>",
+			'<hook_prompt hook_run_id="stop:1">Keep going.</hook_prompt>',
+			'<codex_internal_context source="goal">\nship it\n</codex_internal_context>',
+			"<external_ticket>ABC-1</external_ticket>",
+			"<task_capsule>\nnew fragment kinds are wrapped the same way\n</task_capsule>",
+		]) {
+			expect(isInjectedFragment(text), text).toBe(true);
+		}
+		for (const text of ["Use ruff instead of flake8.", "<div>why does this render twice?</div>", "Warning: this test is flaky, fix it"]) {
+			expect(isInjectedFragment(text), text).toBe(false);
+		}
+	});
+
+	it("tags the turns of a sub-agent's rollout as sidechain", async () => {
+		const lines = [
+			{
+				timestamp: "2026-11-04T11:00:00.000Z",
+				type: "session_meta",
+				payload: {
+					id: "019e2a12",
+					cwd: "/srv/api",
+					source: { subagent: { thread_spawn: { parent_thread_id: "019e2a11", depth: 1, agent_role: "explorer" } } },
+				},
+			},
+			{
+				timestamp: "2026-11-04T11:00:01.000Z",
+				type: "response_item",
+				payload: { type: "message", role: "user", content: [{ type: "input_text", text: "Find every caller of charge()." }] },
+			},
+		];
+		const result = await parse(lines.map((l) => JSON.stringify(l)).join("\n"));
+		expect(result.turns.map((t) => [t.role, t.sidechain])).toEqual([["user", true]]);
+	});
+});
+
+describe("agent-write detection", () => {
+	it("knows memory_write under any MCP server name", () => {
+		for (const name of ["mcp__cairn__memory_write", "mcp__plugin_cairn_cairn__memory_write", "cairn__memory_write", "memory_write"]) {
+			expect(isMemoryWriteTool(name), name).toBe(true);
+		}
+		for (const name of ["mcp__cairn__memory_recall", "memory_writer", "mcp__cairn__memory_write_log", "Write"]) {
+			expect(isMemoryWriteTool(name), name).toBe(false);
+		}
+	});
+
+	it("finds `cairn remember` where a shell runs it, not where a command merely mentions it", () => {
+		for (const command of [
+			'cairn remember "use pnpm"',
+			"cd /repo && cairn remember --name x 'y'",
+			"npx -y cairn remember 'y'",
+			"CAIRN_URL=http://localhost:8787 ./node_modules/.bin/cairn remember y",
+			"bash -lc \"cairn remember 'y'\"",
+			"echo y | cairn remember",
+			"node packages/cli/cairn.mjs remember y",
+		]) {
+			expect(runsCairnRemember(command), command).toBe(true);
+		}
+		for (const command of ['grep -rn "cairn remember" docs', "cairn recall deploy", "cat cairn-remember.md", "echo remember cairn"]) {
+			expect(runsCairnRemember(command), command).toBe(false);
+		}
+		// `cairn remember <name> --type … --description … [text…]`: the name is the first positional argument.
+		for (const command of [
+			"cairn remember deploy-freeze --type project --description 'Deploy freeze' 'No deploys on Fridays'",
+			"cairn remember --type project --description 'Deploy freeze' deploy-freeze 'No deploys on Fridays'",
+			"CAIRN_SESSION_ID=s1 npx cairn remember --team --type=project deploy-freeze < note.md",
+		]) {
+			expect(detectAgentWrite("Bash", { command }), command).toEqual({ agentWrite: true, memoryName: "deploy-freeze" });
+		}
+		expect(detectAgentWrite("shell", '{"command":["bash","-lc","cairn remember x --type user --description d y"]}')).toEqual({
+			agentWrite: true,
+			memoryName: "x",
+		});
+		expect(detectAgentWrite("Write", { file_path: "notes.md", content: "cairn remember x" })).toBeNull();
+		// A patch that edits docs mentioning the command is not a run of it.
+		expect(detectAgentWrite("apply_patch", "*** Begin Patch\n*** Update File: docs/cli.md\n cairn remember x\n*** End Patch")).toBeNull();
+		expect(detectAgentWrite("bash", "cairn remember x --type user --description d y")).toEqual({ agentWrite: true, memoryName: "x" });
+	});
+
+	it("generic transcripts: a tool call named memory_write is flagged, and so is its result", async () => {
+		const lines = [
+			{ id: "1", role: "user", content: "Remember that the API owner is payments." },
+			{ id: "2", role: "tool_call", name: "cairn.memory_write", call_id: "w1", content: { name: "api-owner", body: "payments" } },
+			{ id: "3", role: "tool", name: "cairn.memory_write", call_id: "w1", content: "created" },
+		];
+		const result = await parse(lines.map((l) => JSON.stringify(l)).join("\n"));
+		expect(rows(result).map((t) => [t.role, t.agentWrite ?? false])).toEqual([
+			["user", false],
+			["tool_call", true],
+			["tool_result", true],
+		]);
 	});
 });

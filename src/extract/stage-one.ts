@@ -17,6 +17,8 @@ interface Item {
 	role: string;
 	text: string;
 	tool?: string;
+	/** A user turn that is a slash or `!` command, or an interruption notice — not a statement. */
+	kind?: string;
 	sidechain?: true;
 }
 
@@ -25,6 +27,7 @@ const toItem = (t: Turn): Item => ({
 	role: t.role,
 	text: t.role === "tool_call" || t.role === "tool_result" ? clip(t.text, TOOL_TEXT_CHARS) : t.text,
 	...(t.tool ? { tool: t.tool } : {}),
+	...(t.kind ? { kind: t.kind } : {}),
 	...(t.sidechain ? { sidechain: true as const } : {}),
 });
 

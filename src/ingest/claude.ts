@@ -1,3 +1,4 @@
+import { detectAgentWrite, runsCairnRemember } from "./agent-writes";
 import {
 	type AdapterResult,
 	clipText,
@@ -10,40 +11,160 @@ import {
 	toolCallText,
 } from "./turns";
 
-/** Record types that carry no conversation: titles, timing, file snapshots, the input queue. */
-const METADATA_TYPES = new Set(["summary", "system", "file-history-snapshot", "queue-operation", "progress", "custom-title", "tag"]);
+/**
+ * Record types that carry no conversation: titles, timing, file snapshots, the input queue (its
+ * absorbed prompts excepted, below), attachments (queued prompts excepted), session settings.
+ */
+const METADATA_TYPES = new Set([
+	"summary",
+	"system",
+	"file-history-snapshot",
+	"queue-operation",
+	"progress",
+	"custom-title",
+	"ai-title",
+	"tag",
+	"attachment",
+	"last-prompt",
+	"agent-name",
+	"agent-color",
+	"mode",
+	"permission-mode",
+	"pr-link",
+	"saved_hook_context",
+]);
 
-const COMMAND = /^\s*<command-name>\s*([^<]*)<\/command-name>(?:[\s\S]*?<command-args>([^<]*)<\/command-args>)?/;
-const COMMAND_OUTPUT = /^\s*<(local-command-stdout|local-command-stderr|local-command-caveat)>/;
+/** `origin.kind` values Claude Code gives user records that no person typed. */
+const NOT_HUMAN_ORIGINS = new Set(["task-notification", "peer", "coordinator", "auto-continuation", "channel", "hook", "system", "agent"]);
+
+/**
+ * User-role text the harness writes, not the person: command output, `!` command output, background
+ * task and sub-agent notifications, messages from other sessions, hook echoes, the compaction summary
+ * (when it lacks its flag).
+ */
+const NOT_SPEECH =
+	/^\s*(?:<(?:local-command-stdout|local-command-stderr|local-command-caveat|bash-stdout|bash-stderr|task-notification|agent-message|channel|user-prompt-submit-hook|persisted-output)\b|Caveat: The messages below were generated|This session is being continued from a previous conversation|\[SYSTEM NOTIFICATION|Stop hook feedback:)/;
+/** Reminders Claude Code wraps around injected context; they can sit before or after what the user typed. */
+const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+const BASH_INPUT = /^\s*<bash-input>([\s\S]*?)<\/bash-input>/;
+const COMMAND_NAME = /<command-name>\s*([^<]*)<\/command-name>/;
+const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
+const MEMORY_INPUT = /^\s*<user-memory-input>([\s\S]*?)<\/user-memory-input>\s*$/;
 const INTERRUPT = /^\[Request interrupted by user/;
 
-/** A user text block: a slash command, an interruption, command output (dropped), or free text. */
-function userText(text: string): Pick<ParsedTurn, "text" | "kind"> | null {
-	if (COMMAND_OUTPUT.test(text)) return null;
-	const command = COMMAND.exec(text);
-	if (command) {
-		const name = (command[1] ?? "").trim();
-		const args = (command[2] ?? "").trim();
-		return { text: `${name.startsWith("/") ? name : `/${name}`}${args ? ` ${args}` : ""}`, kind: "command" };
+type UserText = Pick<ParsedTurn, "text" | "kind" | "agentWrite">;
+
+/** A `!` shell command the user ran: kept as a command; `!cairn remember …` is an explicit write. */
+function shellCommand(command: string): UserText {
+	const line = command.trim();
+	return { text: clipText(`!${line}`), kind: "command", ...(runsCairnRemember(line) ? { agentWrite: true } : {}) };
+}
+
+/**
+ * What a user text block is: a slash command, a `!` shell command, an interruption (all tagged
+ * `kind`), something the person said, or — null — text the harness wrote in the user's name.
+ */
+export function userText(raw: string): UserText | null {
+	const text = raw.replace(SYSTEM_REMINDER, "").trim();
+	if (!text || NOT_SPEECH.test(text)) return null;
+	const bash = BASH_INPUT.exec(text);
+	if (bash) return shellCommand(bash[1] ?? "");
+	if (text.startsWith("<command-")) {
+		const name = (COMMAND_NAME.exec(text)?.[1] ?? "").trim();
+		if (name) {
+			const args = (COMMAND_ARGS.exec(text)?.[1] ?? "").trim();
+			return { text: clipText(`${name.startsWith("/") ? name : `/${name}`}${args ? ` ${args}` : ""}`), kind: "command" };
+		}
 	}
-	if (INTERRUPT.test(text)) return { text: text.trim(), kind: "interrupt" };
+	if (INTERRUPT.test(text)) return { text, kind: "interrupt" };
+	const memory = MEMORY_INPUT.exec(text);
+	if (memory) return (memory[1] ?? "").trim() ? { text: clipText((memory[1] ?? "").trim()) } : null;
 	return { text: clipText(text) };
+}
+
+/** The text a queued prompt (attachment or queue record) carries, or null when it is not the person's. */
+function queuedText(prompt: unknown, mode: string | undefined): UserText | null {
+	const text = contentText(prompt);
+	if (!text.trim()) return null;
+	if (mode === "bash") return shellCommand(text);
+	return mode === undefined || mode === "prompt" ? userText(text) : null;
 }
 
 /**
  * Claude Code session JSONL. Each user/assistant record has a `uuid` and a `parentUuid` (the
  * records form a tree; file order is arrival order). Handling, record by record:
- * - user text → user turn; `isMeta` caveats and local command output are dropped; slash commands and
- *   interruption notices are kept as user turns tagged `kind`;
+ * - user text → user turn; `isMeta` caveats, the compaction summary (`isCompactSummary`), records
+ *   shown only in the transcript view, records whose `origin` is not a person, command output,
+ *   `!` command output, task notifications and `<system-reminder>` text are not the user speaking
+ *   and are dropped; slash commands, `!` commands and interruption notices are kept, tagged `kind`;
+ * - prompts typed while the agent worked: a `queued_command` attachment, or — in builds that write
+ *   none — the `queue-operation` `remove` that absorbed the prompt into the running turn, become user
+ *   turns (once; an enqueue that is later dequeued arrives again as an ordinary user record);
  * - tool results (which arrive as *user* records) → tool_result turns joined by `tool_use_id`;
- * - assistant text → assistant turn; tool_use → tool_call turn; thinking is private reasoning and is dropped;
- * - sub-agent records (`isSidechain`) are kept and tagged `sidechain`;
- * - summary, system, file-history-snapshot and queue-operation records are metadata, skipped.
+ * - assistant text → assistant turn; tool_use → tool_call turn, flagged `agentWrite` when it wrote
+ *   Cairn memory; thinking is private reasoning and is dropped;
+ * - sub-agent records (`isSidechain`, from `<session>/subagents/agent-<id>.jsonl` or inline in older
+ *   builds) are kept and tagged `sidechain` with their `agentId`;
+ * - summary, system, file-history-snapshot, the other queue operations, other attachments and
+ *   session settings are metadata, skipped.
  */
 export function parseClaude(records: RawRecord[]): AdapterResult {
 	const out: AdapterResult = { agent: "claude", turns: [], skipped: 0, unknown: 0 };
+	// Prompts the post already holds as queued_command attachments: their queue records are copies.
+	const attached = new Set<string>();
+	for (const { value: r } of records) {
+		if (r.type === "attachment" && isObject(r.attachment) && r.attachment.type === "queued_command") {
+			attached.add(contentText(r.attachment.prompt).trim());
+		}
+	}
+	const enqueued: string[] = [];
+
 	for (const { value: r, hash } of records) {
 		const type = str(r.type);
+		const cwd = str(r.cwd);
+		const branch = str(r.gitBranch);
+		const base = (id: string) => ({
+			id,
+			ts: str(r.timestamp) ?? null,
+			...(cwd ? { cwd } : {}),
+			...(branch ? { branch } : {}),
+			...(r.isSidechain === true ? { sidechain: true, ...(str(r.agentId) ? { agentId: str(r.agentId) } : {}) } : {}),
+			...(str(r.parentUuid) ? { parentId: str(r.parentUuid) } : {}),
+		});
+
+		if (type === "queue-operation") {
+			const content = str(r.content)?.trim();
+			let absorbed: string | undefined;
+			if (r.operation === "enqueue" && content) enqueued.push(content);
+			else if (r.operation === "dequeue") enqueued.shift();
+			else if (r.operation === "popAll") enqueued.length = 0;
+			else if (r.operation === "remove") {
+				const i = content ? enqueued.indexOf(content) : 0;
+				absorbed = content ?? enqueued[0];
+				if (i >= 0) enqueued.splice(i, 1);
+			}
+			const turn = absorbed && !attached.has(absorbed) ? queuedText(absorbed, "prompt") : null;
+			if (turn) out.turns.push({ ...base(hash), key: hash, role: "user", ...turn });
+			else out.skipped++;
+			continue;
+		}
+		if (type === "attachment") {
+			const a = isObject(r.attachment) ? r.attachment : {};
+			const origin = isObject(a.origin) ? str(a.origin.kind) : undefined;
+			const human = a.type === "queued_command" && a.isMeta !== true && r.isMeta !== true && (!origin || origin === "human");
+			const turn = human ? queuedText(a.prompt, str(a.commandMode)) : null;
+			const id = str(r.uuid) ?? hash;
+			if (turn)
+				out.turns.push({
+					...base(id),
+					...(str(a.timestamp) && !str(r.timestamp) ? { ts: str(a.timestamp) } : {}),
+					key: id,
+					role: "user",
+					...turn,
+				});
+			else out.skipped++;
+			continue;
+		}
 		if (type !== "user" && type !== "assistant") {
 			if (type && METADATA_TYPES.has(type)) out.skipped++;
 			else {
@@ -52,28 +173,25 @@ export function parseClaude(records: RawRecord[]): AdapterResult {
 			}
 			continue;
 		}
-		const cwd = str(r.cwd);
-		const branch = str(r.gitBranch);
 		if (cwd) out.cwd = cwd;
 		if (branch) out.branch = branch;
-		if (r.isMeta === true || !isObject(r.message)) {
+		const origin = isObject(r.origin) ? str(r.origin.kind) : undefined;
+		if (
+			r.isMeta === true ||
+			r.isCompactSummary === true ||
+			r.isVisibleInTranscriptOnly === true ||
+			(type === "user" && origin && NOT_HUMAN_ORIGINS.has(origin)) ||
+			!isObject(r.message)
+		) {
 			out.skipped++;
 			continue;
 		}
 		const id = str(r.uuid) ?? hash;
-		const base = {
-			id,
-			ts: str(r.timestamp) ?? null,
-			...(cwd ? { cwd } : {}),
-			...(branch ? { branch } : {}),
-			...(r.isSidechain === true ? { sidechain: true } : {}),
-			...(str(r.parentUuid) ? { parentId: str(r.parentUuid) } : {}),
-		};
 		const content = r.message.content;
 		const produced: ParsedTurn[] = [];
 		if (typeof content === "string") {
-			const user = type === "user" ? userText(content) : { text: clipText(content) };
-			if (user) produced.push({ ...base, key: id, role: type, ...user });
+			const said = type === "user" ? userText(content) : { text: clipText(content) };
+			if (said?.text.trim()) produced.push({ ...base(id), key: id, role: type, ...said });
 		} else if (Array.isArray(content)) {
 			content.forEach((block, i) => {
 				if (!isObject(block)) return;
@@ -82,18 +200,27 @@ export function parseClaude(records: RawRecord[]): AdapterResult {
 					case "text": {
 						const text = str(block.text) ?? "";
 						const turn = type === "user" ? userText(text) : { text: clipText(text) };
-						if (turn?.text.trim()) produced.push({ ...base, key, role: type, ...turn });
+						if (turn?.text.trim()) produced.push({ ...base(id), key, role: type, ...turn });
 						break;
 					}
 					case "tool_use": {
 						const name = str(block.name) ?? "tool";
-						produced.push({ ...base, key, role: "tool_call", text: toolCallText(name, block.input), tool: name, callId: str(block.id) });
+						produced.push({
+							...base(id),
+							key,
+							role: "tool_call",
+							text: toolCallText(name, block.input),
+							tool: name,
+							callId: str(block.id),
+							...detectAgentWrite(name, block.input),
+						});
 						break;
 					}
 					case "tool_result": {
-						const body = contentText(block.content);
+						// Tool output carries reminders Claude Code appends for the model (e.g. after a file read).
+						const body = contentText(block.content).replace(SYSTEM_REMINDER, "").trimEnd();
 						produced.push({
-							...base,
+							...base(id),
 							key,
 							role: "tool_result",
 							text: clipToolResult(block.is_error === true ? `error: ${body}` : body),

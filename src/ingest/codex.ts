@@ -1,3 +1,4 @@
+import { detectAgentWrite, qualifiedToolName, runsCairnRemember } from "./agent-writes";
 import {
 	type AdapterResult,
 	clipText,
@@ -29,10 +30,73 @@ export const CODEX_ITEM_TYPES = new Set([
 ]);
 export const CODEX_ENVELOPE_TYPES = new Set(["session_meta", "turn_context", "response_item", "event_msg", "compacted"]);
 
-/** User messages Codex writes itself to carry context, not things the user said. */
-const INJECTED_USER_TEXT =
-	/^\s*(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|<INSTRUCTIONS>|<turn_aborted>)/;
+/**
+ * Fragments Codex injects into user-role messages to carry context, not things the user said
+ * (`codex-rs/core/src/context/*`, `codex-rs/protocol/src/instruction_markers.rs`): environment
+ * context, AGENTS.md / user instructions, skill bodies, sub-agent notifications, aborted-turn notes,
+ * hook prompts and hook context, goal / internal / extension context, plugin and mode instructions,
+ * image wrappers, and the warnings older builds wrote as user text. Matched like Codex matches them:
+ * at the start of one content item, ignoring case.
+ */
+const INJECTED_PREFIXES = [
+	"<environment_context>",
+	"<user_instructions>",
+	"# agents.md instructions",
+	"<instructions>",
+	"<permissions instructions>",
+	"<skill",
+	"<turn_aborted>",
+	"<subagent_notification>",
+	"<context_update>",
+	"<collaboration_mode>",
+	"<model_switch>",
+	"<personality_spec>",
+	"<realtime_conversation>",
+	"<recommended_plugins>",
+	"<goal_context>",
+	"<codex_internal_context",
+	"<extension_context>",
+	"<hook_context>",
+	"<hook_prompt",
+	"<external_",
+	"<user_action>",
+	"<image>",
+	"<image name=",
+	"</image>",
+	"warning: the maximum number of unified exec processes you can keep open is",
+	"warning: your account was flagged for potentially high-risk cyber activity",
+	"warning: apply_patch was requested via ",
+];
+/** Every fragment Codex injects is one block wrapped in a snake_case tag; a person rarely types one. */
+const WRAPPED_FRAGMENT = /^<([a-z][a-z0-9]*_[a-z0-9_]*)(?:\s[^>]*)?>[\s\S]*<\/\1>$/i;
 const SHELL_COMMAND = /^\s*<user_shell_command>([\s\S]*?)<\/user_shell_command>/;
+
+/** Whether one text item of a user message is context Codex injected. */
+export function isInjectedFragment(text: string): boolean {
+	const trimmed = text.trim();
+	const lower = trimmed.slice(0, 96).toLowerCase();
+	return INJECTED_PREFIXES.some((p) => lower.startsWith(p)) || WRAPPED_FRAGMENT.test(trimmed);
+}
+
+/** The user-role message as the user turn it holds: the person's text, a `!` command, or null (all injected). */
+function userMessage(content: unknown): Pick<ParsedTurn, "text" | "kind" | "agentWrite"> | null {
+	const items = Array.isArray(content) ? content : [content];
+	const said: string[] = [];
+	for (const item of items) {
+		const text = typeof item === "string" ? item : isObject(item) ? str(item.text) : undefined;
+		if (!text?.trim()) continue;
+		const shell = SHELL_COMMAND.exec(text);
+		if (shell) {
+			// `<command>…</command><result>…</result>` inside; older builds hold the bare command.
+			const inner = shell[1] ?? "";
+			const command = (/<command>([\s\S]*?)<\/command>/.exec(inner)?.[1] ?? inner).trim();
+			return { text: clipText(`!${command}`), kind: "command", ...(runsCairnRemember(command) ? { agentWrite: true } : {}) };
+		}
+		if (!isInjectedFragment(text)) said.push(text);
+	}
+	const text = said.join("\n");
+	return text.trim() ? { text: clipText(text) } : null;
+}
 
 /** One response item → at most one turn. Returns null for items that carry nothing to keep. */
 function itemTurn(item: Record<string, unknown>, key: string, ts: string | null, cwd: string | undefined): ParsedTurn | null | "unknown" {
@@ -40,19 +104,27 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
 	switch (item.type) {
 		case "message": {
 			const role = str(item.role);
-			const text = contentText(item.content);
-			if (!text.trim()) return null;
-			if (role === "assistant") return { ...base, role: "assistant", text: clipText(text) };
-			if (role !== "user" || INJECTED_USER_TEXT.test(text)) return null; // developer/system prompts, injected context
-			const shell = SHELL_COMMAND.exec(text);
-			if (shell) return { ...base, role: "user", kind: "command", text: clipText(`!${(shell[1] ?? "").trim()}`) };
-			return { ...base, role: "user", text: clipText(text) };
+			if (role === "assistant") {
+				const text = contentText(item.content);
+				return text.trim() ? { ...base, role: "assistant", text: clipText(text) } : null;
+			}
+			if (role !== "user") return null; // developer and system prompts
+			const said = userMessage(item.content);
+			return said ? { ...base, role: "user", ...said } : null;
 		}
 		case "function_call":
 		case "custom_tool_call": {
-			const name = str(item.name) ?? "tool";
+			// MCP tools arrive as `mcp__<server>__<tool>`, `<server>__<tool>`, or a bare name with a `namespace`.
+			const name = qualifiedToolName(str(item.name) ?? "tool", item.namespace);
 			const input = item.type === "function_call" ? item.arguments : item.input;
-			return { ...base, role: "tool_call", text: toolCallText(name, input), tool: name, callId: str(item.call_id) };
+			return {
+				...base,
+				role: "tool_call",
+				text: toolCallText(name, input),
+				tool: name,
+				callId: str(item.call_id),
+				...detectAgentWrite(name, input),
+			};
 		}
 		case "local_shell_call": {
 			const action = isObject(item.action) ? item.action : {};
@@ -62,6 +134,7 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
 				text: toolCallText("shell", action.command ?? action),
 				tool: "shell",
 				callId: str(item.call_id),
+				...detectAgentWrite("shell", action),
 			};
 		}
 		case "web_search_call": {
@@ -90,12 +163,17 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
  *   file already holds (a summary plus replacement items) and are skipped.
  * - legacy: a bare `{id, timestamp, instructions?}` first line, then bare response items and
  *   `{record_type: "state"}` lines.
- * Developer/system messages and the context Codex injects as user messages (environment context,
- * AGENTS.md instructions) are not user turns.
+ * Developer/system messages and the context Codex injects into user messages (environment context,
+ * AGENTS.md and user instructions, skills, sub-agent notifications, hook prompts, …: see
+ * `INJECTED_PREFIXES`) are not user turns; a `<user_shell_command>` is kept as a `!` command. Tool
+ * calls that wrote Cairn memory (`memory_write` under any server name or namespace, `cairn remember`
+ * in a shell) are flagged `agentWrite`. A rollout whose `session_meta` says it is a sub-agent's
+ * (`source: {subagent: …}`) has its turns tagged `sidechain`: its "user" is the parent agent.
  */
 export function parseCodex(records: RawRecord[]): AdapterResult {
 	const out: AdapterResult = { agent: "codex", turns: [], skipped: 0, unknown: 0 };
 	let cwd: string | undefined;
+	let subagent = false;
 	for (const { value: r, hash } of records) {
 		const payload = isObject(r.payload) ? r.payload : null;
 		const ts = str(r.timestamp) ?? null;
@@ -104,6 +182,12 @@ export function parseCodex(records: RawRecord[]): AdapterResult {
 			switch (r.type) {
 				case "session_meta": {
 					cwd = str(payload.cwd) ?? cwd;
+					// A non-root agent's rollout (`SessionSource::SubAgent` / `Internal`): its "user" is another agent.
+					if (
+						(isObject(payload.source) && ("subagent" in payload.source || "internal" in payload.source)) ||
+						payload.thread_source === "subagent"
+					)
+						subagent = true;
 					const git = isObject(payload.git) ? payload.git : {};
 					out.branch = str(git.branch) ?? out.branch;
 					out.skipped++;
@@ -141,7 +225,7 @@ export function parseCodex(records: RawRecord[]): AdapterResult {
 			out.skipped++;
 			out.unknown++;
 		} else if (turn === null) out.skipped++;
-		else out.turns.push(turn);
+		else out.turns.push(subagent ? { ...turn, sidechain: true } : turn);
 	}
 	return out;
 }

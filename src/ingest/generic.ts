@@ -1,3 +1,4 @@
+import { detectAgentWrite } from "./agent-writes";
 import { type AdapterResult, clipText, clipToolResult, contentText, type RawRecord, str, toolCallText } from "./turns";
 
 const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> = {
@@ -13,6 +14,8 @@ const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> 
 /**
  * Generic NDJSON: `{"id","role","content","ts"}` per line. `role` is user, assistant, tool_call or
  * tool (a result); `system` lines and unknown roles are skipped. Without `id`, the line's hash is the id.
+ * Tool lines may carry `name` and `call_id`; a tool call that wrote Cairn memory (`memory_write`,
+ * `cairn remember` in a `command`) is flagged `agentWrite`.
  */
 export function parseGeneric(records: RawRecord[]): AdapterResult {
 	const out: AdapterResult = { agent: "generic", turns: [], skipped: 0, unknown: 0 };
@@ -26,18 +29,16 @@ export function parseGeneric(records: RawRecord[]): AdapterResult {
 		}
 		const id = typeof r.id === "string" || typeof r.id === "number" ? String(r.id) : hash;
 		const ts = str(r.ts) ?? str(r.timestamp) ?? null;
+		const name = str(r.name);
 		out.turns.push({
 			key: id,
 			id,
 			role,
 			ts,
-			text:
-				role === "tool_result"
-					? clipToolResult(text)
-					: role === "tool_call"
-						? toolCallText(str(r.name) ?? "tool", r.content)
-						: clipText(text),
-			...(str(r.name) ? { tool: str(r.name) } : {}),
+			text: role === "tool_result" ? clipToolResult(text) : role === "tool_call" ? toolCallText(name ?? "tool", r.content) : clipText(text),
+			...(name ? { tool: name } : {}),
+			...(str(r.call_id) ? { callId: str(r.call_id) } : {}),
+			...(role === "tool_call" ? detectAgentWrite(name ?? "", r.content) : {}),
 		});
 	}
 	return out;

@@ -56,8 +56,16 @@ export async function readRecords(body: string): Promise<RawRecord[]> {
 export function normalise(records: RawRecord[], format: Format): AdapterResult {
 	const agent = format === "auto" ? detectFormat(records) : format;
 	const result = agent === "claude" ? parseClaude(records) : agent === "codex" ? parseCodex(records) : parseGeneric(records);
-	// Tool results name the tool of the call they answer.
-	const tools = new Map(result.turns.filter((t) => t.role === "tool_call" && t.callId).map((t) => [t.callId, t.tool]));
-	for (const t of result.turns) if (t.role === "tool_result" && !t.tool && t.callId && tools.has(t.callId)) t.tool = tools.get(t.callId);
+	// Tool results name the tool of the call they answer, and the result of an agent's memory write is part of that write.
+	const calls = new Map(result.turns.filter((t) => t.role === "tool_call" && t.callId).map((t) => [t.callId, t]));
+	for (const t of result.turns) {
+		const call = t.role === "tool_result" && t.callId ? calls.get(t.callId) : undefined;
+		if (!call) continue;
+		if (!t.tool && call.tool) t.tool = call.tool;
+		if (call.agentWrite) {
+			t.agentWrite = true;
+			if (call.memoryName) t.memoryName = call.memoryName;
+		}
+	}
 	return result;
 }

@@ -14,14 +14,24 @@ export interface Turn {
 	ts: string | null;
 	cwd?: string;
 	branch?: string;
-	/** Turns of a sub-agent run inside the session (Claude Code sidechains). */
+	/** Turns of a sub-agent run inside the session (Claude Code sidechains, Codex sub-agent rollouts). */
 	sidechain?: boolean;
-	/** User turns that are not free text: a slash command, an interruption notice. */
+	/** The sub-agent a sidechain turn belongs to (Claude Code `agentId`), so several sub-agents stay apart. */
+	agentId?: string;
+	/** User turns that are not free text: a slash or shell (`!`) command, an interruption notice. */
 	kind?: "command" | "interrupt";
 	/** Tool name for tool calls; call id joins a call to its result. */
 	tool?: string;
 	callId?: string;
 	parentId?: string;
+	/**
+	 * The tool call (and its result) by which the agent wrote Cairn memory itself: `memory_write` under
+	 * any MCP server name, or `cairn remember …` run in a shell (also a `!cairn remember` the user typed).
+	 * Stage 1 leaves these turns out: explicit writes beat automatic extraction.
+	 */
+	agentWrite?: boolean;
+	/** The memory an agent write names, when the call says (`memory_write` input.name). */
+	memoryName?: string;
 }
 
 /** A turn as an adapter produces it: `key` de-duplicates it across posts; seq comes later. */

@@ -233,7 +233,8 @@ export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: W
 				bumpIndex,
 			];
 	if (input.source === "agent" && sessionId) {
-		// Placed at the session's current turn count: stage 1 skips the range this write falls into.
+		// Placed at the session's current turn count: stage 1 leaves out the tool call at or after that
+		// turn which made this write (and its result), not the rest of the range (agentWriteTurns).
 		statements.push(
 			db
 				.prepare(

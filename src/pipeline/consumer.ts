@@ -3,6 +3,7 @@ import { extractOffline } from "../extract/offline";
 import type { StageOneOutput } from "../extract/schema";
 import { extractWithModel, StageOneError } from "../extract/stage-one";
 import { readTurns, type SessionRow } from "../ingest/ingest";
+import type { Turn } from "../ingest/turns";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
 import type { ProjectEnv } from "../project/env";
@@ -13,7 +14,7 @@ import { extractionAllowed } from "./triggers";
 /** Deliveries before a message goes to the dead-letter queue: the consumer's max_retries (3) + 1. */
 export const MAX_ATTEMPTS = 4;
 
-export type RangeOutcome = "extracted" | "skipped-agent-write" | "duplicate" | "disabled" | "gone" | "empty";
+export type RangeOutcome = "extracted" | "duplicate" | "disabled" | "gone" | "empty";
 
 export interface ConsumerOptions {
 	/** The stage-1 model; by default resolved from the environment (null = offline extractor). */
@@ -58,32 +59,110 @@ export async function processRange(env: ProjectEnv, message: ExtractMessage, opt
 	const to = Math.min(message.toSeq, session.turns - 1);
 	if (to < from) return "empty";
 
-	const write = await env.PDB.prepare(
-		"SELECT 1 AS hit FROM session_writes WHERE project_id = ? AND session_id = ? AND seq BETWEEN ? AND ? LIMIT 1",
-	)
-		.bind(message.projectId, message.sessionId, from, to)
-		.first<{ hit: number }>();
-	if (write) {
-		// Explicit writes beat automatic extraction: the range is recorded as skipped and the cursor moves on.
-		await commit(env, session, from, to, "skipped:agent-write", { raw_memory: "", summary: "", candidates: [] });
-		return "skipped-agent-write";
-	}
-
-	const turns = await readTurns(env, message.projectId, message.sessionId, from, to);
+	const [turns, writes] = await Promise.all([
+		readTurns(env, message.projectId, message.sessionId, from, to),
+		env.PDB.prepare(
+			"SELECT seq, memory_name FROM session_writes WHERE project_id = ? AND session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+		)
+			.bind(message.projectId, message.sessionId, from, to)
+			.all<SessionWrite>(),
+	]);
+	// Explicit writes beat automatic extraction — for the turns that made them, not for the whole range.
+	const left = agentWriteTurns(turns, writes.results);
+	const kept = turns.filter((t) => !left.has(t.seq));
 	const model = options.model !== undefined ? options.model : resolveModel(env, "default");
-	const output = model ? await extractWithModel(model, message.sessionId, turns) : extractOffline(message.sessionId, turns);
-	await commit(env, session, from, to, model ? "model" : "offline", output);
+	const output =
+		kept.length === 0
+			? { raw_memory: "", summary: "", candidates: [] }
+			: model
+				? await extractWithModel(model, message.sessionId, kept)
+				: extractOffline(message.sessionId, kept);
+	await commit(
+		env,
+		session,
+		from,
+		to,
+		model ? "model" : "offline",
+		output,
+		[...left].sort((a, b) => a - b),
+	);
 	if (output.candidates.length > 0 || output.raw_memory.trim()) await options.markDirty();
 	return "extracted";
 }
 
-async function commit(env: ProjectEnv, session: SessionRow, from: number, to: number, extractor: string, output: StageOneOutput) {
+/** A memory write recorded with `X-Cairn-Session`: at the session's turn count when it landed. */
+export interface SessionWrite {
+	seq: number;
+	memory_name: string;
+}
+
+/** A tool call that writes memory by some other road: a REST call to `/memories/<name>`, a wrapper tool named for it. */
+const MEMORY_CALL = /memor|remember/i;
+
+/** Whether a tool call names the memory `name` as a whole slug (its `memory_write` name, a URL segment, an argument). */
+function namesMemory(turn: Turn, name: string): boolean {
+	if (turn.memoryName === name) return true;
+	const slug = /[a-z0-9-]/;
+	for (let i = turn.text.indexOf(name); i >= 0; i = turn.text.indexOf(name, i + 1)) {
+		const before = turn.text[i - 1] ?? " ";
+		const after = turn.text[i + name.length] ?? " ";
+		if (!slug.test(before) && !slug.test(after)) return true;
+	}
+	return false;
+}
+
+/**
+ * The turns of a range that stage 1 leaves out because they are the agent writing memory itself:
+ * - every tool call the transcript shows writing Cairn memory (`agentWrite`: `memory_write` under any
+ *   MCP server name, `cairn remember` in a shell, a `!cairn remember` the user typed), with its result;
+ * - for each write recorded through `X-Cairn-Session` at seq N (the session's turn count when the
+ *   write landed, so the call that made it is normally the first such call ingested after it): the
+ *   first tool call at seq ≥ N in the range that made it — a detected write of that memory, else a
+ *   memory call naming it (`PUT …/memories/<name>`, a wrapper tool with the name in its arguments) —
+ *   or, when the call was ingested before the write landed, the last such call before N; with its
+ *   result. A write whose call the range does not show suppresses nothing.
+ * Everything else in the range is extracted as usual.
+ */
+export function agentWriteTurns(turns: Turn[], writes: SessionWrite[]): Set<number> {
+	const left = new Set<number>();
+	const calls = new Set<string>();
+	const take = (t: Turn) => {
+		left.add(t.seq);
+		if (t.callId) calls.add(t.callId);
+	};
+	for (const t of turns) if (t.agentWrite) take(t);
+	const toolCalls = turns.filter((t) => t.role === "tool_call");
+	for (const w of writes) {
+		// A detected write of this memory (or of one it cannot name), else a call that names it and writes memory.
+		const ranked = [
+			(t: Turn) => t.agentWrite === true && (t.memoryName === undefined || t.memoryName === w.memory_name),
+			(t: Turn) => !t.agentWrite && MEMORY_CALL.test(t.text) && namesMemory(t, w.memory_name),
+		];
+		let call: Turn | undefined;
+		for (const fits of ranked) {
+			call = toolCalls.find((t) => t.seq >= w.seq && fits(t)) ?? toolCalls.filter((t) => t.seq < w.seq && fits(t)).at(-1);
+			if (call) break;
+		}
+		if (call) take(call);
+	}
+	for (const t of turns) if (t.callId && calls.has(t.callId) && (t.role === "tool_call" || t.role === "tool_result")) left.add(t.seq);
+	return left;
+}
+
+async function commit(
+	env: ProjectEnv,
+	session: SessionRow,
+	from: number,
+	to: number,
+	extractor: string,
+	output: StageOneOutput,
+	agentWrites: number[],
+) {
 	const now = nowIso();
-	const skipped = extractor.startsWith("skipped");
 	try {
 		await env.PDB.batch([
 			env.PDB.prepare(
-				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at, consolidated_at)
+				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at, agent_write_turns)
 				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			).bind(
 				session.project_id,
@@ -96,7 +175,7 @@ async function commit(env: ProjectEnv, session: SessionRow, from: number, to: nu
 				output.summary,
 				JSON.stringify(output.candidates),
 				now,
-				skipped ? now : null,
+				JSON.stringify(agentWrites),
 			),
 			env.PDB.prepare(
 				`UPDATE sessions SET cursor = ?1, extraction_state = 'idle', queued_at = NULL, last_error = NULL, updated_at = ?2

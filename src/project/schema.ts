@@ -152,6 +152,9 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 		served_at TEXT NOT NULL,
 		PRIMARY KEY (project_id, session_id, memory_id)
 	);`,
+	// 3: the turns of a range stage 1 left out because the agent wrote memory there itself (a JSON
+	// array of turn numbers): the rest of the range is extracted.
+	`ALTER TABLE stage1_outputs ADD COLUMN agent_write_turns TEXT NOT NULL DEFAULT '[]';`,
 ];
 
 export const PROJECT_SCHEMA_VERSION = PROJECT_MIGRATIONS.length;

@@ -1,0 +1,145 @@
+import { isObject, str } from "./turns";
+
+/**
+ * Memory the agent wrote itself, recognised from its tool calls as the agents record them, whether
+ * or not the write carried `X-Cairn-Session`:
+ * - Cairn's MCP tool `memory_write`, under whatever name the client gave the server: Claude Code
+ *   `mcp__<server>__memory_write`, Codex `mcp__<server>__memory_write` / `<server>__memory_write`
+ *   or a namespaced call (`namespace: "mcp__<server>"`, `name: "memory_write"`);
+ * - a shell command running `cairn remember …` (Claude Code `Bash` input.command, Codex `shell`
+ *   command arrays, `shell_command` / `exec_command` strings, `local_shell_call` actions, a `!`
+ *   command the user typed).
+ */
+
+/** The tool's own name after any server prefix or namespace separator. */
+const MEMORY_WRITE_TOOL = /(?:^|__|[./:])memory_write$/;
+
+/** A call to Cairn's `memory_write` tool under any MCP server name. */
+export const isMemoryWriteTool = (name: string) => MEMORY_WRITE_TOOL.test(name);
+
+/** Tool arguments as an object: Codex stores them as a JSON string, Claude Code as an object. */
+export function toolInput(input: unknown): unknown {
+	if (typeof input !== "string") return input;
+	const trimmed = input.trim();
+	if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return input;
+	try {
+		return JSON.parse(trimmed);
+	} catch {
+		return input;
+	}
+}
+
+/** Tools whose whole input may be a command line (a generic transcript's `bash` call, a free-form shell tool). */
+const SHELL_TOOL = /bash|shell|terminal|exec|command|^sh$|^zsh$/i;
+
+/**
+ * The shell commands a tool call runs: `command` / `cmd` / `script` fields, as strings or argv
+ * arrays; a bare string input only for a shell tool (a patch or a file body is not a command).
+ */
+export function shellCommands(input: unknown, shellTool = false): string[] {
+	const value = toolInput(input);
+	const out: string[] = [];
+	const take = (v: unknown) => {
+		if (typeof v === "string") out.push(v);
+		else if (Array.isArray(v) && v.every((x) => typeof x === "string")) {
+			// argv: the joined line, and each element (`["bash", "-lc", "cairn remember …"]`).
+			out.push(v.join(" "), ...v);
+		}
+	};
+	if (isObject(value)) {
+		for (const field of ["command", "cmd", "script"]) take(value[field]);
+		if (isObject(value.action)) take(value.action.command);
+	} else if (shellTool) take(value);
+	return out;
+}
+
+/** Words a command may start with before the program itself: env assignments, wrappers, runners. */
+const PREFIX =
+	/^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"[^"]*"|\S*)\s+|(?:sudo|env|exec|time|nohup|command)\s+|(?:npx|bunx|pnpx)\s+(?:-y\s+|--yes\s+)?|(?:pnpm|yarn|npm)\s+(?:exec|dlx|run)\s+(?:--\s+)?|node\s+|(?:ba|z)?sh\s+-[a-z]*c\s+)/;
+const CAIRN_REMEMBER = /^(?:\S*\/)?(?:@[\w.-]+\/)?cairn(?:-cli)?(?:\.m?js)?\s+remember(?:\s|$)/;
+
+/**
+ * Whether a shell command line runs `cairn remember`: the program of any command in it (split at
+ * `;`, `&&`, `||`, `|`, newlines, backticks and `$(`), after env assignments, `npx`-style runners and
+ * `bash -c` wrappers. A mention inside an argument (`grep "cairn remember"`) is not a run.
+ */
+export function runsCairnRemember(command: string): boolean {
+	for (const segment of command.split(/\|\||&&|[;|&\n`]|\$\(/)) {
+		let s = segment.trim();
+		for (let i = 0; i < 8; i++) {
+			const next = s.replace(/^[('"{\s]+/, "").replace(PREFIX, "");
+			if (next === s) break;
+			s = next;
+		}
+		if (CAIRN_REMEMBER.test(s)) return true;
+	}
+	return false;
+}
+
+/** Flags of `cairn remember` that take a value; others (`--team`, `-y`) stand alone. */
+const VALUE_FLAGS = new Set(["--type", "--description", "--name", "--session", "--agent", "--dir", "--url", "--key"]);
+const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/** Words of a shell command line, quotes removed (enough to find a name; not a full shell parser). */
+const words = (line: string) => [...line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");
+
+/**
+ * The memory a `cairn remember` command writes: its first positional argument
+ * (`cairn remember <name> --type … --description … [text…]`), or `--name <name>`.
+ */
+function rememberedName(command: string): string | undefined {
+	const at = /cairn(?:-cli)?(?:\.m?js)?\s+remember\b/.exec(command);
+	if (!at) return undefined;
+	const args = words(command.slice(at.index + at[0].length));
+	for (let i = 0; i < args.length; i++) {
+		const arg = args[i] ?? "";
+		if (arg.startsWith("--name=")) return SLUG.test(arg.slice(7)) ? arg.slice(7) : undefined;
+		if (arg === "--name") return SLUG.test(args[i + 1] ?? "") ? args[i + 1] : undefined;
+		if (arg.startsWith("-")) {
+			if (VALUE_FLAGS.has(arg)) i++;
+			continue;
+		}
+		return SLUG.test(arg) ? arg : undefined;
+	}
+	return undefined;
+}
+
+/** The memory name a write names, when it does (`memory_write` input.name, `cairn remember <name>`). */
+function writtenName(input: unknown, commands: string[]): string | undefined {
+	const value = toolInput(input);
+	if (isObject(value) && typeof value.name === "string") return value.name;
+	for (const c of commands) {
+		if (!runsCairnRemember(c)) continue;
+		const name = rememberedName(c);
+		if (name) return name;
+	}
+	return undefined;
+}
+
+export interface AgentWrite {
+	agentWrite: true;
+	memoryName?: string;
+}
+
+/**
+ * Whether a tool call (its name, optional namespace, and input as recorded) wrote Cairn memory:
+ * returns the fields to put on the turn, or null.
+ */
+export function detectAgentWrite(name: string, input: unknown): AgentWrite | null {
+	if (isMemoryWriteTool(name)) {
+		const memoryName = writtenName(input, []);
+		return { agentWrite: true, ...(memoryName ? { memoryName } : {}) };
+	}
+	const commands = shellCommands(input, SHELL_TOOL.test(name));
+	if (commands.some(runsCairnRemember)) {
+		const memoryName = writtenName(undefined, commands);
+		return { agentWrite: true, ...(memoryName ? { memoryName } : {}) };
+	}
+	return null;
+}
+
+/** A tool name with its namespace folded in the way MCP names read elsewhere (`mcp__server__tool`). */
+export function qualifiedToolName(name: string, namespace: unknown): string {
+	const ns = str(namespace)?.replace(/_+$/, "");
+	return ns && !name.startsWith(`${ns}__`) ? `${ns}__${name}` : name;
+}
