@@ -15,15 +15,25 @@ export interface BenchInput {
 	locomo: { id: string; memories: SeedMemory[]; questions: string[] }[];
 	/** Real session files (Claude Code, Codex) for ingest and stage-1 measurements. */
 	transcripts: { name: string; text: string }[];
+	/** Tenancy: how many other projects of the largest size are present at each step after "alone", ascending. */
+	neighbours: number[];
+	/** Phases to run (development aid); all when absent. */
+	only?: string[];
 }
 
-/** `size` memories built from real sentences, paired so that documents vary. Deterministic. */
-export function corpus(sentences: string[], size: number): SeedMemory[] {
+/**
+ * `size` memories built from real sentences, paired so that documents vary. Deterministic. `variant`
+ * shifts the pairing, so that projects of the same size hold different text (variant 0 is the
+ * benchmark's own project; other projects of the deployment use 1, 2, …).
+ * scripts/bench/sqlite-floor.mjs repeats this rule in plain JavaScript (checked at run time).
+ */
+export function corpus(sentences: string[], size: number, variant = 0): SeedMemory[] {
 	const types = ["user", "feedback", "project", "reference"];
+	const n = Math.max(1, sentences.length);
 	return Array.from({ length: size }, (_, i) => {
-		const a = sentences[i % sentences.length] ?? "";
-		const b = sentences[(i * 7 + 3) % sentences.length] ?? "";
-		return { name: `m-${i}`, type: types[i % 4] ?? "user", description: a.slice(0, 500), body: `${a}\n\n${b}` };
+		const a = sentences[(i + variant * 37) % n] ?? "";
+		const b = sentences[(i * 7 + 3 + variant * 101) % n] ?? "";
+		return { name: `m-${i}`, type: types[(i + variant) % 4] ?? "user", description: a.slice(0, 500), body: `${a}\n\n${b}` };
 	});
 }
 
@@ -32,8 +42,39 @@ export function percentile(values: number[], p: number): number {
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-export const stats = (t: number[]) => ({ p50: percentile(t, 50), p95: percentile(t, 95), p99: percentile(t, 99), samples: t.length });
+/**
+ * The median of samples timed on a whole-millisecond clock, interpolated within the median's
+ * millisecond (grouped-data median: each whole value k stands for [k - 0.5, k + 0.5)). Whole-ms p50s
+ * of 5 and 6 ms differ by 20 % on one tick; this estimate moves smoothly with the samples. Samples
+ * that are not whole numbers give the plain median.
+ */
+export function interpolatedMedian(values: number[]): number {
+	const m = percentile(values, 50);
+	if (!values.every(Number.isInteger) || Number.isNaN(m)) return m;
+	const below = values.filter((v) => v < m).length;
+	const at = values.filter((v) => v === m).length;
+	return m - 0.5 + (values.length / 2 - below) / at;
+}
+
+export const stats = (t: number[]) => ({
+	p50: percentile(t, 50),
+	p95: percentile(t, 95),
+	p99: percentile(t, 99),
+	p50i: interpolatedMedian(t),
+	samples: t.length,
+});
 export type Stats = ReturnType<typeof stats>;
+
+/** One step of the tenancy benchmark: the same project measured with `others` projects of its size present. */
+export interface TenancyStep {
+	others: number;
+	/** Memories held by the whole deployment's projects of this size at this step (the project's own included). */
+	memories: number;
+	/** Seconds spent seeding the projects added for this step (0 for "alone"). */
+	seedSeconds: number;
+	recall: Stats;
+	write: Stats;
+}
 
 export interface BenchResult {
 	locomo: Record<string, string[][]>;
@@ -44,4 +85,7 @@ export interface BenchResult {
 	ingest: { name: string; bytes: number; turns: number; post: Stats; repost: Stats }[];
 	stageOne: { name: string; turns: number; model: Stats; offline: Stats }[];
 	consolidation: { size: number; model: Stats; offline: Stats; touched: number }[];
+	tenancy: { size: number; steps: TenancyStep[] } | null;
+	/** The machine's 1-minute load average during the run (added by scripts/bench.ts): whole run and per tenancy step. */
+	load?: { mean: number; max: number; steps: Record<string, { mean: number; max: number }> };
 }

@@ -1,15 +1,23 @@
-// Runs inside workerd (the Workers Vitest integration) against real local D1 and R2, calling the
-// Worker's own fetch entry point: routing, auth, D1 and R2 included, no dev-server proxy or HTTP hop.
-// Started by `npm run bench` (scripts/bench.ts), which passes the input and reads the result line.
+// Runs inside workerd (the Workers Vitest integration) against real local D1, R2 and Durable Objects,
+// calling the Worker's own fetch entry point: routing, auth, D1, the project's object and R2 included,
+// no dev-server proxy or HTTP hop. Started by `npm run bench` (scripts/bench.ts), which passes the
+// input and reads the result line.
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { it } from "vitest";
 import { touchedMemories } from "../src/consolidate/inputs";
 import { consolidateProject } from "../src/consolidate/run";
-import { processRange } from "../src/pipeline/consumer";
-import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats } from "./corpus";
+import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
+import { newId, nowIso, sha256Hex } from "../src/lib/ids";
+import { type MemoryType, renderTopicFile } from "../src/memory/topic-file";
+import { MAX_ATTEMPTS } from "../src/pipeline/consumer";
+import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats, type TenancyStep } from "./corpus";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
+const HOUR = 3_600_000;
+/** `CAIRN_BENCH_ONLY` (a development aid) runs some phases only; `npm run bench` then leaves the doc alone. */
+const want = (phase: string) => !input.only || input.only.includes(phase);
 
 async function call(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
 	const headers = new Headers(init.headers);
@@ -20,6 +28,7 @@ async function call(path: string, init: RequestInit & { token?: string } = {}): 
 	return res;
 }
 
+/** A new project, filled through the batch endpoint (the public write path, one memory at a time inside the object). */
 async function seed(token: string, name: string, memories: SeedMemory[]) {
 	const res = await call("/v1/projects", { method: "POST", token, body: JSON.stringify({ name, rootPath: `/bench/${name}` }) });
 	const id = ((await res.json()) as { project: { id: string } }).project.id;
@@ -43,7 +52,9 @@ async function timed(f: () => Promise<Response>): Promise<number> {
 	return performance.now() - t0;
 }
 
-it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
+const stubOf = (projectId: string) => env.PROJECT_COORDINATOR.getByName(projectId);
+
+it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	const tenant = await call("/v1/admin/tenants", {
 		method: "POST",
 		token: env.CAIRN_ADMIN_TOKEN,
@@ -60,6 +71,7 @@ it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 		ingest: [],
 		stageOne: [],
 		consolidation: [],
+		tenancy: null,
 	};
 
 	// Transport floor of this harness: the cheapest route.
@@ -68,7 +80,7 @@ it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 	result.health = stats(health);
 
 	// Recall quality: one project per LoCoMo conversation, every question through /recall.
-	for (const conv of input.locomo) {
+	for (const conv of want("quality") ? input.locomo : []) {
 		const { id } = await seed(token, `locomo-${conv.id}`, conv.memories);
 		const answers: string[][] = [];
 		for (const question of conv.questions) {
@@ -81,10 +93,11 @@ it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 	// Recall and inject latency at each size.
 	const projects: { size: number; id: string }[] = [];
 	for (const size of input.sizes) {
+		if (!want("latency") && size !== input.sizes.at(-1)) continue;
 		const { id, fillSeconds } = await seed(token, `latency-${size}`, corpus(input.sentences, size));
 		projects.push({ size, id });
-		for (const q of input.queries.slice(0, 20))
-			await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: q }) });
+		if (!want("latency")) continue;
+		await warmRecall(token, id);
 		const recall: number[] = [];
 		const inject: number[] = [];
 		for (let i = 0; i < input.samples; i++) {
@@ -96,14 +109,26 @@ it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 	}
 
 	// Single writes in a tiny project and in the largest one, interleaved.
+	const largest = projects.at(-1);
+	if (want("writes")) await benchWrites(token, largest, result);
+	if (want("pipeline")) await benchPipeline(token, result);
+	if (want("consolidation")) {
+		const hundred = await seed(token, "consolidation-100", corpus(input.sentences, 100));
+		await benchConsolidation([{ size: 100, id: hundred.id }, ...projects], created.user.id, created.tenant.id, result);
+	}
+	// Last, so that nothing above runs beside a million seeded memories.
+	if (largest && want("tenancy")) result.tenancy = await benchTenancy(token, largest);
+
+	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
+});
+
+/** Single writes in a tiny project and in the largest one, interleaved; then MEMORY.md read twice in each. */
+async function benchWrites(token: string, largest: { size: number; id: string } | undefined, result: BenchResult) {
 	const tiny = await seed(token, "writes-10", corpus(input.sentences, 10));
-	const writeTargets = [{ size: 10, id: tiny.id }, ...projects.slice(-1)];
+	const writeTargets = [{ size: 10, id: tiny.id }, ...(largest ? [largest] : [])];
 	const writes = new Map<number, number[]>(writeTargets.map((p) => [p.size, []]));
 	for (let i = 0; i < input.samples; i++) {
-		for (const p of writeTargets) {
-			const body = JSON.stringify({ type: "feedback", description: `Measured write ${i}`, body: `Sample ${i} in a project of ${p.size}.` });
-			writes.get(p.size)?.push(await timed(() => call(`/v1/projects/${p.id}/memories/measured-${i}`, { method: "PUT", token, body })));
-		}
+		for (const p of writeTargets) writes.get(p.size)?.push(await timedWrite(token, p.id, `measured-${i}`, p.size));
 	}
 	result.writes = writeTargets.map((p) => ({ size: p.size, write: stats(writes.get(p.size) ?? []) }));
 
@@ -113,13 +138,149 @@ it("benchmarks the Worker", { timeout: 3_600_000 }, async () => {
 		const cachedMs = await timed(() => call(`/v1/projects/${p.id}/index`, { token }));
 		result.index.push({ size: p.size, rebuildMs, cachedMs });
 	}
+}
 
-	await benchPipeline(token, result);
-	const hundred = await seed(token, "consolidation-100", corpus(input.sentences, 100));
-	await benchConsolidation([{ size: 100, id: hundred.id }, ...projects], created.user.id, created.tenant.id, result);
+/** The first recalls of a project open its object and warm its page cache; they are not measured, but must find memories. */
+async function warmRecall(token: string, projectId: string) {
+	let found = 0;
+	for (const q of input.queries.slice(0, 20)) {
+		const r = await call(`/v1/projects/${projectId}/recall`, { method: "POST", token, body: JSON.stringify({ query: q }) });
+		found += ((await r.json()) as { memories: unknown[] }).memories.length;
+	}
+	if (found === 0) throw new Error(`recall in ${projectId} found nothing`);
+}
 
-	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
-});
+/** `PUT /v1/projects/:id/memories/:name` of a new memory. */
+function timedWrite(token: string, projectId: string, name: string, size: number) {
+	const body = JSON.stringify({ type: "feedback", description: `Measured write ${name}`, body: `Sample ${name} in a project of ${size}.` });
+	return timed(() => call(`/v1/projects/${projectId}/memories/${name}`, { method: "PUT", token, body }));
+}
+
+/**
+ * Tenancy: recall and write latency of one project of the largest size through the fetch entry
+ * point, alone, then with more and more other projects of the same size in the deployment. The
+ * others are registered in D1 like any project and their objects are filled directly (see
+ * `seedDirect`); each is evicted once filled, as an idle object would be.
+ */
+async function benchTenancy(token: string, target: { size: number; id: string }): Promise<BenchResult["tenancy"]> {
+	const neighbours = await call("/v1/admin/tenants", {
+		method: "POST",
+		token: env.CAIRN_ADMIN_TOKEN,
+		body: JSON.stringify({ name: "neighbours", user: "neighbour" }),
+	});
+	const owner = (await neighbours.json()) as { user: { id: string }; tenant: { id: string } };
+	const steps: TenancyStep[] = [];
+	let present = 0;
+	for (const others of [0, ...input.neighbours]) {
+		const t0 = performance.now();
+		for (; present < others; present++) {
+			const id = newId("prj");
+			const key = `/bench/neighbour-${present + 1}`;
+			await env.DB.prepare(
+				`INSERT INTO projects (id, tenant_id, name, canonical_key, root_path, storage_moved_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			)
+				.bind(id, owner.tenant.id, `neighbour-${present + 1}`, `path:${key}`, key, nowIso())
+				.run();
+			await seedDirect(id, owner.user.id, corpus(input.sentences, target.size, present + 1));
+			await evictDurableObject(stubOf(id)).catch((err) => console.warn(`tenancy: could not evict ${id}: ${String(err)}`));
+		}
+		const seedSeconds = (performance.now() - t0) / 1000;
+		if (others > 0) console.log(`tenancy: ${others} other projects of ${target.size} present (seeded in ${seedSeconds.toFixed(1)} s)`);
+		await warmRecall(token, target.id);
+		console.log(`CAIRN_BENCH_MARK start tenancy-${others}`);
+		const recall: number[] = [];
+		const write: number[] = [];
+		for (let i = 0; i < input.samples; i++) {
+			const body = JSON.stringify({ query: input.queries[i % input.queries.length] });
+			recall.push(await timed(() => call(`/v1/projects/${target.id}/recall`, { method: "POST", token, body })));
+			write.push(await timedWrite(token, target.id, `tenancy-${others}-${i}`, target.size));
+		}
+		console.log(`CAIRN_BENCH_MARK end tenancy-${others}`);
+		steps.push({ others, memories: (others + 1) * target.size, seedSeconds, recall: stats(recall), write: stats(write) });
+	}
+	return { size: target.size, steps };
+}
+
+const SEED_BATCH = 500;
+
+/**
+ * Fills a project's object with `memories` without the API: inside the object, in transactions of
+ * SEED_BATCH memories, the rows the write path (`writeMemory` in src/memory/store.ts) inserts for a
+ * new memory — `memories`, `memory_versions` (version 1), `memory_visibility` and `memories_fts` —
+ * with the same columns and a real content hash. Every fifth memory is personal (owned by
+ * `ownerId`), the rest team. The content objects are not put in R2: nothing here reads them.
+ */
+async function seedDirect(projectId: string, ownerId: string, memories: SeedMemory[]) {
+	await runInDurableObject(stubOf(projectId), async (_instance: ProjectCoordinator, state) => {
+		const sql = state.storage.sql;
+		sql.exec("INSERT INTO projects (id, index_generation) VALUES (?, 0) ON CONFLICT (id) DO NOTHING", projectId);
+		for (let start = 0; start < memories.length; start += SEED_BATCH) {
+			const now = nowIso();
+			const rows = await Promise.all(
+				memories.slice(start, start + SEED_BATCH).map(async (m, k) => {
+					const content = renderTopicFile({ ...m, type: m.type as MemoryType });
+					const team = (start + k) % 5 !== 0;
+					return {
+						...m,
+						scope: team ? "team" : "personal",
+						owner: team ? "" : ownerId,
+						hash: await sha256Hex(content),
+						bytes: new TextEncoder().encode(content).byteLength,
+					};
+				}),
+			);
+			state.storage.transactionSync(() => {
+				for (const r of rows) {
+					const { id } = sql
+						.exec<{ id: number }>(
+							`INSERT INTO memories (project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, session_id, author_id, created_at, updated_at, verified_at)
+							 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, 'user', NULL, ?, ?, ?, ?) RETURNING id`,
+							projectId,
+							r.scope,
+							r.owner,
+							r.name,
+							r.type,
+							r.description,
+							r.hash,
+							r.bytes,
+							ownerId,
+							now,
+							now,
+							now,
+						)
+						.one();
+					sql.exec(
+						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, type, description, source, session_id, author_id, created_at)
+						 VALUES (?, ?, 1, ?, ?, ?, 'user', NULL, ?, ?)`,
+						id,
+						projectId,
+						r.hash,
+						r.type,
+						r.description,
+						ownerId,
+						now,
+					);
+					sql.exec(
+						"INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) VALUES (?, ?, ?, ?)",
+						id,
+						projectId,
+						r.scope,
+						r.owner,
+					);
+					sql.exec("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)", id, r.name, r.description, r.body);
+				}
+				sql.exec("UPDATE projects SET index_generation = index_generation + ? WHERE id = ?", rows.length, projectId);
+			});
+		}
+		const counts = ["memories", "memory_versions", "memory_visibility", "memories_fts"].map(
+			(t) => sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${t}`).one().n,
+		);
+		if (counts.some((n) => n !== memories.length))
+			throw new Error(`seeding ${projectId}: ${counts.join("/")} rows, not ${memories.length}`);
+	});
+}
+
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 
 /** A model that answers at once with a valid stage-1 output: what remains is Cairn's own cost. */
 const zeroLatencyModel = () =>
@@ -136,15 +297,16 @@ const zeroLatencyModel = () =>
 				},
 			],
 			finishReason: { unified: "stop", raw: "stop" },
-			usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+			usage,
 			warnings: [],
 		}),
 	});
 
 /**
  * Ingest: each real session file posted whole to a new session (parse, normalise, redact, R2 chunk,
- * D1 batch), then posted again (all duplicates). Stage 1: each session as one range, through the
- * consumer's code path with a zero-latency scripted model and with the offline extractor.
+ * one transaction in the project's object), then posted again (all duplicates). Stage 1: each session
+ * as one range, through the method the queue consumer calls on the project's object (`extractRange`),
+ * with a zero-latency scripted model and with the offline extractor.
  */
 async function benchPipeline(token: string, result: BenchResult) {
 	if (input.transcripts.length === 0) return;
@@ -183,8 +345,12 @@ async function benchPipeline(token: string, result: BenchResult) {
 		const offline: number[] = [];
 		for (const [i, session] of sessions.entries()) {
 			const message = { projectId, sessionId: session, fromSeq: 0, toSeq: turns - 1 };
+			const scripted = i % 2 === 0 ? zeroLatencyModel() : null;
 			const t0 = performance.now();
-			const outcome = await processRange(env, message, { model: i % 2 === 0 ? zeroLatencyModel() : null });
+			const { outcome } = await runInDurableObject(stubOf(projectId), (instance: ProjectCoordinator) => {
+				instance.extractModel = scripted;
+				return instance.extractRange(message, 1, MAX_ATTEMPTS);
+			});
 			(i % 2 === 0 ? model : offline).push(performance.now() - t0);
 			if (outcome !== "extracted") throw new Error(`stage 1 on ${session}: ${outcome}`);
 		}
@@ -218,7 +384,7 @@ const zeroLatencyConsolidation = () => {
 				},
 			],
 			finishReason: { unified: "stop", raw: "stop" },
-			usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+			usage,
 			warnings: [],
 		}),
 	});
@@ -226,14 +392,16 @@ const zeroLatencyConsolidation = () => {
 
 /**
  * Consolidation cost as the project grows: one new session (three candidates phrased like the corpus)
- * folded into projects of 100, 1,000 and the largest size, through the same run the coordinator makes
- * (touched-memory search, plan, writes, summary, audit), with a zero-latency model and offline.
+ * folded into projects of 100, 1,000 and the largest size, through the run the project's object makes
+ * (`consolidateProject` inside it: touched-memory search, plan, writes, summary, audit), with a
+ * zero-latency model and offline.
  */
 async function benchConsolidation(targets: { size: number; id: string }[], userId: string, tenantId: string, result: BenchResult) {
 	const rounds = Math.max(5, Math.min(30, Math.floor(input.samples / 10)));
 	for (const target of targets) {
 		const model: number[] = [];
 		const offline: number[] = [];
+		const stub = stubOf(target.id);
 		let touched = 0;
 		for (let i = 0; i < rounds * 2; i++) {
 			const sentences = [0, 1, 2].map((k) => input.sentences[(i * 31 + k * 7 + target.size) % input.sentences.length] ?? "A fact.");
@@ -246,17 +414,21 @@ async function benchConsolidation(targets: { size: number; id: string }[], userI
 				userStated: true,
 			}));
 			const now = new Date().toISOString();
-			await env.DB.prepare(
-				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at)
-				 VALUES (?, ?, 0, 0, ?, 'bench', '', 'A benchmark session.', ?, ?)`,
-			)
-				.bind(target.id, `fold-${i}`, userId, JSON.stringify(candidates), now)
-				.run();
-			if (i === 0) {
-				touched = (await touchedMemories(env.DB, { tenantId, userId, projectId: target.id }, candidates as never)).length;
-			}
+			await runInDurableObject(stub, async (instance: ProjectCoordinator) => {
+				await instance.db
+					.prepare(
+						`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at)
+						 VALUES (?, ?, 0, 0, ?, 'bench', '', 'A benchmark session.', ?, ?)`,
+					)
+					.bind(target.id, `fold-${i}`, userId, JSON.stringify(candidates), now)
+					.run();
+				if (i === 0) touched = (await touchedMemories(instance.db, { tenantId, userId, projectId: target.id }, candidates as never)).length;
+			});
+			const scripted = i % 2 === 0 ? zeroLatencyConsolidation() : null;
 			const t0 = performance.now();
-			const outcome = await consolidateProject(env, target.id, `bench-${i}`, { model: i % 2 === 0 ? zeroLatencyConsolidation() : null });
+			const outcome = await runInDurableObject(stub, (instance: ProjectCoordinator) =>
+				consolidateProject(instance.penv, target.id, `bench-${i}`, { model: scripted }),
+			);
 			(i % 2 === 0 ? model : offline).push(performance.now() - t0);
 			if (outcome.outputs !== 1) throw new Error(`consolidation folded ${outcome.outputs} outputs`);
 		}

@@ -1,71 +1,135 @@
 // Runs FTS5 queries directly on SQLite (better-sqlite3) — the floor Cairn's recall is compared with.
 // Plain JavaScript, started with the Node.js that installed the packages, so the native module's ABI
 // matches whatever Node runs npm scripts. Input: a JSON task file; output: JSON on stdout.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 
 const task = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const out = {};
+const dirs = [];
+const scratch = () => {
+	const dir = mkdtempSync(join(tmpdir(), "cairn-floor-"));
+	dirs.push(dir);
+	return join(dir, "floor.sqlite");
+};
 
 function percentile(values, p) {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-// 1. Latency floor: Cairn's own schema and candidate query, on the same rows — in memory, and in a
-// file with SQLite's default page cache, as D1 keeps its database.
-for (const mode of task.floor ? ["memory", "file"] : []) {
-	const path = mode === "memory" ? ":memory:" : join(mkdtempSync(join(tmpdir(), "cairn-floor-")), "floor.sqlite");
-	const db = new Database(path);
-	// Cairn's own migrations: the same tables and indexes as D1.
-	db.exec(task.floor.schema);
+/** `corpus()` of bench/corpus.ts, repeated here (this file runs without TypeScript); checked against it below. */
+function corpus(sentences, size, variant = 0) {
+	const types = ["user", "feedback", "project", "reference"];
+	const n = Math.max(1, sentences.length);
+	return Array.from({ length: size }, (_, i) => {
+		const a = sentences[(i + variant * 37) % n] ?? "";
+		const b = sentences[(i * 7 + 3 + variant * 101) % n] ?? "";
+		return { name: `m-${i}`, type: types[(i + variant) % 4] ?? "user", description: a.slice(0, 500), body: `${a}\n\n${b}` };
+	});
+}
+
+/** Loads memories the way the write path stores them: the row, its visibility row and its FTS row. */
+function loader(db) {
 	// Only memory rows are loaded; their tenants and projects are not part of the query.
 	db.pragma("foreign_keys = OFF");
 	const insert = db.prepare(
 		`INSERT INTO memories (id, project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, author_id, created_at, updated_at, verified_at)
-		 VALUES (?1, ?2, 'personal', 'u', ?3, ?4, ?5, 1, 'h', 1, 'user', 'u', ?6, ?6, ?6)`,
+		 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, 'h', 1, 'user', 'u', ?8, ?8, ?8)`,
 	);
 	const insertFts = db.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)");
-	const insertVisibility = db.prepare(
-		"INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) VALUES (?, ?, 'personal', 'u')",
-	);
-	db.transaction(() => {
-		for (const r of task.floor.rows) {
-			insert.run({ 1: r.id, 2: r.project, 3: r.name, 4: r.type, 5: r.description, 6: r.updatedAt });
-			insertFts.run(r.id, r.name, r.description, r.body);
-			insertVisibility.run(r.id, r.project);
+	const insertVisibility = db.prepare("INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) VALUES (?, ?, ?, ?)");
+	let id = db.prepare("SELECT coalesce(max(id), 0) AS id FROM memories").get().id;
+	const now = new Date().toISOString();
+	/** `owner(k)`: the k-th memory's [scope, owner]. */
+	return db.transaction((project, memories, owner) => {
+		for (const [k, m] of memories.entries()) {
+			const [scope, ownerId] = owner(k);
+			insert.run({ 1: ++id, 2: project, 3: scope, 4: ownerId, 5: m.name, 6: m.type, 7: m.description, 8: now });
+			insertFts.run(id, m.name, m.description, m.body);
+			insertVisibility.run(id, project, scope, ownerId);
 		}
-	})();
-	if (mode === "file") {
-		db.close();
-		// Reopen so nothing is left in the page cache from loading.
+	});
+}
+
+/** The candidate statement over `matches`, twice; the first round warms the cache and is not counted. */
+function measure(db, project, matches) {
+	const query = db.prepare(task.floor.sql);
+	const times = [];
+	for (let round = 0; round < 2; round++) {
+		for (const match of matches) {
+			const t0 = performance.now();
+			// Numbered parameters (?1…?4) bind by key in better-sqlite3.
+			query.all({ 1: match, 2: project, 3: "u", 4: 50 });
+			if (round === 1) times.push(performance.now() - t0);
+		}
 	}
-	const reader = mode === "file" ? new Database(path, { readonly: true }) : db;
-	const query = reader.prepare(task.floor.sql);
-	out.floor ??= {};
-	out.floor[mode] = {};
-	for (const [project, matches] of Object.entries(task.floor.queries)) {
-		const times = [];
-		for (let round = 0; round < 2; round++) {
-			for (const match of matches) {
-				const t0 = performance.now();
-				// Numbered parameters (?1…?4) bind by key in better-sqlite3.
-				query.all({ 1: match, 2: project, 3: "u", 4: 50 });
-				if (round === 1) times.push(performance.now() - t0);
-			}
+	return { p50: percentile(times, 50), p95: percentile(times, 95), p99: percentile(times, 99), samples: times.length };
+}
+
+/** Reopens a file database read-only, so nothing is left in the page cache from loading. */
+function reopen(db, path) {
+	db.close();
+	return new Database(path, { readonly: true });
+}
+
+const personal = () => ["personal", "u"];
+
+if (task.floor) {
+	const { sentences, check } = task.floor;
+	for (const c of check) {
+		if (JSON.stringify(corpus(sentences, c.rows.length, c.variant)) !== JSON.stringify(c.rows))
+			throw new Error("sqlite-floor.mjs: corpus() differs from bench/corpus.ts");
+	}
+
+	// 1. Latency floor of the current layout: one database per project (the object's SQLite, with the
+	// object's schema), holding that project's memories only — in memory, and in a file with SQLite's
+	// default page cache.
+	out.floor = {};
+	for (const mode of ["memory", "file"]) {
+		out.floor[mode] = {};
+		for (const size of task.floor.sizes) {
+			const path = mode === "memory" ? ":memory:" : scratch();
+			let db = new Database(path);
+			db.exec(task.floor.projectSchema);
+			loader(db)("p", corpus(sentences, size), personal);
+			if (mode === "file") db = reopen(db, path);
+			out.floor[mode][size] = measure(db, "p", task.floor.matches);
+			db.close();
 		}
-		out.floor[mode][project] = {
-			p50: percentile(times, 50),
-			p95: percentile(times, 95),
-			p99: percentile(times, 99),
-			samples: times.length,
-		};
+	}
+
+	// 2. The old layout for comparison: every project in one database (D1's schema), the measured
+	// project beside 0, then more and more others of its size (team memories, every fifth personal to
+	// another user, as the Worker benchmark seeds them). File only, as D1 keeps it.
+	if (task.floor.shared) {
+		const { size, neighbours } = task.floor.shared;
+		const path = scratch();
+		let db = new Database(path);
+		db.exec(task.floor.sharedSchema);
+		loader(db)("p", corpus(sentences, size), personal);
+		out.shared = [];
+		let present = 0;
+		for (const others of [0, ...neighbours]) {
+			const t0 = performance.now();
+			if (others > present) {
+				db.close();
+				db = new Database(path);
+				const more = loader(db);
+				for (; present < others; present++)
+					more(`n${present + 1}`, corpus(sentences, size, present + 1), (k) => (k % 5 === 0 ? ["personal", "n"] : ["team", ""]));
+			}
+			const loadSeconds = (performance.now() - t0) / 1000;
+			db = reopen(db, path);
+			out.shared.push({ others, loadSeconds, ...measure(db, "p", task.floor.matches) });
+		}
+		db.close();
 	}
 }
 
-// 2. Plain BM25 baseline for recall quality: one text column, every question token, default bm25().
+// 3. Plain BM25 baseline for recall quality: one text column, every question token, default bm25().
 if (task.baseline) {
 	out.baseline = {};
 	for (const conv of task.baseline.conversations) {
@@ -82,4 +146,5 @@ if (task.baseline) {
 	}
 }
 
+for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 process.stdout.write(JSON.stringify(out));

@@ -143,7 +143,7 @@ export async function ingestTurns(
 				"SELECT value AS k FROM json_each(?1) WHERE value IN (SELECT record_key FROM session_records WHERE project_id = ?2 AND session_id = ?3)",
 			).bind(JSON.stringify(keys), ctx.projectId, sessionId),
 		]);
-		const session = (sessionRes?.results[0] as SessionRow | undefined) ?? null;
+		const session = (sessionRes?.results[0] as unknown as SessionRow | undefined) ?? null;
 		if (session && session.user_id !== ctx.userId) throw new CairnError("conflict", "this session id is already used by another user");
 		if (session && session.agent !== parsed.agent && unique.size > 0) {
 			throw new CairnError("conflict", `this session holds a ${session.agent} transcript; the posted lines read as ${parsed.agent}`);
