@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { loadProject, requireKey, requireMethodScope } from "./api/auth";
@@ -70,15 +71,19 @@ export function createApp() {
 	const tooLarge = (limit: number) => () => {
 		throw new CairnError("payload_too_large", `request body exceeds ${limit} bytes`);
 	};
-	app.use("/v1/projects/:projectId/memories/batch", bodyLimit({ maxSize: BATCH_BODY_LIMIT, onError: tooLarge(BATCH_BODY_LIMIT) }));
-	app.use(
-		"/v1/projects/:projectId/sessions/:sessionId/transcript",
-		bodyLimit({ maxSize: TRANSCRIPT_BODY_LIMIT, onError: tooLarge(TRANSCRIPT_BODY_LIMIT) }),
+	// Body limits belong to routes (method and full path), never to a path suffix: `PUT …/memories/transcript`
+	// is a memory named "transcript" and gets the ordinary limit.
+	const largeBodies: { method: string; path: RegExp; limit: number }[] = [
+		{ method: "POST", path: /^\/v1\/projects\/[^/]+\/memories\/batch$/, limit: BATCH_BODY_LIMIT },
+		{ method: "POST", path: /^\/v1\/projects\/[^/]+\/sessions\/[^/]+\/transcript$/, limit: TRANSCRIPT_BODY_LIMIT },
+		{ method: "PUT", path: /^\/v1\/projects\/[^/]+\/team-memory$/, limit: TEAM_SYNC_BODY_LIMIT },
+	];
+	const limiters = new Map(
+		[BODY_LIMIT, ...largeBodies.map((r) => r.limit)].map((limit) => [limit, bodyLimit({ maxSize: limit, onError: tooLarge(limit) })]),
 	);
-	app.use("/v1/projects/:projectId/team-memory", bodyLimit({ maxSize: TEAM_SYNC_BODY_LIMIT, onError: tooLarge(TEAM_SYNC_BODY_LIMIT) }));
 	app.use("/v1/*", async (c, next) => {
-		if (c.req.path.endsWith("/memories/batch") || c.req.path.endsWith("/transcript") || c.req.path.endsWith("/team-memory")) return next();
-		return bodyLimit({ maxSize: BODY_LIMIT, onError: tooLarge(BODY_LIMIT) })(c, next);
+		const limit = largeBodies.find((r) => r.method === c.req.method && r.path.test(c.req.path))?.limit ?? BODY_LIMIT;
+		return (limiters.get(limit) as MiddlewareHandler)(c, next);
 	});
 
 	// Tenant creation and /v1/operator/* use the operator token; every other /v1 route uses an API key.

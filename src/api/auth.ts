@@ -77,6 +77,16 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
 	};
 }
 
+/** Tenant-wide acts (policy) are refused to keys limited to one project, whatever their scopes. */
+export function requireTenantWideKey(): MiddlewareHandler<AppEnv> {
+	return async function requireTenantWideKey(c, next) {
+		if (c.get("auth").projectId) {
+			throw new CairnError("forbidden", "this API key is limited to one project; tenant policy needs a tenant-wide admin key");
+		}
+		await next();
+	};
+}
+
 /** POST routes that only read: recall and inject answer questions, they change nothing the caller sees. */
 const READ_ONLY_POSTS = /\/(?:recall|inject)$/;
 

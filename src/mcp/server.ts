@@ -93,9 +93,12 @@ async function projectFor(ctx: McpRequestContext, args: ProjectArgs): Promise<Pr
 
 const resolveUrl = (env: Env, project: ProjectContext, url: string) => projectStore(env, project.projectId).resolve(project, url);
 
-const requireWrite = (ctx: McpRequestContext) => {
-	if (!ctx.auth.scopes.includes("write")) throw new CairnError("forbidden", "this API key lacks the write scope");
+/** Tools and resources follow REST's rules: reading needs the read scope, changing needs write. */
+const requireScope = (ctx: McpRequestContext, scope: "read" | "write") => {
+	if (!ctx.auth.scopes.includes(scope)) throw new CairnError("forbidden", `this API key lacks the ${scope} scope`);
 };
+const requireWrite = (ctx: McpRequestContext) => requireScope(ctx, "write");
+const requireRead = (ctx: McpRequestContext) => requireScope(ctx, "read");
 
 /**
  * The MCP server for one request: tools and memory:// resources, closed over the caller's key and
@@ -127,6 +130,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		},
 		async ({ query, limit, recentTools, ...args }) => {
 			try {
+				requireRead(ctx);
 				const project = await projectFor(ctx, args);
 				const result = await recall(ctx.env, project, { query, limit, recentTools });
 				servedInBackground(
@@ -152,6 +156,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		},
 		async ({ url, ...args }) => {
 			try {
+				requireRead(ctx);
 				return text(await resolveUrl(ctx.env, await projectFor(ctx, args), url));
 			} catch (err) {
 				return failure(err);
@@ -223,6 +228,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		},
 		async ({ type, ...args }) => {
 			try {
+				requireRead(ctx);
 				const project = await projectFor(ctx, args);
 				const rows = await projectStore(ctx.env, project.projectId).listMemories(project, { type, limit: 500 });
 				return text({
@@ -243,6 +249,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 	// memory:// artifacts as resources, for the project named by the X-Cairn-Project header.
 	if (ctx.projectId) {
 		const read = async (uri: URL) => {
+			requireRead(ctx);
 			const project = await projectFor(ctx, {});
 			return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: await resolveUrl(ctx.env, project, uri.href) }] };
 		};
@@ -262,6 +269,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			"memory-file",
 			new ResourceTemplate("memory://root/{+path}", {
 				list: async () => {
+					requireRead(ctx);
 					const project = await projectFor(ctx, {});
 					const rows = await projectStore(ctx.env, project.projectId).listMemories(project, { limit: 500 });
 					return {

@@ -134,6 +134,14 @@ export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: W
 	await assertNoSecrets(file);
 	await assertScopeWritable(env, ctx, scope);
 
+	if (input.source === "agent" && input.sessionId) {
+		// An agent write names its session; it must be the caller's own (or one not posted yet).
+		const owner = await env.PDB.prepare("SELECT user_id FROM sessions WHERE project_id = ? AND id = ?")
+			.bind(ctx.projectId, input.sessionId)
+			.first<{ user_id: string }>();
+		if (owner && owner.user_id !== ctx.userId) throw new CairnError("forbidden", "X-Cairn-Session names another user's session");
+	}
+
 	const content = renderTopicFile(file);
 	const hash = await sha256Hex(content);
 	const current = await getMemoryRow(env.PDB, ctx, scope, file.name);

@@ -53,6 +53,9 @@ export async function issueApiKey(
 	if (caller.projectId && projectId !== caller.projectId) {
 		throw new CairnError("forbidden", "a project-limited key can only issue keys for its own project");
 	}
+	if (caller.projectId && request.user !== undefined) {
+		throw new CairnError("forbidden", "a project-limited key can only issue keys for its own user");
+	}
 	if (projectId) {
 		const project = await db.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?").bind(projectId, caller.tenantId).first();
 		if (!project) throw new CairnError("not_found", "project not found");

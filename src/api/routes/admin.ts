@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { createTenant } from "../../registry/registry";
 import { parseSettingsPatch, readLevel, writeLevel } from "../../settings/settings";
-import { requireAdminToken, requireScope } from "../auth";
+import { requireAdminToken, requireScope, requireTenantWideKey } from "../auth";
 import type { AppEnv } from "../context";
 import { errors, SettingsPatchSchema } from "../schemas";
 
@@ -68,7 +68,7 @@ adminRoutes.openapi(
 		path: "/v1/admin/policy",
 		tags: ["settings"],
 		summary: "Patch the tenant's managed policy; null clears a key",
-		middleware: [requireScope("admin")] as const,
+		middleware: [requireScope("admin"), requireTenantWideKey()] as const,
 		request: { body: { required: true, content: { "application/json": { schema: SettingsPatchSchema } } } },
 		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(400, 401, 403) },
 	}),
