@@ -16,12 +16,12 @@ export default defineConfig({
 				},
 			},
 			{
-				// The `cairn` CLI, in Node, against the Worker running under `wrangler dev` (see cli/test/global-setup.ts).
+				// The `cairn` CLI, in Node, against the Worker running under `wrangler dev` (see packages/cli/test/global-setup.ts).
 				test: {
 					name: "cli",
-					include: ["cli/test/**/*.test.ts"],
+					include: ["packages/cli/test/**/*.test.ts"],
 					environment: "node",
-					globalSetup: ["./cli/test/global-setup.ts"],
+					globalSetup: ["./packages/cli/test/global-setup.ts"],
 					testTimeout: 60_000,
 					hookTimeout: 120_000,
 					fileParallelism: false,

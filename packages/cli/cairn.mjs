@@ -1,15 +1,28 @@
 #!/usr/bin/env node
 // @ts-check
-// `cairn`: connect coding agents to a Cairn memory service. Node ≥ 22.
-import { existsSync, readdirSync, statSync, watch } from "node:fs";
+// `cairn`: connect coding agents to a Cairn memory service. Node ≥ 20, no dependencies.
+import { existsSync, readdirSync, readFileSync, statSync, watch, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { ApiError, client } from "./lib/api.mjs";
-import { credentials, readConfig, writeConfig } from "./lib/config.mjs";
-import { claudeSettingsPath, codexConfigPath, installClaude, installCodex, uninstallClaude, uninstallCodex } from "./lib/hooks.mjs";
+import { credentials, readConfig, stateDir, writeConfig } from "./lib/config.mjs";
+import { detectAgent, HOOK_EVENTS, hookBudgetMs, hookOutput, runHook } from "./lib/hook.mjs";
+import {
+	CLAUDE_HOOKS,
+	CODEX_HOOKS,
+	claudeSettingsPath,
+	codexConfigPath,
+	codexHooksPath,
+	hookCommand,
+	installCodexNotify,
+	installHooks,
+	uninstallCodexNotify,
+	uninstallHooks,
+} from "./lib/hooks.mjs";
 import { projectFor, repository } from "./lib/project.mjs";
+import { runSyncJob, tryLock } from "./lib/sync.mjs";
 import { codexSessionId, uploadNewLines } from "./lib/transcripts.mjs";
 import { progress, readMemoryDir, writeUnder } from "./lib/transfer.mjs";
 
@@ -17,22 +30,34 @@ const USAGE = `cairn — long-term memory for coding agents
 
   cairn login --url <url> --key <key>     save the service URL and API key (~/.config/cairn, mode 600)
   cairn init [dir]                        register this repository as a project and turn memory on
-  cairn status                            pipeline state and where settings come from
+  cairn status                            pipeline state, where settings come from, the last background upload
   cairn view                              what an agent gets at session start
   cairn recall <query…>                   the memories that matter for a task
+  cairn remember <name> --type <t> --description <d> [--team] [--session <id>] [text…]
+                                          write a memory (text from the arguments or stdin); with the
+                                          agent's session id it counts as the agent's own write
   cairn rebuild                           consolidate now
   cairn clear [--yes]                     delete every memory of this project (admin key)
   cairn export <dir>                      write topic files, MEMORY.md, summary and skills to <dir>
   cairn import <dir>                      read a Claude Code memory directory into this project
   cairn ingest <file|dir> [--watch]       upload Codex rollouts (default ~/.codex/sessions) as they grow
-  cairn hooks install claude [--project|--user]   wire Claude Code's SessionStart, Stop, SessionEnd, PreCompact
-  cairn hooks uninstall claude [--project|--user] remove exactly what install added
-  cairn hooks install codex | uninstall codex      set Codex's notify program to upload each turn
+  cairn hooks install claude [--project|--user]
+                                          Claude Code hooks in .claude/settings.local.json
+                                          (--project: .claude/settings.json; --user: ~/.claude/settings.json)
+  cairn hooks install codex [--project]   Codex hooks in ~/.codex/hooks.json (--project: .codex/hooks.json)
+  cairn hooks install codex --notify      Codex's notify program instead, for versions without hooks
+  cairn hooks uninstall claude|codex …    remove exactly what install added
+  cairn hook <event> [--agent claude|codex]
+                                          run one hook (session-start, user-prompt-submit, stop,
+                                          subagent-stop, pre-compact, session-end); payload on stdin
 
-CAIRN_URL and CAIRN_KEY override the saved login.`;
+CAIRN_URL and CAIRN_KEY override the saved login; CAIRN_PROJECT (a project id) overrides the repository's project.`;
 
-/** Hooks never block or break the agent: a short deadline, one line on stderr, exit 0. */
-const HOOK_DEADLINE_MS = 2500;
+/** Agent session ids for explicit writes: set by Cairn's SessionStart hook (Claude Code), or by the agent. */
+const SESSION_ENV = ["CAIRN_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID"];
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const TYPES = ["user", "feedback", "project", "reference"];
 
 const out = (/** @type {string} */ s) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
 const api = (/** @type {number} */ timeoutMs = 30_000) => {
@@ -83,6 +108,8 @@ async function status(/** @type {string} */ dir) {
 	);
 	out(`pending outputs: ${p.pendingOutputs}; running: ${p.running}; dirty: ${p.dirty}; dead letters: ${p.deadLetters}`);
 	if (p.lastRun) out(`last consolidation: ${p.lastRun.outcome} at ${p.lastRun.at}${p.lastRun.error ? ` — ${p.lastRun.error}` : ""}`);
+	const log = join(stateDir(), "sync.log");
+	if (existsSync(log)) out(`last background upload: ${readFileSync(log, "utf8").trimEnd().split("\n").at(-1)}`);
 }
 
 async function view(/** @type {string} */ dir) {
@@ -160,14 +187,36 @@ async function exportTo(/** @type {string} */ dir, /** @type {string} */ target)
 	);
 }
 
+async function remember(/** @type {string} */ dir, /** @type {string[]} */ args, /** @type {Record<string, any>} */ values) {
+	const [name, ...words] = args;
+	const usage = "usage: cairn remember <name> --type <user|feedback|project|reference> --description <one line> [--team] [text… | stdin]";
+	if (!name || typeof values.type !== "string" || typeof values.description !== "string") throw new Error(usage);
+	if (!NAME.test(name)) throw new Error(`"${name.slice(0, 64)}" is not a memory name: lowercase letters, digits and '-', at most 64`);
+	if (!TYPES.includes(values.type)) throw new Error(`--type must be one of ${TYPES.join(", ")}`);
+	const body = words.length > 0 ? words.join(" ") : await readStdin();
+	if (!body.trim()) throw new Error(`the memory's text is empty; ${usage}`);
+	const c = api();
+	const project = await projectFor(c, dir);
+	// An explicit agent write (`source=agent`); with the agent's session id, extraction also leaves out the turns that made it.
+	const session = [values.session, ...SESSION_ENV.map((v) => process.env[v])].find((s) => typeof s === "string" && SESSION_ID.test(s));
+	const scope = values.team ? "team" : "personal";
+	const res = /** @type {any} */ (
+		await c.request("PUT", `/v1/projects/${project.id}/memories/${name}?source=agent${values.team ? "&scope=team" : ""}`, {
+			json: { type: values.type, description: values.description, body },
+			headers: session ? { "X-Cairn-Session": session } : {},
+		})
+	);
+	out(`remembered ${name} (${values.type}, ${scope}, version ${res.memory.version})`);
+}
+
 async function importFrom(/** @type {string} */ dir, /** @type {string} */ source) {
 	const c = api();
 	const project = await projectFor(c, dir);
 	const entries = readMemoryDir(source);
 	let imported = 0;
-	let problems = 0;
+	let skipped = 0;
 	for (const e of entries.filter((x) => x.problem)) {
-		problems++;
+		skipped++;
 		process.stderr.write(`skipped ${e.file}: ${e.problem}\n`);
 	}
 	const bar = progress("import", entries.length);
@@ -182,15 +231,20 @@ async function importFrom(/** @type {string} */ dir, /** @type {string} */ sourc
 			);
 			res.results.forEach((/** @type {any} */ r, /** @type {number} */ j) => {
 				bar.tick();
+				const e = /** @type {import("./lib/transfer.mjs").ImportEntry} */ (chunk[j]);
 				if (r.status === "error") {
-					problems++;
+					skipped++;
 					const rules = r.error?.details?.rules ? ` (${r.error.details.rules.join(", ")})` : "";
-					process.stderr.write(`skipped ${chunk[j]?.file}: ${r.error?.message ?? "refused"}${rules}\n`);
-				} else imported++;
+					process.stderr.write(`skipped ${e.file}: ${r.error?.message ?? "refused"}${rules}\n`);
+					return;
+				}
+				imported++;
+				const as = `${scope === "team" ? "team/" : ""}${e.item?.name}`;
+				out(e.changes.length ? `imported ${e.file} as ${as}, changed: ${e.changes.join("; ")}` : `imported ${e.file} as ${as}`);
 			});
 		}
 	}
-	out(`imported ${imported} memories into project ${project.id}${problems ? `; ${problems} skipped (listed above)` : ""}`);
+	out(`imported ${imported} memories into project ${project.id}${skipped ? `; ${skipped} skipped (listed on stderr)` : ""}`);
 }
 
 /** Codex rollouts under a file or directory, oldest first. @param {string} target */
@@ -217,8 +271,13 @@ async function ingestRollouts(/** @type {string} */ target, /** @type {boolean} 
 		for (const file of rollouts(target)) {
 			const { id, cwd } = codexSessionId(file);
 			const project = await projectFor(c, cwd && existsSync(cwd) ? cwd : process.cwd());
-			const res = await uploadNewLines(c, { projectId: project.id, sessionId: id, file, format: "codex" });
-			accepted += res.accepted;
+			const release = tryLock(project.id, id);
+			if (!release) continue; // a hook is uploading this session right now; the next round catches up
+			try {
+				accepted += (await uploadNewLines(c, { projectId: project.id, sessionId: id, file, format: "codex" })).accepted;
+			} finally {
+				release();
+			}
 		}
 		return accepted;
 	};
@@ -241,68 +300,120 @@ async function ingestRollouts(/** @type {string} */ target, /** @type {boolean} 
 	await new Promise(() => {});
 }
 
-/** Claude Code hooks: the JSON payload arrives on stdin. @param {string} event */
-async function hook(event) {
-	const raw = await readStdin();
-	const payload = raw.trim() ? JSON.parse(raw) : {};
-	const c = api(HOOK_DEADLINE_MS);
-	const cwd = typeof payload.cwd === "string" && existsSync(payload.cwd) ? payload.cwd : process.cwd();
-	if (event === "codex-notify") {
-		// Codex passes its notification as the last argument: {"type":"agent-turn-complete","thread-id":…,"cwd":…}.
-		const note = JSON.parse(process.argv.at(-1) ?? "{}");
-		const threadId = String(note["thread-id"] ?? "");
-		const sessions = join(process.env.CODEX_HOME || join(homedir(), ".codex"), "sessions");
-		const file = threadId && existsSync(sessions) ? rollouts(sessions).find((f) => f.includes(threadId)) : undefined;
-		if (!file) return;
-		const project = await projectFor(c, typeof note.cwd === "string" && existsSync(note.cwd) ? note.cwd : cwd);
-		await uploadNewLines(c, { projectId: project.id, sessionId: codexSessionId(file).id, file, format: "codex" });
-		return;
+/** Writes straight to the descriptor: a hook may exit right after, and Codex must get the whole object. @param {string} s */
+const emit = (s) => {
+	if (s) writeSync(1, `${s}\n`);
+};
+
+/**
+ * `cairn hook <event>`: never blocks or breaks the agent. Whatever happens — service down, bad key,
+ * bad payload, deadline — it exits 0 in time with at most one line on stderr, and Codex still gets a
+ * valid JSON object on stdout.
+ * @param {string} sub @param {Record<string, any>} values
+ */
+async function hook(sub, values) {
+	const started = performance.timeOrigin;
+	const known = /** @type {Record<string, import("./lib/hook.mjs").HookEvent>} */ (HOOK_EVENTS)[sub];
+	let agent = values.agent === "codex" || values.agent === "claude" ? values.agent : null;
+	let event = /** @type {string} */ (known ?? "");
+	let printed = false;
+	const finish = (/** @type {string | null} */ context, /** @type {string | null} */ problem) => {
+		if (printed) return;
+		printed = true;
+		if (problem) process.stderr.write(`cairn: ${problem.split("\n")[0]}\n`);
+		emit(hookOutput(agent ?? "claude", event, context));
+		process.exit(0);
+	};
+	const budget = hookBudgetMs(event);
+	setTimeout(() => finish(null, "hook timed out; continuing without memory"), Math.max(0, started + budget - 40 - Date.now())).unref();
+	try {
+		if (sub === "codex-notify") return await codexNotify();
+		const raw = await readStdin();
+		const payload = raw.trim() ? JSON.parse(raw) : {};
+		if (!payload || typeof payload !== "object") throw new Error("the hook payload is not a JSON object");
+		agent ??= detectAgent(payload);
+		// `hook ingest` (installed by earlier versions) serves Stop and SessionEnd alike.
+		if (!known && sub === "ingest" && (payload.hook_event_name === "Stop" || payload.hook_event_name === "SessionEnd"))
+			event = payload.hook_event_name;
+		if (!event) throw new Error(`unknown hook "${String(sub).slice(0, 40)}"; one of ${Object.keys(HOOK_EVENTS).join(", ")}`);
+		const deadline = started + budget - 150;
+		const context = await runHook(api(Math.max(100, deadline - Date.now())), {
+			event: /** @type {import("./lib/hook.mjs").HookEvent} */ (event),
+			agent: /** @type {"claude" | "codex"} */ (agent),
+			payload,
+			deadline,
+		});
+		finish(context, null);
+	} catch (err) {
+		finish(null, errorMessage(err));
 	}
-	const project = await projectFor(c, cwd);
-	const sessionId = typeof payload.session_id === "string" ? payload.session_id : null;
-	if (event === "session-start") {
-		const body = /** @type {any} */ (await c.post(`/v1/projects/${project.id}/inject`, {}));
-		if (body.text) out(JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: body.text } }));
-		return;
+}
+
+/** Codex's legacy `notify`: one JSON argument, `{"type":"agent-turn-complete","thread-id":…,"cwd":…}`. */
+async function codexNotify() {
+	const note = JSON.parse(process.argv.at(-1) ?? "{}");
+	const threadId = String(note["thread-id"] ?? "");
+	const sessions = join(process.env.CODEX_HOME || join(homedir(), ".codex"), "sessions");
+	const file = threadId && existsSync(sessions) ? rollouts(sessions).find((f) => f.includes(threadId)) : undefined;
+	if (!file) return;
+	const c = api(2500);
+	const project = await projectFor(c, typeof note.cwd === "string" && existsSync(note.cwd) ? note.cwd : process.cwd());
+	const sessionId = codexSessionId(file).id;
+	const release = tryLock(project.id, sessionId);
+	if (!release) return; // a hook or a background upload has this session; it reads to the end
+	try {
+		await uploadNewLines(c, { projectId: project.id, sessionId, file, format: "codex", deadline: Date.now() + 2500 });
+	} finally {
+		release();
 	}
-	if (!sessionId || typeof payload.transcript_path !== "string" || !existsSync(payload.transcript_path)) return;
-	const sent = await uploadNewLines(c, { projectId: project.id, sessionId, file: payload.transcript_path, format: "claude" });
-	if (process.env.CAIRN_VERBOSE) process.stderr.write(`cairn: uploaded ${sent.bytes} bytes, ${sent.accepted} new turns\n`);
-	const base = `/v1/projects/${project.id}/sessions/${encodeURIComponent(sessionId)}`;
-	if (payload.hook_event_name === "SessionEnd") await c.post(`${base}/end`);
-	if (event === "pre-compact") await c.post(`${base}/memory/compact`);
 }
 
 async function hooks(/** @type {string[]} */ args, /** @type {Record<string, any>} */ values) {
 	const [action, agent] = args;
-	if (agent === "claude" && (action === "install" || action === "uninstall")) {
-		const file = claudeSettingsPath(values.user ? "user" : "project", repository(process.cwd()).root);
-		if (action === "install") {
-			const added = installClaude(file);
-			out(added.length ? `added ${added.join(", ")} hooks to ${file}` : `Cairn's hooks are already in ${file}`);
-		} else {
-			const removed = uninstallClaude(file);
-			out(removed.length ? `removed Cairn's ${[...new Set(removed)].join(", ")} hooks from ${file}` : `no Cairn hooks in ${file}`);
-		}
-		return;
-	}
-	if (agent === "codex" && (action === "install" || action === "uninstall")) {
+	const root = repository(process.cwd()).root;
+	if ((action !== "install" && action !== "uninstall") || (agent !== "claude" && agent !== "codex"))
+		throw new Error(
+			"usage: cairn hooks install|uninstall claude [--project|--user] | cairn hooks install|uninstall codex [--project|--notify]",
+		);
+	if (agent === "codex" && values.notify) {
 		const file = codexConfigPath();
 		if (action === "uninstall") {
-			out(uninstallCodex(file) ? `removed Cairn's notify from ${file}` : `no Cairn notify in ${file}`);
+			out(uninstallCodexNotify(file) ? `removed Cairn's notify from ${file}` : `no Cairn notify in ${file}`);
 			return;
 		}
-		const result = installCodex(file);
+		const result = installCodexNotify(file);
 		if (result.conflict) {
 			throw new Error(
-				`${file} already has ${result.conflict}; Codex runs one notify program. Chain it, or run \`cairn ingest ~/.codex/sessions --watch\` instead`,
+				`${file} already has ${result.conflict}; Codex runs one notify program. Chain it, use hooks (\`cairn hooks install codex\`), or run \`cairn ingest ~/.codex/sessions --watch\``,
 			);
 		}
 		out(result.changed ? `set ${result.line} in ${file}` : `Cairn's notify is already in ${file}`);
 		return;
 	}
-	throw new Error("usage: cairn hooks install|uninstall claude [--project|--user] | cairn hooks install|uninstall codex");
+	const where = values.user ? "user" : values.project ? "project" : agent === "claude" ? "local" : "user";
+	const file = agent === "claude" ? claudeSettingsPath(/** @type {any} */ (where), root) : codexHooksPath(/** @type {any} */ (where), root);
+	if (action === "uninstall") {
+		const removed = uninstallHooks(file);
+		out(removed.length ? `removed Cairn's ${[...new Set(removed)].join(", ")} hooks from ${file}` : `no Cairn hooks in ${file}`);
+		return;
+	}
+	const shared = where === "project";
+	const { added, updated } = installHooks(file, agent === "claude" ? CLAUDE_HOOKS : CODEX_HOOKS, (sub) => hookCommand(sub, agent, shared));
+	if (!added.length && !updated.length) out(`Cairn's hooks are already in ${file}`);
+	else
+		out(
+			`${[added.length ? `added ${added.join(", ")}` : "", updated.length ? `updated ${updated.join(", ")}` : ""].filter(Boolean).join("; ")} in ${file}`,
+		);
+	if (shared) out("the hooks run `cairn` from PATH: everyone who uses them needs the CLI installed (npm install -g @cairn/cli)");
+	if (agent === "codex") out("Codex runs a new or changed hook only once you trust it: open /hooks in Codex and trust Cairn's");
 }
+
+const errorMessage = (/** @type {unknown} */ err) =>
+	err instanceof ApiError
+		? `${err.message}${err.code && err.status ? ` (${err.code})` : ""}`
+		: err instanceof Error
+			? err.message
+			: String(err);
 
 async function main() {
 	const { values, positionals } = parseArgs({
@@ -315,12 +426,22 @@ async function main() {
 			watch: { type: "boolean" },
 			project: { type: "boolean" },
 			user: { type: "boolean" },
+			notify: { type: "boolean" },
+			team: { type: "boolean" },
+			type: { type: "string" },
+			description: { type: "string" },
+			session: { type: "string" },
+			agent: { type: "string" },
 			dir: { type: "string" },
 			help: { type: "boolean", short: "h" },
+			version: { type: "boolean" },
 		},
 	});
 	const [command, ...rest] = positionals;
 	const dir = typeof values.dir === "string" ? values.dir : process.cwd();
+	if (command === "hook") return hook(rest[0] ?? "", values);
+	if (values.version) return out(JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")).version);
+	if (values.help) return out(USAGE);
 	switch (command) {
 		case "login":
 			return login(values);
@@ -332,6 +453,8 @@ async function main() {
 			return view(dir);
 		case "recall":
 			return recall(dir, rest.join(" "));
+		case "remember":
+			return remember(dir, rest, values);
 		case "rebuild":
 			return rebuild(dir);
 		case "clear":
@@ -350,8 +473,9 @@ async function main() {
 			);
 		case "hooks":
 			return hooks(rest, values);
-		case "hook":
-			return hook(rest[0] ?? "");
+		case "sync-job":
+			// The background half of a hook's upload (see lib/sync.mjs); not for people.
+			return runSyncJob(api(60_000), JSON.parse(rest[0] ?? "{}"));
 		case undefined:
 		case "help":
 			out(USAGE);
@@ -361,32 +485,20 @@ async function main() {
 	}
 }
 
+const isHook = process.argv[2] === "hook";
 const major = Number(process.versions.node.split(".")[0]);
-if (major < 22) {
-	process.stderr.write(`cairn needs Node.js 22 or newer (this is ${process.versions.node})\n`);
-	process.exit(process.argv[2] === "hook" ? 0 : 1);
+if (major < 20) {
+	process.stderr.write(`cairn needs Node.js 20 or newer (this is ${process.versions.node})\n`);
+	if (isHook && process.argv.includes("codex")) emit("{}");
+	process.exit(isHook ? 0 : 1);
 }
 
-const isHook = process.argv[2] === "hook";
-if (isHook) {
-	// Whatever happens, a hook returns promptly and successfully.
-	setTimeout(() => {
-		process.stderr.write("cairn: hook timed out; continuing without memory\n");
-		process.exit(0);
-	}, HOOK_DEADLINE_MS + 300).unref();
-}
 main().then(
 	() => {
 		if (isHook) process.exit(0);
 	},
 	(err) => {
-		const message =
-			err instanceof ApiError
-				? `${err.message}${err.code && err.status ? ` (${err.code})` : ""}`
-				: err instanceof Error
-					? err.message
-					: String(err);
-		process.stderr.write(`cairn: ${message}\n`);
+		process.stderr.write(`cairn: ${errorMessage(err)}\n`);
 		process.exit(isHook ? 0 : 1);
 	},
 );

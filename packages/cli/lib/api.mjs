@@ -19,10 +19,12 @@ export function client({ url, key, timeoutMs = 30_000 }) {
 	/**
 	 * @param {string} method
 	 * @param {string} path
-	 * @param {{ json?: unknown, body?: string, contentType?: string, accept?: string }} [init]
+	 * @param {{ json?: unknown, body?: string, contentType?: string, accept?: string, headers?: Record<string, string>, timeoutMs?: number }} [init]
 	 */
 	async function request(method, path, init = {}) {
-		const headers = { Authorization: `Bearer ${key}` };
+		/** @type {Record<string, string>} */
+		const headers = { Authorization: `Bearer ${key}`, ...init.headers };
+		if (init.accept) headers.Accept = init.accept;
 		let body;
 		if (init.json !== undefined) {
 			body = JSON.stringify(init.json);
@@ -33,7 +35,12 @@ export function client({ url, key, timeoutMs = 30_000 }) {
 		}
 		let res;
 		try {
-			res = await fetch(`${url}${path}`, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+			res = await fetch(`${url}${path}`, {
+				method,
+				headers,
+				body,
+				signal: AbortSignal.timeout(Math.max(1, Math.floor(init.timeoutMs ?? timeoutMs))),
+			});
 		} catch (err) {
 			const reason = err instanceof Error && err.name === "TimeoutError" ? "timed out" : "is not reachable";
 			throw new ApiError(0, "unreachable", `the memory service at ${url} ${reason}`);
@@ -50,8 +57,8 @@ export function client({ url, key, timeoutMs = 30_000 }) {
 		request,
 		/** @param {string} path */
 		get: (path) => request("GET", path),
-		/** @param {string} path @param {unknown} [json] */
-		post: (path, json) => request("POST", path, json === undefined ? {} : { json }),
+		/** @param {string} path @param {unknown} [json] @param {{ timeoutMs?: number }} [options] */
+		post: (path, json, options = {}) => request("POST", path, json === undefined ? options : { json, ...options }),
 		/** @param {string} path @param {unknown} json */
 		put: (path, json) => request("PUT", path, { json }),
 		/** @param {string} path */

@@ -1,5 +1,5 @@
 // @ts-check
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -26,8 +26,11 @@ export function writeConfig(config) {
 	const dir = configDir();
 	mkdirSync(dir, { recursive: true, mode: 0o700 });
 	const file = join(dir, "config.json");
-	writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-	chmodSync(file, 0o600);
+	// Hooks of parallel sessions may save a project id at once: write whole files, then rename.
+	const temp = `${file}.${process.pid}.tmp`;
+	writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+	chmodSync(temp, 0o600);
+	renameSync(temp, file);
 	return file;
 }
 
@@ -40,9 +43,12 @@ export function credentials() {
 	return { url: url.replace(/\/+$/, ""), key, config };
 }
 
+/** Where per-session cursors, locks and the background log live. */
+export const stateDir = () => join(configDir(), "state");
+
 /** A small JSON file under the config dir (per-session upload cursors). @param {string} name */
 export function readState(name) {
-	const file = join(configDir(), "state", `${name}.json`);
+	const file = join(stateDir(), `${name}.json`);
 	if (!existsSync(file)) return null;
 	try {
 		return JSON.parse(readFileSync(file, "utf8"));
@@ -53,7 +59,11 @@ export function readState(name) {
 
 /** @param {string} name @param {unknown} value */
 export function writeState(name, value) {
-	const dir = join(configDir(), "state");
+	const dir = stateDir();
 	mkdirSync(dir, { recursive: true, mode: 0o700 });
-	writeFileSync(join(dir, `${name}.json`), JSON.stringify(value), { mode: 0o600 });
+	// Write then rename: a hook killed mid-write must not leave a truncated cursor behind.
+	const file = join(dir, `${name}.json`);
+	const temp = `${file}.${process.pid}.tmp`;
+	writeFileSync(temp, JSON.stringify(value), { mode: 0o600 });
+	renameSync(temp, file);
 }

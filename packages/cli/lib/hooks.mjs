@@ -1,29 +1,74 @@
 // @ts-check
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// `cairn hooks install|uninstall claude|codex`: merge Cairn's hooks into the agents' settings files,
+// keeping everything already there, and take out exactly what was added.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The command line a hook runs: this CLI under the Node that runs it now, so PATH does not matter. */
-export function hookCommand(/** @type {string} */ sub) {
-	const cli = join(dirname(fileURLToPath(import.meta.url)), "..", "cairn.mjs");
-	return `"${process.execPath}" "${cli}" hook ${sub}`;
-}
+const CLI = fileURLToPath(new URL("../cairn.mjs", import.meta.url));
 
-/** What `cairn hooks install claude` adds: event → hook subcommand. */
+/** Agent event → `cairn hook <sub>`, with the agent's timeout in seconds (ours is shorter: 1.5 s / 3 s). */
 export const CLAUDE_HOOKS = /** @type {const} */ ({
-	SessionStart: "session-start",
-	Stop: "ingest",
-	SessionEnd: "ingest",
-	PreCompact: "pre-compact",
+	SessionStart: { sub: "session-start", timeout: 10 },
+	UserPromptSubmit: { sub: "user-prompt-submit", timeout: 5 },
+	Stop: { sub: "stop", timeout: 10 },
+	SubagentStop: { sub: "subagent-stop", timeout: 10 },
+	PreCompact: { sub: "pre-compact", timeout: 10 },
+	// Claude Code gives SessionEnd about 1.5 s unless a timeout is set.
+	SessionEnd: { sub: "session-end", timeout: 10 },
 });
-const MARK = /\bhook (session-start|ingest|pre-compact)$/;
+/** Codex ignores events it does not know (older versions have no SubagentStop or SessionEnd); it caps SessionEnd at 3 s. */
+export const CODEX_HOOKS = /** @type {const} */ ({
+	SessionStart: { sub: "session-start", timeout: 10 },
+	UserPromptSubmit: { sub: "user-prompt-submit", timeout: 5 },
+	Stop: { sub: "stop", timeout: 10 },
+	SubagentStop: { sub: "subagent-stop", timeout: 10 },
+	PreCompact: { sub: "pre-compact", timeout: 10 },
+	SessionEnd: { sub: "session-end", timeout: 3 },
+});
+
+const MARK = /\bhook (session-start|user-prompt-submit|stop|subagent-stop|pre-compact|session-end|ingest)\b/;
 const isOurs = (/** @type {any} */ h) =>
 	h && h.type === "command" && typeof h.command === "string" && h.command.includes("cairn") && MARK.test(h.command);
 
-/** @param {"project" | "user"} where @param {string} root */
+/** Whether `cairn` on PATH is this very CLI (a global install or `npm link`). */
+function cairnOnPath() {
+	try {
+		const found = execFileSync(process.platform === "win32" ? "where" : "which", ["cairn"], {
+			encoding: "utf8",
+			stdio: ["ignore", "pipe", "ignore"],
+		})
+			.split("\n")[0]
+			?.trim();
+		return Boolean(found) && realpathSync(/** @type {string} */ (found)) === realpathSync(CLI);
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * The command a hook runs. Files a team commits get `cairn …` (on each person's PATH: no machine's
+ * paths in the repository); personal files get `cairn …` when that resolves to this CLI, else this
+ * CLI under this Node by absolute path, so PATH does not matter.
+ * @param {string} sub @param {"claude" | "codex"} agent @param {boolean} shared
+ */
+export function hookCommand(sub, agent, shared) {
+	if (shared || cairnOnPath()) return `cairn hook ${sub} --agent ${agent}`;
+	return `"${process.execPath}" "${CLI}" hook ${sub} --agent ${agent}`;
+}
+
+/** @param {"local" | "project" | "user"} where @param {string} root */
 export const claudeSettingsPath = (where, root) =>
-	where === "user" ? join(homedir(), ".claude", "settings.json") : join(root, ".claude", "settings.json");
+	where === "user"
+		? join(homedir(), ".claude", "settings.json")
+		: join(root, ".claude", where === "project" ? "settings.json" : "settings.local.json");
+
+const codexHome = () => process.env.CODEX_HOME || join(homedir(), ".codex");
+/** @param {"user" | "project"} where @param {string} root */
+export const codexHooksPath = (where, root) => (where === "project" ? join(root, ".codex", "hooks.json") : join(codexHome(), "hooks.json"));
+export const codexConfigPath = () => join(codexHome(), "config.toml");
 
 function readJson(/** @type {string} */ file) {
 	if (!existsSync(file)) return {};
@@ -37,35 +82,51 @@ function readJson(/** @type {string} */ file) {
 }
 
 /**
- * Adds Cairn's hooks to a Claude Code settings.json, keeping everything already there. Running it
- * twice adds nothing the second time.
- * @param {string} file
+ * Adds Cairn's hooks to a Claude-style hooks file (Claude Code settings.json, Codex hooks.json): one
+ * matcher group per event, keeping every other group and setting. Running it again changes nothing,
+ * or brings an older Cairn command up to date.
+ * @param {string} file @param {Record<string, { sub: string, timeout: number }>} events @param {(sub: string) => string} command
+ * @returns {{ added: string[], updated: string[] }}
  */
-export function installClaude(file) {
+export function installHooks(file, events, command) {
 	const settings = readJson(file);
 	settings.hooks = settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {};
 	const added = [];
-	for (const [event, sub] of Object.entries(CLAUDE_HOOKS)) {
+	const updated = [];
+	for (const [event, { sub, timeout }] of Object.entries(events)) {
 		const groups = Array.isArray(settings.hooks[event]) ? settings.hooks[event] : [];
-		const present = groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some(isOurs));
+		const wanted = { type: "command", command: command(sub), timeout };
+		let present = false;
+		for (const group of groups) {
+			if (!Array.isArray(group?.hooks)) continue;
+			group.hooks = group.hooks.map((/** @type {any} */ h) => {
+				if (!isOurs(h)) return h;
+				if (present) return null; // a duplicate of ours
+				present = true;
+				if (h.command !== wanted.command || h.timeout !== wanted.timeout) updated.push(event);
+				return wanted;
+			});
+			group.hooks = group.hooks.filter(Boolean);
+		}
 		if (!present) {
-			groups.push({ matcher: "", hooks: [{ type: "command", command: hookCommand(sub), timeout: 10 }] });
+			groups.push({ hooks: [wanted] });
 			added.push(event);
 		}
-		settings.hooks[event] = groups;
+		settings.hooks[event] = groups.filter((/** @type {any} */ g) => !Array.isArray(g?.hooks) || g.hooks.length > 0);
 	}
 	mkdirSync(dirname(file), { recursive: true });
 	writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`);
-	return added;
+	return { added, updated };
 }
 
-/** Removes exactly the entries `installClaude` added; other hooks and settings stay. @param {string} file */
-export function uninstallClaude(file) {
+/** Removes exactly the entries `installHooks` added; other hooks and settings stay. @param {string} file */
+export function uninstallHooks(file) {
 	if (!existsSync(file)) return [];
 	const settings = readJson(file);
+	/** @type {string[]} */
 	const removed = [];
 	if (!settings.hooks || typeof settings.hooks !== "object") return removed;
-	for (const event of Object.keys(CLAUDE_HOOKS)) {
+	for (const event of Object.keys(settings.hooks)) {
 		const groups = settings.hooks[event];
 		if (!Array.isArray(groups)) continue;
 		const kept = [];
@@ -74,7 +135,7 @@ export function uninstallClaude(file) {
 				kept.push(group);
 				continue;
 			}
-			const hooks = group.hooks.filter((h) => !isOurs(h));
+			const hooks = group.hooks.filter((/** @type {any} */ h) => !isOurs(h));
 			if (hooks.length !== group.hooks.length) removed.push(event);
 			if (hooks.length > 0) kept.push({ ...group, hooks });
 		}
@@ -86,17 +147,14 @@ export function uninstallClaude(file) {
 	return removed;
 }
 
-export const codexConfigPath = () => join(process.env.CODEX_HOME || join(homedir(), ".codex"), "config.toml");
-
 /**
- * Codex runs one `notify` program after each agent turn. Cairn sets it when none is set; an existing
- * notify program is never replaced (the user is told how to chain it instead).
+ * Codex versions without hooks run one `notify` program after each turn. Cairn sets it when none is
+ * set; an existing notify program is never replaced (the user is told how to chain it instead).
  * @param {string} file
  */
-export function installCodex(file) {
+export function installCodexNotify(file) {
 	const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-	const command = hookCommand("codex-notify");
-	const parts = command.match(/"[^"]*"|\S+/g)?.map((p) => p.replace(/^"|"$/g, "")) ?? [];
+	const parts = [process.execPath, CLI, "hook", "codex-notify"];
 	const line = `notify = [${parts.map((p) => JSON.stringify(p)).join(", ")}]`;
 	const existing = /^notify\s*=.*$/m.exec(text);
 	if (existing) {
@@ -112,8 +170,8 @@ export function installCodex(file) {
 	return { changed: true, line };
 }
 
-/** Removes the notify line `installCodex` wrote, and only that. @param {string} file */
-export function uninstallCodex(file) {
+/** Removes the notify line `installCodexNotify` wrote, and only that. @param {string} file */
+export function uninstallCodexNotify(file) {
 	if (!existsSync(file)) return false;
 	const text = readFileSync(file, "utf8");
 	const next = text.replace(/^notify\s*=.*codex-notify.*\n(\n)?/m, "");

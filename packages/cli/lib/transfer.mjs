@@ -1,9 +1,11 @@
 // @ts-check
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { splitFrontmatter } from "./frontmatter.mjs";
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const TYPES = ["user", "feedback", "project", "reference"];
+const MAX_DESCRIPTION = 500;
 
 /** A progress bar on stderr for long runs (only when stderr is a terminal). */
 export function progress(/** @type {string} */ label, /** @type {number} */ total) {
@@ -21,55 +23,111 @@ export function progress(/** @type {string} */ label, /** @type {number} */ tota
 	};
 }
 
-/** Splits a topic file into frontmatter fields and body (the service validates the fields). @param {string} text */
-function splitFrontmatter(text) {
-	const m = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-	if (!m) return null;
-	let fields;
-	try {
-		fields = parseYaml(m[1] ?? "", { maxAliasCount: 0 });
-	} catch {
-		return null;
+/** A memory name from a file name: `feedback_Testing Notes.md` → `feedback-testing-notes`. @param {string} base */
+export function slugify(base) {
+	return base
+		.normalize("NFKD")
+		.replace(/[\u0300-\u036f]/g, "")
+		.toLowerCase()
+		.replace(/[^a-z0-9]+/g, "-")
+		.replace(/^-+|-+$/g, "")
+		.slice(0, 64)
+		.replace(/-+$/, "");
+}
+
+/** One line, at most 500 characters, from a heading or the first sentence of the body. @param {string} body */
+export function describe(body) {
+	const lines = body.split(/\r?\n/).map((l) => l.trim());
+	const heading = lines.find((l) => /^#{1,6}\s+\S/.test(l));
+	const prose = lines.filter((l) => l && !/^(#|```|---|\|)/.test(l)).join(" ");
+	const sentence = /^(.+?[.!?])(\s|$)/.exec(prose)?.[1] ?? prose;
+	const text = (heading ? heading.replace(/^#+\s+/, "") : sentence)
+		.replace(/[*_`[\]]/g, "")
+		.replace(/\s+/g, " ")
+		.trim();
+	return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1).trimEnd()}…` : text;
+}
+
+const oneLine = (/** @type {unknown} */ v) => (typeof v === "string" ? v.replace(/\s+/g, " ").trim() : "");
+
+/**
+ * @typedef {{ name: string, type: string, description: string, body: string }} MemoryItem
+ * @typedef {{ file: string, scope: "personal" | "team", item?: MemoryItem, changes: string[], problem?: string }} ImportEntry
+ */
+
+/**
+ * Reads one memory file as Claude Code writes them today: the name comes from the file name
+ * (`feedback_testing.md` → `feedback-testing`) whatever the frontmatter `name` says (often a title);
+ * `type` at the top level or under `metadata:`, else from a user_/feedback_/project_/reference_ file
+ * name prefix, else `project`; `description` from the frontmatter, else the first heading or
+ * sentence. Every such repair is listed in `changes`.
+ * @param {string} path shown in reports @param {string} text @param {"personal" | "team"} scope
+ * @returns {ImportEntry}
+ */
+export function readMemoryFile(path, text, scope) {
+	const base = /** @type {string} */ (path.split(/[\\/]/).at(-1)).replace(/\.md$/i, "");
+	/** @type {string[]} */
+	const changes = [];
+	const name = slugify(base);
+	if (!NAME.test(name)) return { file: path, scope, changes, problem: "no usable memory name in the file name" };
+	if (name !== base) changes.push(`name "${name}" from the file name`);
+	const { fields, body, error } = splitFrontmatter(text);
+	if (error) return { file: path, scope, changes, problem: error };
+	const meta =
+		fields && typeof fields.metadata === "object" && fields.metadata ? /** @type {Record<string, unknown>} */ (fields.metadata) : {};
+	if (!fields) changes.push("no frontmatter");
+	const given = oneLine(fields?.name ?? meta.name);
+	if (given && given !== name && given !== base) changes.push(`frontmatter name "${given.slice(0, 80)}" left for the file name`);
+
+	let type = oneLine(fields?.type ?? meta.type).toLowerCase();
+	if (!TYPES.includes(type)) {
+		const prefix = /^(user|feedback|project|reference)[_-]/.exec(base.toLowerCase())?.[1];
+		const fallback = prefix ?? "project";
+		changes.push(
+			type
+				? `type "${type.slice(0, 40)}" is not a memory type; ${fallback}`
+				: `type ${fallback} ${prefix ? "from the file-name prefix" : "by default"}`,
+		);
+		type = fallback;
 	}
-	if (!fields || typeof fields !== "object" || Array.isArray(fields)) return null;
-	return { fields: /** @type {Record<string, unknown>} */ (fields), body: text.slice(m[0].length).replace(/^\r?\n/, "") };
+
+	let description = oneLine(fields?.description ?? meta.description);
+	if (!description) {
+		description = describe(body);
+		if (!description) return { file: path, scope, changes, problem: "empty: no description and no text to take one from" };
+		changes.push("description from the first heading or sentence");
+	} else if (description.length > MAX_DESCRIPTION) {
+		description = `${description.slice(0, MAX_DESCRIPTION - 1).trimEnd()}…`;
+		changes.push(`description cut to ${MAX_DESCRIPTION} characters`);
+	}
+	return { file: path, scope, changes, item: { name, type, description, body } };
 }
 
 /**
- * Reads a Claude Code memory directory (`~/.claude/projects/<p>/memory/`): every `<name>.md` topic file
- * except MEMORY.md (the index is rebuilt by the service); `team/<name>.md` files go to team scope.
+ * Reads a memory directory (`~/.claude/projects/<p>/memory/`): every topic file except the index
+ * (MEMORY.md, rebuilt by the service) and `memory_summary.md`; `team/<name>.md` files go to team scope.
+ * Two files that come to the same name: the second is skipped.
  * @param {string} dir
+ * @returns {ImportEntry[]}
  */
 export function readMemoryDir(dir) {
 	if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`${dir} is not a directory`);
-	/** @type {{ file: string, scope: "personal" | "team", item?: { name: string, type: string, description: string, body: string }, problem?: string }[]} */
+	/** @type {ImportEntry[]} */
 	const entries = [];
 	const scan = (/** @type {string} */ sub, /** @type {"personal" | "team"} */ scope) => {
 		const base = join(dir, sub);
 		if (!existsSync(base)) return;
+		const seen = new Map();
 		for (const file of readdirSync(base).sort()) {
-			if (!file.endsWith(".md") || file === "MEMORY.md" || file === "memory_summary.md") continue;
-			const path = join(sub, file);
-			const name = file.slice(0, -3);
-			if (!NAME.test(name)) {
-				entries.push({ file: path, scope, problem: "file name is not a valid memory name (a-z, 0-9, '-')" });
+			if (!/\.md$/i.test(file) || /^(MEMORY|memory_summary)\.md$/i.test(file) || !statSync(join(base, file)).isFile()) continue;
+			const path = sub ? `${sub}/${file}` : file;
+			const entry = readMemoryFile(path, readFileSync(join(base, file), "utf8"), scope);
+			if (entry.item && seen.has(entry.item.name)) {
+				entries.push({ file: path, scope, changes: [], problem: `same name "${entry.item.name}" as ${seen.get(entry.item.name)}` });
 				continue;
 			}
-			const parsed = splitFrontmatter(readFileSync(join(base, file), "utf8"));
-			if (!parsed) {
-				entries.push({ file: path, scope, problem: "no frontmatter block (---) with name, description and type" });
-				continue;
-			}
-			const { fields, body } = parsed;
-			if (fields.name !== undefined && fields.name !== name) {
-				entries.push({ file: path, scope, problem: "frontmatter name differs from the file name" });
-				continue;
-			}
-			entries.push({
-				file: path,
-				scope,
-				item: { name, type: String(fields.type ?? ""), description: String(fields.description ?? ""), body },
-			});
+			if (entry.item) seen.set(entry.item.name, path);
+			entries.push(entry);
 		}
 	};
 	scan("", "personal");

@@ -1,43 +1,16 @@
-import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, gitRepo, type Loose, machine, tenant, transcript, url } from "./helpers.ts";
 
-const CLI = resolve("cli/cairn.mjs");
-const url = inject("cairnUrl");
-const home = mkdtempSync(join(tmpdir(), "cairn-cli-home-"));
-const repo = mkdtempSync(join(tmpdir(), "cairn-cli-repo-"));
-const benchDir = resolve("../shared/bench/transcripts");
+const user = machine();
+const repo = gitRepo(`git@github.com:acme/cli-${Date.now()}.git`);
+const cairn = (args: string[], options: { input?: string; env?: Record<string, string>; cwd?: string } = {}) =>
+	user.run(args, { cwd: repo, ...options });
 let key = "";
 let projectId = "";
-
-/** Runs the CLI as a user would: its own HOME and config dir, no inherited CAIRN_* variables. */
-function cairn(args: string[], options: { input?: string; env?: Record<string, string>; cwd?: string } = {}) {
-	const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...options.env };
-	const started = Date.now();
-	const run = spawnSync(process.execPath, [CLI, ...args], {
-		cwd: options.cwd ?? repo,
-		env,
-		input: options.input ?? "",
-		encoding: "utf8",
-		timeout: 60_000,
-	});
-	return { status: run.status, stdout: run.stdout, stderr: run.stderr, ms: Date.now() - started };
-}
-
-async function api(method: string, path: string, body?: unknown, token = key) {
-	const res = await fetch(`${url}${path}`, {
-		method,
-		headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const type = res.headers.get("Content-Type") ?? "";
-	return { status: res.status, body: type.includes("json") ? await res.json() : await res.text() };
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely.
-type Loose = Record<string, any>;
+const call = (method: string, path: string, body?: unknown) => api(key, method, path, body);
 
 const listFiles = (dir: string, base = ""): string[] =>
 	readdirSync(join(dir, base), { withFileTypes: true }).flatMap((e) =>
@@ -45,17 +18,14 @@ const listFiles = (dir: string, base = ""): string[] =>
 	);
 
 beforeAll(async () => {
-	const tenant = await api("POST", "/v1/admin/tenants", { name: "cli", user: "ada" }, inject("adminToken"));
-	key = (tenant.body as { key: { token: string } }).key.token;
-	spawnSync("git", ["init", "-q"], { cwd: repo });
-	spawnSync("git", ["remote", "add", "origin", `git@github.com:acme/cli-${Date.now()}.git`], { cwd: repo });
+	key = await tenant("cli");
 });
 
 describe("cairn CLI against a running Worker", () => {
 	it("login → init → write → recall → view → export → clear → import round-trips the same memories", async () => {
 		const login = cairn(["login", "--url", url, "--key", key]);
 		expect(login.status, login.stderr).toBe(0);
-		const configFile = join(home, ".config", "cairn", "config.json");
+		const configFile = join(user.home, ".config", "cairn", "config.json");
 		expect(statSync(configFile).mode & 0o777).toBe(0o600);
 		expect(cairn(["login", "--url", url, "--key", "cairn_bad_key"]).status).toBe(1);
 
@@ -63,13 +33,13 @@ describe("cairn CLI against a running Worker", () => {
 		expect(init.status, init.stderr).toBe(0);
 		projectId = /project (prj_\w+)/.exec(init.stdout)?.[1] ?? "";
 		expect(projectId).toMatch(/^prj_/);
-		const effective = await api("GET", `/v1/projects/${projectId}/settings/effective`);
-		expect((effective.body as Loose).settings["memories.enabled"]).toEqual({ value: true, source: "project" });
+		const effective = await call("GET", `/v1/projects/${projectId}/settings/effective`);
+		expect(effective.body.settings["memories.enabled"]).toEqual({ value: true, source: "project" });
 
 		// Memories written by an agent or a person through the API.
 		expect(
 			(
-				await api("PUT", `/v1/projects/${projectId}/memories/testing`, {
+				await call("PUT", `/v1/projects/${projectId}/memories/testing`, {
 					type: "feedback",
 					description: "Integration tests use the real database",
 					body: "Real DB; the in-memory fake hid a migration bug.",
@@ -78,7 +48,7 @@ describe("cairn CLI against a running Worker", () => {
 		).toBe(201);
 		expect(
 			(
-				await api("PUT", `/v1/projects/${projectId}/memories/deploys?scope=team`, {
+				await call("PUT", `/v1/projects/${projectId}/memories/deploys?scope=team`, {
 					type: "project",
 					description: "No deploys on Fridays: freeze from 12:00 UTC",
 					body: "Deploy freeze from Friday 12:00 UTC.",
@@ -102,25 +72,67 @@ describe("cairn CLI against a running Worker", () => {
 
 		const clear = cairn(["clear", "--yes"]);
 		expect(clear.status, clear.stderr).toBe(0);
-		expect((await api("GET", `/v1/projects/${projectId}/memories`)).body).toMatchObject({ memories: [] });
+		expect((await call("GET", `/v1/projects/${projectId}/memories`)).body).toMatchObject({ memories: [] });
 		expect(cairn(["clear"]).status).toBe(1); // no terminal, no --yes: refused
 
 		const imported = cairn(["import", first]);
 		expect(imported.status, imported.stderr).toBe(0);
 		expect(imported.stdout).toContain("imported 2 memories");
+		expect(imported.stdout).toContain("imported testing.md as testing\n");
 		const second = mkdtempSync(join(tmpdir(), "cairn-export-"));
 		cairn(["export", second]);
 		for (const file of ["testing.md", "team/deploys.md", "MEMORY.md"]) {
 			expect(readFileSync(join(second, file), "utf8"), file).toBe(readFileSync(join(first, file), "utf8"));
 		}
-		const listed = (await api("GET", `/v1/projects/${projectId}/memories?scope=team`)).body as Loose;
+		const listed = (await call("GET", `/v1/projects/${projectId}/memories?scope=team`)).body;
 		expect(listed.memories[0]).toMatchObject({ name: "deploys", source: "import" });
 	});
 
-	it("import reports files with bad frontmatter or a secret and imports the rest", () => {
+	it("import takes a current Claude Code memory directory whole, saying what it changed", async () => {
+		// Laid out as Claude Code writes it: MEMORY.md with one line per file, topic files named
+		// `<type>_<topic>.md`, frontmatter names that are titles, `type` under `metadata:`, and files
+		// with no frontmatter at all.
+		const dir = mkdtempSync(join(tmpdir(), "cairn-claude-memory-"));
+		const files: Record<string, string> = {
+			"MEMORY.md":
+				"- [Testing](feedback_testing.md) — integration tests hit a real database\n- [Release](project_release_train.md) — release train\n- [Grafana](reference_dashboards.md)\n- [Me](user_role.md)\n- [Notes](scratch.md)\n",
+			"feedback_testing.md":
+				"---\nname: Integration tests hit a real database\ndescription: Integration tests must hit a real database, not mocks\ntype: feedback\n---\n\nMocked tests passed while the prod migration failed last quarter.\n\n**Why:** the fake hid a migration bug.\n",
+			"project_release_train.md":
+				'---\nname: release-train\ndescription: "Releases leave every second Tuesday; freeze the day before"\nmetadata:\n  type: project\n  updated: 2026-11-02\n---\n\nThe train leaves every second Tuesday.\n',
+			"reference_dashboards.md":
+				"# Grafana board for API latency\n\nOncall watches grafana.internal/d/api-latency when touching request paths.\n",
+			"user_role.md": "The user is a data scientist, new to this repository's React front end. Explain UI code with backend analogies.\n",
+			"scratch.md": "---\ndescription: >\n  Use pnpm, never npm,\n  in this repository\n---\n\nAlways pnpm.\n",
+		};
+		for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+		const run = cairn(["import", dir]);
+		expect(run.status, run.stderr).toBe(0);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("imported 5 memories");
+		expect(run.stdout).toContain(
+			'imported feedback_testing.md as feedback-testing, changed: name "feedback-testing" from the file name; frontmatter name "Integration tests hit a real database" left for the file name',
+		);
+		expect(run.stdout).toMatch(
+			/imported reference_dashboards\.md as reference-dashboards, changed: .*no frontmatter; type reference from the file-name prefix; description from the first heading or sentence/,
+		);
+		expect(run.stdout).toMatch(/imported user_role\.md as user-role, changed: .*type user from the file-name prefix/);
+		expect(run.stdout).toMatch(/imported scratch\.md as scratch, changed: type project by default/);
+		const get = async (name: string) => (await call("GET", `/v1/projects/${projectId}/memories/${name}`)).body as unknown as string;
+		expect(await get("feedback-testing")).toMatch(
+			/^---\nname: feedback-testing\ndescription: Integration tests must hit a real database, not mocks\ntype: feedback\n---/,
+		);
+		expect(await get("project-release-train")).toContain("type: project");
+		expect(await get("project-release-train")).toContain("description: Releases leave every second Tuesday; freeze the day before");
+		expect(await get("reference-dashboards")).toContain("description: Grafana board for API latency");
+		expect(await get("user-role")).toContain("description: The user is a data scientist, new to this repository's React front end.");
+		expect(await get("scratch")).toContain("description: Use pnpm, never npm, in this repository");
+	});
+
+	it("import reports a file with a secret or unreadable frontmatter and imports the rest", () => {
 		const dir = mkdtempSync(join(tmpdir(), "cairn-import-"));
 		writeFileSync(join(dir, "good.md"), "---\nname: good\ndescription: Use pnpm\ntype: feedback\n---\n\nAlways pnpm.\n");
-		writeFileSync(join(dir, "broken.md"), "no frontmatter here\n");
+		writeFileSync(join(dir, "broken.md"), '---\nname: "unterminated\n---\n\ntext\n');
 		writeFileSync(
 			join(dir, "leak.md"),
 			`---\nname: leak\ndescription: CI token\ntype: reference\n---\n\nghp_${"R8xk2LmQ9v".repeat(3)}Wz4Tb7\n`,
@@ -129,48 +141,110 @@ describe("cairn CLI against a running Worker", () => {
 		const run = cairn(["import", dir]);
 		expect(run.status, run.stderr).toBe(0);
 		expect(run.stdout).toContain("imported 1 memories");
-		expect(run.stderr).toContain("skipped broken.md: no frontmatter");
+		expect(run.stdout).toContain("2 skipped");
+		expect(run.stderr).toContain("skipped broken.md: frontmatter is not readable YAML");
 		expect(run.stderr).toMatch(/skipped leak\.md: .*secret.*github/);
 		expect(run.stderr).not.toContain("R8xk2LmQ9v");
+	});
+
+	it("remember writes a memory explicitly; with the agent's session id it is the agent's own write", async () => {
+		const personal = cairn(["remember", "use-pnpm", "--type", "feedback", "--description", "Use pnpm, never npm", "Always", "pnpm."]);
+		expect(personal.status, personal.stderr).toBe(0);
+		expect(personal.stdout).toContain("remembered use-pnpm (feedback, personal, version 1)");
+		const history = (await call("GET", `/v1/projects/${projectId}/memories/use-pnpm/history`)).body;
+		expect(history.versions[0]).toMatchObject({ source: "user", sessionId: null });
+
+		const team = cairn(["remember", "ci-runner", "--type", "reference", "--description", "CI runs on the self-hosted pool", "--team"], {
+			input: "Jobs run on the self-hosted pool `ci-large`.\n",
+			env: { CLAUDE_SESSION_ID: "6f1c2e2a-0000-4000-8000-000000000001" },
+		});
+		expect(team.status, team.stderr).toBe(0);
+		const teamHistory = (await call("GET", `/v1/projects/${projectId}/memories/ci-runner/history?scope=team`)).body;
+		expect(teamHistory.versions[0]).toMatchObject({ source: "agent", sessionId: "6f1c2e2a-0000-4000-8000-000000000001" });
+		expect((await call("GET", `/v1/projects/${projectId}/memories/ci-runner?scope=team`)).body).toContain("ci-large");
+
+		expect(cairn(["remember", "Bad Name", "--type", "feedback", "--description", "x", "y"]).status).toBe(1);
+		expect(cairn(["remember", "x", "--type", "opinion", "--description", "x", "y"]).stderr).toContain("--type must be one of");
 	});
 });
 
 describe("hooks", () => {
-	const payload = (event: string, transcript: string, session = "hook-session") =>
+	const payload = (event: string, transcriptPath: string, session = "hook-session", extra: Record<string, unknown> = {}) =>
 		JSON.stringify({
 			session_id: session,
-			transcript_path: transcript,
+			transcript_path: transcriptPath,
 			cwd: repo,
 			hook_event_name: event,
-			source: "startup",
 			permission_mode: "default",
+			...extra,
 		});
 
-	it("session-start prints hook JSON whose additionalContext is the inject text", async () => {
-		const run = cairn(["hook", "session-start"], { input: payload("SessionStart", join(repo, "none.jsonl")) });
-		expect(run.status, run.stderr).toBe(0);
-		const output = JSON.parse(run.stdout);
-		const inject = (await api("POST", `/v1/projects/${projectId}/inject`, {})).body as { text: string };
-		expect(output).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: inject.text } });
-	});
-
-	it("with the service stopped, hooks exit 0 within 3 s with one line on stderr", () => {
+	it("session-start prints hook JSON whose additionalContext is the inject text, and tells the session's shell its id", async () => {
+		const envFile = join(user.home, "claude-env.sh");
 		const run = cairn(["hook", "session-start"], {
-			input: payload("SessionStart", ""),
-			env: { CAIRN_URL: "http://127.0.0.1:9", CAIRN_KEY: key },
+			input: payload("SessionStart", join(repo, "none.jsonl"), "hook-session", { source: "startup" }),
+			env: { CLAUDE_ENV_FILE: envFile },
 		});
-		expect(run.status).toBe(0);
-		expect(run.ms).toBeLessThan(3_000);
-		expect(run.stdout).toBe("");
-		expect(run.stderr.trim().split("\n").length).toBe(1);
-		const bad = cairn(["hook", "ingest"], { input: "not json" });
-		expect(bad.status).toBe(0);
+		expect(readFileSync(envFile, "utf8")).toBe(`export CAIRN_SESSION_ID=hook-session\nexport CAIRN_PROJECT=${projectId}\n`);
+		expect(run.status, run.stderr).toBe(0);
+		expect(run.stderr).toBe("");
+		const output = JSON.parse(run.stdout);
+		expect(Object.keys(output)).toEqual(["hookSpecificOutput"]);
+		expect(output.hookSpecificOutput.hookEventName).toBe("SessionStart");
+		expect(output.hookSpecificOutput.additionalContext).toContain("memory://root/MEMORY.md");
+		expect(output.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(10_000);
 	});
 
-	it("ingest run twice on a growing copy of a transcript uploads only the new lines", async () => {
-		const source = existsSync(join(benchDir, "claude"))
-			? join(benchDir, "claude", readdirSync(join(benchDir, "claude")).sort()[0] as string)
-			: resolve("test/fixtures/transcripts/claude-sidechain.jsonl");
+	it("with the service stopped, hooks exit 0 in time with one line on stderr; Codex still gets a JSON object", () => {
+		const env = { CAIRN_URL: "http://127.0.0.1:9", CAIRN_KEY: key };
+		const claude = cairn(["hook", "session-start", "--agent", "claude"], { input: payload("SessionStart", ""), env });
+		expect(claude.status).toBe(0);
+		expect(claude.ms).toBeLessThan(3_000);
+		expect(claude.stdout).toBe("");
+		expect(claude.stderr.trim().split("\n")).toHaveLength(1);
+		for (const event of ["session-start", "user-prompt-submit", "stop", "pre-compact"]) {
+			const codex = cairn(["hook", event, "--agent", "codex"], { input: payload("X", "", "s", { turn_id: "t", prompt: "hi" }), env });
+			expect(codex.status).toBe(0);
+			expect(JSON.parse(codex.stdout)).toEqual({});
+			expect(codex.ms).toBeLessThan(event === "user-prompt-submit" ? 1_500 : 3_000);
+		}
+		expect(cairn(["hook", "stop"], { input: "not json" }).status).toBe(0);
+		expect(JSON.parse(cairn(["hook", "stop", "--agent", "codex"], { input: "not json" }).stdout)).toEqual({});
+	});
+
+	it("a hook whose service does not answer returns before its deadline", async () => {
+		// A server that accepts connections and never responds.
+		const { createServer } = await import("node:net");
+		const sockets: import("node:net").Socket[] = [];
+		const server = createServer((s) => sockets.push(s));
+		await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+		const port = (server.address() as { port: number }).port;
+		try {
+			const env = { CAIRN_URL: `http://127.0.0.1:${port}`, CAIRN_KEY: key, CAIRN_PROJECT: projectId };
+			const prompt = await user.runAsync(["hook", "user-prompt-submit", "--agent", "codex"], {
+				cwd: repo,
+				input: payload("UserPromptSubmit", "", "s", { turn_id: "t", prompt: "hello" }),
+				env,
+			});
+			expect(prompt.status).toBe(0);
+			expect(prompt.ms).toBeLessThan(1_500);
+			expect(JSON.parse(prompt.stdout)).toEqual({});
+			const start = await user.runAsync(["hook", "session-start", "--agent", "claude"], {
+				cwd: repo,
+				input: payload("SessionStart", ""),
+				env,
+			});
+			expect(start.status).toBe(0);
+			expect(start.ms).toBeLessThan(3_000);
+			expect(start.stdout).toBe("");
+		} finally {
+			for (const s of sockets) s.destroy();
+			server.close();
+		}
+	});
+
+	it("stop run twice on a growing copy of a transcript uploads only the new lines; session-end ends the session", async () => {
+		const source = transcript("claude", "claude-sidechain.jsonl");
 		const lines = readFileSync(source, "utf8").split("\n").filter(Boolean);
 		const half = Math.floor(lines.length / 2);
 		const copy = join(repo, "growing.jsonl");
@@ -178,12 +252,12 @@ describe("hooks", () => {
 		const tail = `${lines.slice(half).join("\n")}\n`;
 		writeFileSync(copy, head);
 		const env = { CAIRN_VERBOSE: "1" };
-		const one = cairn(["hook", "ingest"], { input: payload("Stop", copy), env });
+		const one = cairn(["hook", "stop"], { input: payload("Stop", copy), env });
 		expect(one.stderr).toContain(`uploaded ${Buffer.byteLength(head)} bytes`);
 		appendFileSync(copy, tail);
-		const two = cairn(["hook", "ingest"], { input: payload("Stop", copy), env });
+		const two = cairn(["hook", "stop"], { input: payload("Stop", copy), env });
 		expect(two.stderr).toContain(`uploaded ${Buffer.byteLength(tail)} bytes`);
-		const three = cairn(["hook", "ingest"], { input: payload("SessionEnd", copy), env });
+		const three = cairn(["hook", "session-end"], { input: payload("SessionEnd", copy), env });
 		expect(three.stderr).toContain("uploaded 0 bytes, 0 new turns");
 		// The session holds exactly the turns of the whole file, and SessionEnd ended it.
 		const whole = await fetch(`${url}/v1/projects/${projectId}/sessions/reference/transcript`, {
@@ -192,16 +266,17 @@ describe("hooks", () => {
 			body: readFileSync(source, "utf8"),
 		});
 		const reference = (await whole.json()) as { turns: number };
-		const session = ((await api("GET", `/v1/projects/${projectId}/sessions/hook-session`)).body as Loose).session;
+		const session = (await call("GET", `/v1/projects/${projectId}/sessions/hook-session`)).body.session as Loose;
 		expect(session.turns).toBe(reference.turns);
 		expect(session.status).toBe("ended");
-		const compact = cairn(["hook", "pre-compact"], { input: payload("PreCompact", copy) });
+		const compact = cairn(["hook", "pre-compact"], { input: payload("PreCompact", copy, "hook-session", { trigger: "auto" }) });
 		expect(compact.status).toBe(0);
-		expect((await api("GET", `/v1/projects/${projectId}/sessions/hook-session/memory`)).body).toContain("## Current state");
+		expect((await call("GET", `/v1/projects/${projectId}/sessions/hook-session/memory`)).body).toContain("## Current state");
 	});
 
-	it("hooks install claude merges into settings.json; uninstall removes exactly what it added", () => {
-		const settingsFile = join(repo, ".claude", "settings.json");
+	it("hooks install claude merges into settings.local.json by default, .claude/settings.json with --project; uninstall removes exactly what it added", () => {
+		const local = join(repo, ".claude", "settings.local.json");
+		const shared = join(repo, ".claude", "settings.json");
 		mkdirSync(join(repo, ".claude"), { recursive: true });
 		const original = {
 			model: "opus",
@@ -210,45 +285,94 @@ describe("hooks", () => {
 				PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "lint" }] }],
 			},
 		};
-		writeFileSync(settingsFile, JSON.stringify(original, null, 2));
-		expect(cairn(["hooks", "install", "claude", "--project"]).status).toBe(0);
-		const installed = JSON.parse(readFileSync(settingsFile, "utf8"));
-		expect(Object.keys(installed.hooks).sort()).toEqual(["PreCompact", "PreToolUse", "SessionEnd", "SessionStart", "Stop"]);
+		writeFileSync(local, JSON.stringify(original, null, 2));
+		expect(cairn(["hooks", "install", "claude"]).status).toBe(0);
+		const installed = JSON.parse(readFileSync(local, "utf8"));
+		expect(Object.keys(installed.hooks).sort()).toEqual([
+			"PreCompact",
+			"PreToolUse",
+			"SessionEnd",
+			"SessionStart",
+			"Stop",
+			"SubagentStop",
+			"UserPromptSubmit",
+		]);
 		expect(installed.hooks.Stop).toHaveLength(2);
 		expect(installed.hooks.Stop[0]).toEqual(original.hooks.Stop[0]);
-		expect(installed.hooks.SessionStart[0].hooks[0].command).toMatch(/cairn\.mjs" hook session-start$/);
+		expect(installed.hooks.SessionStart[0].hooks[0].command).toMatch(/cairn\.mjs" hook session-start --agent claude$/);
+		expect(installed.hooks.UserPromptSubmit[0].hooks[0].command).toMatch(/hook user-prompt-submit --agent claude$/);
 		expect(installed.model).toBe("opus");
-		expect(cairn(["hooks", "install", "claude", "--project"]).stdout).toContain("already");
-		expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual(installed);
-		expect(cairn(["hooks", "uninstall", "claude", "--project"]).status).toBe(0);
-		expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual(original);
+		expect(cairn(["hooks", "install", "claude"]).stdout).toContain("already");
+		expect(JSON.parse(readFileSync(local, "utf8"))).toEqual(installed);
+		expect(cairn(["hooks", "uninstall", "claude"]).status).toBe(0);
+		expect(JSON.parse(readFileSync(local, "utf8"))).toEqual(original);
+
+		// A file the team commits names no path of this machine.
+		expect(cairn(["hooks", "install", "claude", "--project"]).status).toBe(0);
+		const committed = readFileSync(shared, "utf8");
+		expect(committed).not.toContain(user.home);
+		expect(committed).not.toMatch(/"\/[^"]*(node|cairn\.mjs)/);
+		expect(JSON.parse(committed).hooks.SessionEnd[0].hooks[0]).toEqual({
+			type: "command",
+			command: "cairn hook session-end --agent claude",
+			timeout: 10,
+		});
 	});
 
-	it("codex: hooks install sets notify once and never clobbers; ingest uploads rollouts incrementally", async () => {
-		const codexHome = join(home, ".codex");
+	it("hooks install codex writes hooks.json in Claude-style matcher groups; --notify keeps the legacy path and never clobbers", () => {
+		const codexHome = join(user.home, ".codex");
 		mkdirSync(codexHome, { recursive: true });
+		const hooksFile = join(codexHome, "hooks.json");
+		const mine = { hooks: { PreToolUse: [{ matcher: "^Bash$", hooks: [{ type: "command", command: "guard", timeout: 5 }] }] } };
+		writeFileSync(hooksFile, JSON.stringify(mine));
+		const install = cairn(["hooks", "install", "codex"]);
+		expect(install.status, install.stderr).toBe(0);
+		expect(install.stdout).toContain("/hooks");
+		const written = JSON.parse(readFileSync(hooksFile, "utf8"));
+		expect(Object.keys(written)).toEqual(["hooks"]); // Codex refuses unknown top-level fields
+		expect(written.hooks.PreToolUse).toEqual(mine.hooks.PreToolUse);
+		for (const [event, sub] of Object.entries({
+			SessionStart: "session-start",
+			UserPromptSubmit: "user-prompt-submit",
+			Stop: "stop",
+			SubagentStop: "subagent-stop",
+			PreCompact: "pre-compact",
+			SessionEnd: "session-end",
+		})) {
+			const [group] = written.hooks[event];
+			expect(group.hooks).toHaveLength(1);
+			expect(group.hooks[0].type).toBe("command");
+			expect(group.hooks[0].command).toMatch(new RegExp(`hook ${sub} --agent codex$`));
+			expect(group.hooks[0].timeout).toBeLessThanOrEqual(event === "SessionEnd" ? 3 : 10);
+		}
+		expect(cairn(["hooks", "install", "codex"]).stdout).toContain("already");
+		expect(cairn(["hooks", "uninstall", "codex"]).status).toBe(0);
+		expect(JSON.parse(readFileSync(hooksFile, "utf8"))).toEqual(mine);
+
+		expect(cairn(["hooks", "install", "codex", "--project"]).status).toBe(0);
+		const projectHooks = readFileSync(join(repo, ".codex", "hooks.json"), "utf8");
+		expect(JSON.parse(projectHooks).hooks.Stop[0].hooks[0].command).toBe("cairn hook stop --agent codex");
+
 		writeFileSync(join(codexHome, "config.toml"), 'model = "gpt-5"\n\n[tui]\nnotifications = true\n');
-		const env = { CODEX_HOME: codexHome };
-		expect(cairn(["hooks", "install", "codex"], { env }).status).toBe(0);
+		expect(cairn(["hooks", "install", "codex", "--notify"]).status).toBe(0);
 		const toml = readFileSync(join(codexHome, "config.toml"), "utf8");
 		expect(toml).toMatch(/^model = "gpt-5"\n\nnotify = \[".*", ".*cairn\.mjs", "hook", "codex-notify"\]\n\n\[tui\]/);
-		expect(cairn(["hooks", "install", "codex"], { env }).stdout).toContain("already");
-		expect(cairn(["hooks", "uninstall", "codex"], { env }).status).toBe(0);
+		expect(cairn(["hooks", "install", "codex", "--notify"]).stdout).toContain("already");
+		expect(cairn(["hooks", "uninstall", "codex", "--notify"]).status).toBe(0);
 		expect(readFileSync(join(codexHome, "config.toml"), "utf8")).toBe('model = "gpt-5"\n\n[tui]\nnotifications = true\n');
 		writeFileSync(join(codexHome, "config.toml"), 'notify = ["my-notifier"]\n');
-		const refused = cairn(["hooks", "install", "codex"], { env });
+		const refused = cairn(["hooks", "install", "codex", "--notify"]);
 		expect(refused.status).toBe(1);
 		expect(refused.stderr).toContain("already has notify");
+	});
 
-		const sessions = join(codexHome, "sessions", "2026", "05", "11");
+	it("ingest uploads Codex rollouts incrementally", () => {
+		const sessions = join(user.home, ".codex", "sessions", "2026", "05", "11");
 		mkdirSync(sessions, { recursive: true });
-		const rollout = existsSync(join(benchDir, "codex"))
-			? join(benchDir, "codex", readdirSync(join(benchDir, "codex")).sort()[0] as string)
-			: resolve("test/fixtures/transcripts/codex-legacy.jsonl");
-		writeFileSync(join(sessions, "rollout-test.jsonl"), readFileSync(rollout));
-		const first = cairn(["ingest", join(codexHome, "sessions")], { env });
+		writeFileSync(join(sessions, "rollout-test.jsonl"), readFileSync(transcript("codex", "codex-legacy.jsonl")));
+		const first = cairn(["ingest", join(user.home, ".codex", "sessions")]);
 		expect(first.status, first.stderr).toBe(0);
 		expect(Number(/uploaded (\d+) new turns/.exec(first.stdout)?.[1])).toBeGreaterThan(0);
-		expect(cairn(["ingest", join(codexHome, "sessions")], { env }).stdout).toContain("uploaded 0 new turns");
+		expect(cairn(["ingest", join(user.home, ".codex", "sessions")]).stdout).toContain("uploaded 0 new turns");
 	});
 });

@@ -28,7 +28,7 @@ const markdownResponse = { "text/markdown": { schema: z.string() } };
 /** `X-Cairn-Session` marks an explicit write by an agent; extraction skips what the agent wrote itself. */
 function writeSource(c: Context<AppEnv>): { source: MemorySource; sessionId: string | null } {
 	const session = c.req.header("X-Cairn-Session");
-	if (session === undefined) return { source: "user", sessionId: null };
+	if (session === undefined) return { source: c.req.query("source") === "agent" ? "agent" : "user", sessionId: null };
 	if (!SESSION_ID_PATTERN.test(session))
 		throw badRequest("X-Cairn-Session must be 1-128 characters of letters, digits, '.', '_', ':' or '-'", { field: "X-Cairn-Session" });
 	return { source: "agent", sessionId: session };
@@ -82,7 +82,13 @@ memoryRoutes.openapi(
 		summary: "Create or update a topic file (explicit write)",
 		request: {
 			params: memoryParams,
-			query: z.object({ scope: ScopeQuery }),
+			query: z.object({
+				scope: ScopeQuery,
+				source: z
+					.enum(["user", "agent"])
+					.optional()
+					.openapi({ param: { name: "source", in: "query" }, description: "agent: written by an agent (implied by X-Cairn-Session)" }),
+			}),
 			headers: z.object({
 				"if-match": z.string().optional().openapi({ description: 'Expected version, e.g. "3"; "*" requires that it exists' }),
 				"x-cairn-session": z.string().optional().openapi({ description: "Agent session id; marks the write as the agent's own" }),

@@ -97,12 +97,9 @@ const InjectBody = z
 			.max(200_000)
 			.optional()
 			.openapi({ description: "Character budget for the whole block (Claude Code hooks: 9,500; it caps hook output at 10,000)" }),
-		include: z
-			.enum(["all", "memories"])
-			.optional()
-			.openapi({
-				description: '"memories": only recalled topic files that clear the relevance floor (per-prompt recall); empty when none does',
-			}),
+		include: z.enum(["all", "memories"]).optional().openapi({
+			description: '"memories": only recalled topic files that clear the relevance floor (per-prompt recall); empty when none does',
+		}),
 		onlyNew: z.boolean().optional().openapi({ description: "With sessionId: leave out memories this session was already handed" }),
 		sessionMemory: z
 			.boolean()

@@ -1,0 +1,134 @@
+// The Claude Code plugin in this repository: manifests with the fields Claude Code requires, and hook
+// commands that work from wherever Claude Code puts the plugin (it copies it into its own cache).
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { gitRepo, type Loose, machine, NODE, tenant, url } from "./helpers.ts";
+
+const root = resolve(".");
+const json = (path: string) => JSON.parse(readFileSync(join(root, path), "utf8")) as Loose;
+const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** Written literally in the plugin's files; Claude Code expands it. */
+const PLUGIN_ROOT = "$" + "{CLAUDE_PLUGIN_ROOT}";
+const CAIRN_KEY = "$" + "{CAIRN_KEY}";
+/** The files of the plugin, as Claude Code copies them (the CLI without its tests). */
+const PLUGIN_FILES = [
+	".claude-plugin",
+	"hooks",
+	"commands",
+	".mcp.json",
+	"packages/cli/cairn.mjs",
+	"packages/cli/lib",
+	"packages/cli/package.json",
+];
+const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionEnd"];
+
+describe("the Claude Code plugin", () => {
+	it("plugin.json and marketplace.json hold the fields Claude Code requires; the marketplace entry resolves to the plugin", () => {
+		const plugin = json(".claude-plugin/plugin.json");
+		expect(plugin.name).toMatch(KEBAB);
+		expect(plugin.version).toMatch(/^\d+\.\d+\.\d+$/);
+		expect(typeof plugin.description).toBe("string");
+		expect(typeof plugin.author?.name).toBe("string");
+		const market = json(".claude-plugin/marketplace.json");
+		expect(market.name).toMatch(KEBAB);
+		expect(typeof market.owner?.name).toBe("string");
+		expect(market.plugins).toHaveLength(1);
+		const [entry] = market.plugins;
+		expect(entry.name).toBe(plugin.name);
+		expect(entry.source).toMatch(/^\.\//); // relative sources start with ./
+		expect(json(join(entry.source, ".claude-plugin/plugin.json")).name).toBe(plugin.name);
+		expect(entry.version).toBe(plugin.version);
+		expect(json("packages/cli/package.json").version).toBe(plugin.version);
+	});
+
+	it("hooks.json, .mcp.json and the commands name no path of any machine", () => {
+		const hooks = json("hooks/hooks.json");
+		expect(Object.keys(hooks).every((k) => ["description", "hooks"].includes(k))).toBe(true);
+		expect(Object.keys(hooks.hooks).sort()).toEqual([...CLAUDE_EVENTS].sort());
+		for (const groups of Object.values(hooks.hooks) as Loose[][]) {
+			for (const h of groups.flatMap((g) => g.hooks)) {
+				expect(h.type).toBe("command");
+				expect(h.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/packages\/cli\/cairn\.mjs" hook [a-z-]+ --agent claude$/);
+				expect(h.timeout).toBeGreaterThanOrEqual(3);
+			}
+		}
+		const mcp = json(".mcp.json").mcpServers.cairn;
+		expect(mcp.type).toBe("http");
+		expect(mcp.url).toMatch(/^\$\{CAIRN_URL(:-[^}]*)?\}\/mcp$/);
+		expect(mcp.headers.Authorization).toBe(`Bearer ${CAIRN_KEY}`);
+		const commands = readdirSync(join(root, "commands"));
+		expect(commands.sort()).toEqual(["recall.md", "remember.md", "view.md"]);
+		for (const file of [
+			".claude-plugin/plugin.json",
+			".claude-plugin/marketplace.json",
+			"hooks/hooks.json",
+			".mcp.json",
+			...commands.map((c) => `commands/${c}`),
+		]) {
+			const text = readFileSync(join(root, file), "utf8");
+			expect(text, file).not.toMatch(/(\/home\/|\/Users\/|\/root\/|\/tmp\/|\/work\/|[A-Z]:\\)/);
+			if (file.startsWith("commands/")) {
+				expect(text).toMatch(/^---\ndescription: .+\n/);
+				expect(text).toContain(`node "${PLUGIN_ROOT}/packages/cli/cairn.mjs"`);
+			}
+		}
+	});
+
+	describe("hook commands from a copy of the plugin placed elsewhere", () => {
+		const user = machine();
+		const repo = gitRepo(`https://github.com/acme/plugin-${Date.now()}.git`);
+		const copy = mkdtempSync(join(tmpdir(), "cairn-plugin-cache-"));
+		let env: Record<string, string> = {};
+
+		beforeAll(async () => {
+			for (const f of PLUGIN_FILES) cpSync(join(root, f), join(copy, f), { recursive: true });
+			const key = await tenant("plugin");
+			env = { ...user.env, CAIRN_URL: url, CAIRN_KEY: key, CLAUDE_PLUGIN_ROOT: copy };
+			const init = user.run(["init"], { cwd: repo, env });
+			expect(init.status, init.stderr).toBe(0);
+		});
+
+		/** Runs a hooks.json command as Claude Code does: through the shell, ${CLAUDE_PLUGIN_ROOT} expanded, payload on stdin. */
+		const runHook = (event: string, payload: Loose) => {
+			const hooks = JSON.parse(readFileSync(join(copy, "hooks", "hooks.json"), "utf8")) as Loose;
+			const command = (hooks.hooks[event][0].hooks[0].command as string).replaceAll(PLUGIN_ROOT, copy);
+			// The machine's Node first on PATH: the `node` in the command is the user's.
+			const path = `${NODE.replace(/\/node$/, "")}:${process.env.PATH}`;
+			return spawnSync("sh", ["-c", command], {
+				cwd: repo,
+				env: { ...env, PATH: path },
+				input: JSON.stringify({
+					session_id: "plugin-1",
+					transcript_path: join(repo, "none.jsonl"),
+					cwd: repo,
+					permission_mode: "default",
+					hook_event_name: event,
+					...payload,
+				}),
+				encoding: "utf8",
+			});
+		};
+
+		it("SessionStart prints the memory block", () => {
+			expect(existsSync(join(copy, "packages/cli/test"))).toBe(false);
+			const run = runHook("SessionStart", { source: "startup" });
+			expect(run.status, run.stderr).toBe(0);
+			expect(run.stderr).toBe("");
+			const output = JSON.parse(run.stdout);
+			expect(output.hookSpecificOutput.hookEventName).toBe("SessionStart");
+			expect(output.hookSpecificOutput.additionalContext).toContain("memory://root/MEMORY.md");
+		});
+
+		it("every other event exits 0 with nothing on stdout", () => {
+			for (const event of CLAUDE_EVENTS.filter((e) => e !== "SessionStart")) {
+				const run = runHook(event, { prompt: "an unrelated question", trigger: "manual", reason: "other" });
+				expect(run.status, `${event}: ${run.stderr}`).toBe(0);
+				expect(run.stderr, event).toBe("");
+				expect(run.stdout, event).toBe("");
+			}
+		});
+	});
+});
