@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, stat
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, gitRepo, type Loose, machine, tenant, transcript, url } from "./helpers.ts";
+import { api, gitRepo, KILLED_AFTER_MS, type Loose, machine, tenant, transcript, url } from "./helpers.ts";
 
 const user = machine();
 const repo = gitRepo(`git@github.com:acme/cli-${Date.now()}.git`);
@@ -199,14 +199,14 @@ describe("hooks", () => {
 		const env = { CAIRN_URL: "http://127.0.0.1:9", CAIRN_KEY: key };
 		const claude = cairn(["hook", "session-start", "--agent", "claude"], { input: payload("SessionStart", ""), env });
 		expect(claude.status).toBe(0);
-		expect(claude.ms).toBeLessThan(3_000);
+		expect(claude.ms).toBeLessThan(KILLED_AFTER_MS.other);
 		expect(claude.stdout).toBe("");
 		expect(claude.stderr.trim().split("\n")).toHaveLength(1);
 		for (const event of ["session-start", "user-prompt-submit", "stop", "pre-compact"]) {
 			const codex = cairn(["hook", event, "--agent", "codex"], { input: payload("X", "", "s", { turn_id: "t", prompt: "hi" }), env });
 			expect(codex.status).toBe(0);
 			expect(JSON.parse(codex.stdout)).toEqual({});
-			expect(codex.ms).toBeLessThan(event === "user-prompt-submit" ? 1_500 : 3_000);
+			expect(codex.ms).toBeLessThan(event === "user-prompt-submit" ? KILLED_AFTER_MS.prompt : KILLED_AFTER_MS.other);
 		}
 		expect(cairn(["hook", "stop"], { input: "not json" }).status).toBe(0);
 		expect(JSON.parse(cairn(["hook", "stop", "--agent", "codex"], { input: "not json" }).stdout)).toEqual({});
@@ -227,7 +227,7 @@ describe("hooks", () => {
 				env,
 			});
 			expect(prompt.status).toBe(0);
-			expect(prompt.ms).toBeLessThan(1_500);
+			expect(prompt.ms).toBeLessThan(KILLED_AFTER_MS.prompt);
 			expect(JSON.parse(prompt.stdout)).toEqual({});
 			const start = await user.runAsync(["hook", "session-start", "--agent", "claude"], {
 				cwd: repo,
@@ -235,7 +235,7 @@ describe("hooks", () => {
 				env,
 			});
 			expect(start.status).toBe(0);
-			expect(start.ms).toBeLessThan(3_000);
+			expect(start.ms).toBeLessThan(KILLED_AFTER_MS.other);
 			expect(start.stdout).toBe("");
 		} finally {
 			for (const s of sockets) s.destroy();

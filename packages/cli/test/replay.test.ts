@@ -4,7 +4,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, eventually, gitRepo, type Loose, machine, type Run, tenant, transcript, url } from "./helpers.ts";
+import { api, eventually, gitRepo, KILLED_AFTER_MS, type Loose, machine, type Run, tenant, transcript, url } from "./helpers.ts";
 
 interface Seed {
 	name: string;
@@ -217,7 +217,9 @@ describe("a real Claude Code session, replayed through the hooks", () => {
 			});
 			expect(run.status, `${event}: ${run.stderr}`).toBe(0);
 			expect(run.stderr.replace(/cairn: uploaded .*\n/g, ""), event).toBe("");
-			expect(run.ms, `${event} took ${run.ms} ms`).toBeLessThan(event === "UserPromptSubmit" ? 1_500 : 3_000);
+			expect(run.ms, `${event} took ${run.ms} ms`).toBeLessThan(
+				event === "UserPromptSubmit" ? KILLED_AFTER_MS.prompt : KILLED_AFTER_MS.other,
+			);
 			const step = { event, index, run, context: claudeContext(event, run.stdout) };
 			steps.push(step);
 			return step;
@@ -361,7 +363,9 @@ describe("a real Codex rollout, replayed through the hooks", () => {
 			});
 			expect(run.status, `${event}: ${run.stderr}`).toBe(0);
 			expect(run.stderr.replace(/cairn: uploaded .*\n/g, ""), event).toBe("");
-			expect(run.ms, `${event} took ${run.ms} ms`).toBeLessThan(event === "UserPromptSubmit" ? 1_500 : 3_000);
+			expect(run.ms, `${event} took ${run.ms} ms`).toBeLessThan(
+				event === "UserPromptSubmit" ? KILLED_AFTER_MS.prompt : KILLED_AFTER_MS.other,
+			);
 			const step = { event, index, run, context: assertCodexOutput(event, run.stdout) };
 			steps.push(step);
 			return step;
@@ -448,7 +452,7 @@ describe("a backlog larger than the hook's deadline", () => {
 		]);
 		for (const r of [a, b]) {
 			expect(r.status).toBe(0);
-			expect(r.ms).toBeLessThan(1_500);
+			expect(r.ms).toBeLessThan(KILLED_AFTER_MS.prompt);
 		}
 		const projectId = JSON.parse(readFileSync(join(user.home, ".config", "cairn", "config.json"), "utf8")).projects[repo];
 		const reference = await referenceTurns(key, projectId, source, "claude", "reference-backlog");

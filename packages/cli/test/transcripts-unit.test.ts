@@ -68,3 +68,23 @@ describe("uploadNewLines", () => {
 		expect(bodies.join("")).toBe(text);
 	});
 });
+
+describe("hook budgets", () => {
+	it("stay within the agents' deadlines: ≤ 1.5 s per prompt, ≤ 3 s otherwise; the environment can only shorten them", async () => {
+		const { hookBudgetMs } = await import("../lib/hook.mjs");
+		const saved = process.env.CAIRN_HOOK_BUDGET_MS;
+		try {
+			delete process.env.CAIRN_HOOK_BUDGET_MS;
+			expect(hookBudgetMs("UserPromptSubmit")).toBeLessThanOrEqual(1_500);
+			for (const event of ["SessionStart", "Stop", "SubagentStop", "PreCompact", "SessionEnd"])
+				expect(hookBudgetMs(event)).toBeLessThanOrEqual(3_000);
+			process.env.CAIRN_HOOK_BUDGET_MS = "60000";
+			expect(hookBudgetMs("UserPromptSubmit")).toBeLessThanOrEqual(1_500);
+			process.env.CAIRN_HOOK_BUDGET_MS = "200";
+			expect(hookBudgetMs("Stop")).toBe(200);
+		} finally {
+			if (saved === undefined) delete process.env.CAIRN_HOOK_BUDGET_MS;
+			else process.env.CAIRN_HOOK_BUDGET_MS = saved;
+		}
+	});
+});
