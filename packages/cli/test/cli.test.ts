@@ -147,12 +147,12 @@ describe("cairn CLI against a running Worker", () => {
 		expect(run.stderr).not.toContain("R8xk2LmQ9v");
 	});
 
-	it("remember writes a memory explicitly; with the agent's session id it is the agent's own write", async () => {
+	it("remember writes a memory explicitly as the agent's own write, with the agent's session id when there is one", async () => {
 		const personal = cairn(["remember", "use-pnpm", "--type", "feedback", "--description", "Use pnpm, never npm", "Always", "pnpm."]);
 		expect(personal.status, personal.stderr).toBe(0);
 		expect(personal.stdout).toContain("remembered use-pnpm (feedback, personal, version 1)");
 		const history = (await call("GET", `/v1/projects/${projectId}/memories/use-pnpm/history`)).body;
-		expect(history.versions[0]).toMatchObject({ source: "user", sessionId: null });
+		expect(history.versions[0]).toMatchObject({ source: "agent", sessionId: null });
 
 		const team = cairn(["remember", "ci-runner", "--type", "reference", "--description", "CI runs on the self-hosted pool", "--team"], {
 			input: "Jobs run on the self-hosted pool `ci-large`.\n",
@@ -299,7 +299,11 @@ describe("hooks", () => {
 		]);
 		expect(installed.hooks.Stop).toHaveLength(2);
 		expect(installed.hooks.Stop[0]).toEqual(original.hooks.Stop[0]);
-		expect(installed.hooks.SessionStart[0].hooks[0].command).toMatch(/cairn\.mjs" hook session-start --agent claude$/);
+		// Personal files run `cairn` when it resolves to this CLI (as under `npm test`, where the workspace links it),
+		// else this CLI by absolute path under this Node.
+		expect(installed.hooks.SessionStart[0].hooks[0].command).toMatch(
+			/^(?:cairn|"[^"]+" "[^"]+cairn\.mjs") hook session-start --agent claude$/,
+		);
 		expect(installed.hooks.UserPromptSubmit[0].hooks[0].command).toMatch(/hook user-prompt-submit --agent claude$/);
 		expect(installed.model).toBe("opus");
 		expect(cairn(["hooks", "install", "claude"]).stdout).toContain("already");
