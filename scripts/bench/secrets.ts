@@ -1,8 +1,17 @@
-// Secret detector quality on labelled samples: Cairn's detector beside secretlint's recommended preset alone.
-import { readFileSync } from "node:fs";
+// Secret detector quality: labelled corpora, synthetic credentials in the formats providers issue
+// (values no rule has seen), ordinary transcript turns, and adversarial inputs for cost.
+//
+//   npx tsx scripts/bench/secrets.ts [corpus] [synthetic] [transcripts] [adversarial] [-v]
+//
+// With no arguments it runs all four. CAIRN_BENCH_DATA points at the bench data (default ../shared/bench).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { lintSource } from "@secretlint/core";
 import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
-import { findSecrets } from "../../src/security/secrets";
+import { syntheticSamples } from "../../src/security/secret-samples";
+import { findSecrets, lastScanStats } from "../../src/security/secrets";
+
+export { syntheticSamples } from "../../src/security/secret-samples";
 
 interface Sample {
 	text: string;
@@ -31,7 +40,7 @@ const presetOnly = async (text: string) =>
 
 const cairn = async (text: string) => (await findSecrets(text)).length > 0;
 
-async function score(samples: Sample[], detect: (text: string) => Promise<boolean>): Promise<Score> {
+async function score(samples: Sample[], detect: (text: string) => Promise<boolean>, misses?: string[]): Promise<Score> {
 	let tp = 0;
 	let fn = 0;
 	let fp = 0;
@@ -41,13 +50,14 @@ async function score(samples: Sample[], detect: (text: string) => Promise<boolea
 		const hit = await detect(s.text);
 		if (s.label === "secret") hit ? tp++ : fn++;
 		else hit ? fp++ : tn++;
+		if (misses && hit !== (s.label === "secret")) misses.push(`${hit ? "FP" : "FN"} ${s.rule}: ${JSON.stringify(s.text).slice(0, 200)}`);
 	}
 	return {
 		secrets: tp + fn,
 		nonSecrets: fp + tn,
 		recall: tp / Math.max(1, tp + fn),
 		falsePositiveRate: fp / Math.max(1, fp + tn),
-		msPerSample: (performance.now() - t0) / samples.length,
+		msPerSample: (performance.now() - t0) / Math.max(1, samples.length),
 	};
 }
 
@@ -80,5 +90,102 @@ export async function benchSecrets(files: string[]) {
 	const t0 = performance.now();
 	await findSecrets(big);
 	const oneMbMs = performance.now() - t0;
-	return { rows, oneMbMs };
+	const synthetic = await score(syntheticSamples(), cairn);
+	return { rows, oneMbMs, synthetic };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+
+const ADVERSARIAL: Record<string, string> = {
+	"PEM BEGIN lines": "-----BEGIN RSA PRIVATE KEY-----\n",
+	"curl ": "curl ",
+	"authorization:": "authorization:",
+	"Authorization: Bearer ": "Authorization: Bearer ",
+	"password: ": "password: ",
+	eyJ: "eyJ",
+	"JWT-ish": "eyJhbGciOiJIUzI1NiJ9.eyJ",
+	"key=": "key=",
+	"glpat-": "glpat-",
+	"figd_ (secretlint)": "figd_",
+	"ghs_1_a. (secretlint)": "ghs_1_a.",
+	"Q~": "Q~",
+	T3BlbkFJ: "T3BlbkFJ",
+	prose: "The deploy runs `npm run build` then `wrangler deploy`; config lives in wrangler.toml.\nconst retries = 3; // see docs\n",
+};
+
+async function main(args: string[]) {
+	const all = args.filter((a) => !a.startsWith("-")).length === 0;
+	const verbose = args.includes("-v");
+	const data = process.env.CAIRN_BENCH_DATA ?? `${process.cwd()}/../shared/bench`;
+	const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+	if (all || args.includes("corpus")) {
+		for (const f of ["gitleaks_tps_fps.jsonl", "secretlint_cases.jsonl"]) {
+			const path = `${data}/secrets/${f}`;
+			if (!existsSync(path)) continue;
+			const samples = readFileSync(path, "utf8")
+				.split("\n")
+				.filter(Boolean)
+				.map((l) => JSON.parse(l) as Sample);
+			const misses: string[] = [];
+			const c = await score(withoutContradictions(samples), cairn, misses);
+			console.log(
+				`${f} (consistent: ${c.secrets} secret / ${c.nonSecrets} not): recall ${pct(c.recall)}, false positives ${pct(c.falsePositiveRate)}`,
+			);
+			if (verbose) for (const m of misses) console.log(`    ${m}`);
+		}
+	}
+	if (all || args.includes("synthetic")) {
+		const samples = syntheticSamples();
+		const misses: string[] = [];
+		const c = await score(samples, cairn, misses);
+		console.log(
+			`synthetic (${c.secrets} secret / ${c.nonSecrets} look-alikes): recall ${pct(c.recall)}, false positives ${pct(c.falsePositiveRate)}`,
+		);
+		if (verbose) for (const m of misses) console.log(`    ${m}`);
+	}
+	if (all || args.includes("transcripts")) {
+		const { readRecords, normalise } = await import("../../src/ingest/parse");
+		let turns = 0;
+		let flagged = 0;
+		for (const agent of ["claude", "codex"]) {
+			const dir = `${data}/transcripts/${agent}`;
+			if (!existsSync(dir)) continue;
+			for (const f of readdirSync(dir)) {
+				const { turns: parsed } = normalise(await readRecords(readFileSync(`${dir}/${f}`, "utf8")), "auto");
+				for (const t of parsed) {
+					turns++;
+					const found = await findSecrets(t.text);
+					if (found.length > 0) {
+						flagged++;
+						if (verbose)
+							for (const x of found) console.log(`    ${x.rule}: ${JSON.stringify(t.text.slice(Math.max(0, x.start - 40), x.end + 20))}`);
+					}
+				}
+			}
+		}
+		console.log(`transcript turns flagged: ${flagged}/${turns} (${pct(flagged / Math.max(1, turns))})`);
+	}
+	if (all || args.includes("adversarial")) {
+		for (const [name, unit] of Object.entries(ADVERSARIAL)) {
+			const cells: string[] = [];
+			for (const size of [64 * 1024, 1024 * 1024]) {
+				const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+				const t0 = performance.now();
+				await findSecrets(text);
+				const ms = performance.now() - t0;
+				cells.push(`${size / 1024} KB ${ms.toFixed(1)} ms (${(lastScanStats().steps / size).toFixed(0)} steps/char)`);
+			}
+			console.log(`${name.padEnd(24)} ${cells.join("   ")}`);
+		}
+	}
+}
+
+const invokedDirectly = (() => {
+	try {
+		return typeof process !== "undefined" && import.meta.url === pathToFileURL(process.argv?.[1] ?? "").href;
+	} catch {
+		return false;
+	}
+})();
+if (invokedDirectly) await main(process.argv.slice(2));
