@@ -68,6 +68,10 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 	};
 }
 
+/**
+ * A route that needs `admin` also declares `"x-cairn-scope": "admin"` in its OpenAPI operation, so the
+ * document says so (test/authorization-integration.test.ts derives its expectations from it).
+ */
 export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
 	return async function requireScope(c, next) {
 		if (!c.get("auth").scopes.includes(scope)) {

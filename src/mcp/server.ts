@@ -93,7 +93,10 @@ async function projectFor(ctx: McpRequestContext, args: ProjectArgs): Promise<Pr
 
 const resolveUrl = (env: Env, project: ProjectContext, url: string) => projectStore(env, project.projectId).resolve(project, url);
 
-/** Tools and resources follow REST's rules: reading needs the read scope, changing needs write. */
+/**
+ * Tools and resources follow REST's rules: reading needs the read scope, changing needs write. A tool's
+ * `readOnlyHint` annotation must say which (test/authorization-integration.test.ts derives its expectations from it).
+ */
 const requireScope = (ctx: McpRequestContext, scope: "read" | "write") => {
 	if (!ctx.auth.scopes.includes(scope)) throw new CairnError("forbidden", `this API key lacks the ${scope} scope`);
 };
@@ -117,6 +120,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		"memory_recall",
 		{
 			title: "Recall memories",
+			annotations: { readOnlyHint: true },
 			description:
 				"Find the saved memories (rules, preferences, project facts, references) that matter for a task. Returns names, descriptions, memory:// paths and ages; read a file with memory_read.",
 			inputSchema: {
@@ -150,6 +154,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		"memory_read",
 		{
 			title: "Read a memory file",
+			annotations: { readOnlyHint: true },
 			description:
 				"Read a memory:// file: memory://root (summary), memory://root/MEMORY.md (index), memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md.",
 			inputSchema: { url: MemoryUrlSchema.describe("A memory:// URL"), ...projectArgs },
@@ -168,6 +173,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		"memory_write",
 		{
 			title: "Remember",
+			annotations: { readOnlyHint: false },
 			description:
 				"Save or replace one memory as a topic file. Use for what the user wants kept across sessions: preferences (user), corrections and rules (feedback), facts about the project the code does not say (project), things looked up again and again (reference). Never store secrets, code patterns or task progress.",
 			inputSchema: {
@@ -200,6 +206,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		"memory_forget",
 		{
 			title: "Forget",
+			annotations: { readOnlyHint: false, destructiveHint: true },
 			description: "Delete one memory that is wrong or no longer wanted.",
 			inputSchema: {
 				name: MemoryNameSchema.describe("The memory's name"),
@@ -223,6 +230,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		"memory_list",
 		{
 			title: "List memories",
+			annotations: { readOnlyHint: true },
 			description: "List the project's memories (personal and team) with their type, description and memory:// path.",
 			inputSchema: { type: MemoryTypeSchema.optional().describe("Only this type"), ...projectArgs },
 		},

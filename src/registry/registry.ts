@@ -81,13 +81,17 @@ export async function issueApiKey(
 	return { id: key.id, token: key.token, scopes, projectId: projectId ?? null, userId };
 }
 
-/** The tenant's keys (only the caller's project's for a project-limited key), never their tokens. */
+/**
+ * The tenant's keys, never their tokens. A project-limited key sees only its own user's keys of its
+ * project, as it can issue keys only for its own user and project.
+ */
 export async function listApiKeys(db: D1Database, caller: Caller) {
 	const { results } = await db
 		.prepare(
-			"SELECT id, name, scopes, project_id, user_id, created_at FROM api_keys WHERE tenant_id = ? AND (?2 IS NULL OR project_id = ?2) ORDER BY created_at",
+			`SELECT id, name, scopes, project_id, user_id, created_at FROM api_keys
+			 WHERE tenant_id = ?1 AND (?2 IS NULL OR (project_id = ?2 AND user_id = ?3)) ORDER BY created_at`,
 		)
-		.bind(caller.tenantId, caller.projectId)
+		.bind(caller.tenantId, caller.projectId, caller.userId)
 		.all<{ id: string; name: string; scopes: string; project_id: string | null; user_id: string; created_at: string }>();
 	return results.map((k) => ({
 		id: k.id,
@@ -99,10 +103,11 @@ export async function listApiKeys(db: D1Database, caller: Caller) {
 	}));
 }
 
+/** Revokes a key of the tenant; a project-limited key only its own user's keys of its project (others are not found). */
 export async function revokeApiKey(db: D1Database, caller: Caller, id: string): Promise<void> {
 	const result = await db
-		.prepare("DELETE FROM api_keys WHERE id = ? AND tenant_id = ? AND (?3 IS NULL OR project_id = ?3)")
-		.bind(id, caller.tenantId, caller.projectId)
+		.prepare("DELETE FROM api_keys WHERE id = ?1 AND tenant_id = ?2 AND (?3 IS NULL OR (project_id = ?3 AND user_id = ?4))")
+		.bind(id, caller.tenantId, caller.projectId, caller.userId)
 		.run();
 	if (result.meta.changes === 0) throw new CairnError("not_found", "key not found");
 }

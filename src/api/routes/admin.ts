@@ -53,7 +53,8 @@ adminRoutes.openapi(
 		path: "/v1/admin/policy",
 		tags: ["settings"],
 		summary: "The tenant's managed policy (wins over project and user settings)",
-		middleware: [requireScope("admin")] as const,
+		middleware: [requireScope("admin"), requireTenantWideKey()] as const,
+		"x-cairn-scope": "admin",
 		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(401, 403) },
 	}),
 	async (c) => {
@@ -69,6 +70,7 @@ adminRoutes.openapi(
 		tags: ["settings"],
 		summary: "Patch the tenant's managed policy; null clears a key",
 		middleware: [requireScope("admin"), requireTenantWideKey()] as const,
+		"x-cairn-scope": "admin",
 		request: { body: { required: true, content: { "application/json": { schema: SettingsPatchSchema } } } },
 		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(400, 401, 403) },
 	}),

@@ -27,6 +27,7 @@ keyRoutes.openapi(
 		tags: ["keys"],
 		summary: "Issue an API key (admin scope); the token is shown only in this response",
 		middleware: [requireScope("admin")] as const,
+		"x-cairn-scope": "admin",
 		request: { body: { required: true, content: { "application/json": { schema: CreateKeySchema } } } },
 		responses: {
 			201: {
@@ -58,16 +59,16 @@ keyRoutes.openapi(
 		method: "get",
 		path: "/v1/keys",
 		tags: ["keys"],
-		summary: "List the tenant's keys (never their tokens)",
+		summary: "List the tenant's keys (never their tokens); a project-limited key sees its own user's keys of its project",
 		middleware: [requireScope("admin")] as const,
+		"x-cairn-scope": "admin",
 		responses: {
 			200: { description: "Keys", content: { "application/json": { schema: z.object({ keys: z.array(KeySchema) }) } } },
 			...errors(401, 403),
 		},
 	}),
 	async (c) => {
-		const keys = await listApiKeys(c.env.DB, c.get("auth"));
-		return c.json({ keys }, 200);
+		return c.json({ keys: await listApiKeys(c.env.DB, c.get("auth")) }, 200);
 	},
 );
 
@@ -78,6 +79,7 @@ keyRoutes.openapi(
 		tags: ["keys"],
 		summary: "Revoke a key; effective on the next request",
 		middleware: [requireScope("admin")] as const,
+		"x-cairn-scope": "admin",
 		request: { params: z.object({ id: z.string().min(1).max(64) }) },
 		responses: { 204: { description: "Revoked" }, ...errors(401, 403, 404) },
 	}),

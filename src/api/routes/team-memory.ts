@@ -231,9 +231,10 @@ teamMemoryRoutes.openapi(
 		summary: "/memory clear: delete every memory artifact of the project (confirm with ?confirm=<projectId>)",
 		description:
 			"Removes personal and team topic files with their versions and search rows, stage-1 outputs, summaries, skills, " +
-			"daily logs, sessions with their transcripts and session memories, and audit events — in D1 and R2. " +
+			"daily logs, sessions with their transcripts and session memories, and audit events — in the project's object and R2. " +
 			"The project, its keys and its settings stay. Needs the admin scope.",
 		middleware: [requireScope("admin")] as const,
+		"x-cairn-scope": "admin",
 		request: {
 			params: ProjectParams,
 			query: z.object({
