@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { effectiveSettings, parseSettingsPatch, readLevel, type SettingsLevel, writeLevel } from "../../settings/settings";
 import type { AppEnv } from "../context";
+import { badRequest } from "../errors";
 import { errors, ProjectIdParam, SettingsPatchSchema } from "../schemas";
 
 export const settingsRoutes = new OpenAPIHono<AppEnv>();
@@ -33,7 +34,15 @@ function levelRoutes(level: Exclude<SettingsLevel, "policy">, path: string, subj
 			responses: { 200: { description: "Settings", content: settingsResponse }, ...errors(400, 401, 403, 404) },
 		}),
 		async (c) => {
-			const patch = parseSettingsPatch(await c.req.json());
+			// Read here, not through the validator: without a JSON Content-Type the validator lets the body
+			// through unread, and an empty or non-JSON body must be a 400, not a SyntaxError (500).
+			let raw: unknown;
+			try {
+				raw = await c.req.json();
+			} catch {
+				throw badRequest("body is not valid JSON", { field: "body" });
+			}
+			const patch = parseSettingsPatch(raw);
 			return c.json({ settings: await writeLevel(c.env.DB, c.get("auth").tenantId, level, subject(c), patch) }, 200);
 		},
 	);
