@@ -1,4 +1,5 @@
 import { nowIso, sha256Hex } from "../lib/ids";
+import { holdContent } from "../maintenance/sweep";
 import { objectKey, summaryKey } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
 import type { ProjectEnv } from "../project/env";
@@ -58,18 +59,19 @@ export async function replaceSkills(
 	ctx: ProjectContext,
 	skills: Skill[],
 	mode: "replace" | "add",
+	/** A statement the batch runs first; when it fails nothing is written (consolidation's clear check). */
+	guard?: ProjectStatement,
 ): Promise<{ written: string[]; removed: string[] }> {
 	const now = nowIso();
 	const existing = await listSkills(env.PDB, ctx);
 	const statements: ProjectStatement[] = [];
 	const written: string[] = [];
+	const puts: { key: string; content: string }[] = [];
 	for (const skill of skills) {
 		const content = renderSkill(skill);
 		const hash = await sha256Hex(content);
 		if (existing.some((e) => e.name === skill.name && e.content_hash === hash)) continue;
-		await env.FILES.put(objectKey(ctx.tenantId, ctx.projectId, hash), content, {
-			httpMetadata: { contentType: "text/markdown; charset=utf-8" },
-		});
+		puts.push({ key: objectKey(ctx.tenantId, ctx.projectId, hash), content });
 		written.push(skill.name);
 		statements.push(
 			env.PDB.prepare(
@@ -85,6 +87,15 @@ export async function replaceSkills(
 			env.PDB.prepare("DELETE FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?").bind(ctx.projectId, ctx.userId, name),
 		);
 	}
-	if (statements.length > 0) await env.PDB.batch(statements);
+	if (statements.length === 0) return { written, removed };
+	// Held from the puts until the batch lands, so the orphan sweep cannot delete a re-used object.
+	await holdContent(
+		puts.map((p) => p.key),
+		async () => {
+			for (const { key, content } of puts)
+				await env.FILES.put(key, content, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
+			await env.PDB.batch(guard ? [guard, ...statements] : statements);
+		},
+	);
 	return { written, removed };
 }

@@ -1,5 +1,6 @@
 import { generateText, type LanguageModel, Output } from "ai";
 import consolidationPrompt from "../../prompts/consolidation.md";
+import { stripDelimiters } from "../extract/delimiters";
 import { fillTemplate } from "../lib/template";
 import { redactSecrets } from "../security/secrets";
 import type { SkillRow } from "./artifacts";
@@ -16,7 +17,8 @@ export class ConsolidationError extends Error {
 	}
 }
 
-const strip = (s: string) => s.replace(/<\/?(existing_memories|existing_skills|raw_memories|rollout_summaries)>/gi, "");
+/** Every delimiter any prompt uses, in any case and spacing (src/extract/delimiters.ts). */
+const strip = stripDelimiters;
 
 /** The prompt for one user's consolidation; the inputs are redacted again before they leave. */
 export async function consolidationPromptFor(

@@ -1,10 +1,23 @@
 import type { LanguageModel } from "ai";
 import { CairnError, isInputError } from "../errors";
+import { distinctiveWords, wordsSupported } from "../extract/provenance";
+import type { Candidate } from "../extract/schema";
 import { truncateToTokens } from "../inject/tokens";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
-import { deleteMemory, getMemoryRow, type MemoryRow, type ProjectContext, writeMemory } from "../memory/store";
+import { summaryKey } from "../memory/paths";
+import {
+	deleteMemory,
+	getMemoryRow,
+	guardStatement,
+	isGuardFailure,
+	type MemoryRow,
+	type ProjectContext,
+	type WriteGuard,
+	writeMemory,
+} from "../memory/store";
 import type { ProjectEnv } from "../project/env";
+import type { ProjectDb, ProjectStatement } from "../project/sql";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { effectiveSettings } from "../settings/settings";
 import { listSkills, replaceSkills, writeSummary } from "./artifacts";
@@ -45,16 +58,72 @@ interface Event {
 
 const EXPLICIT = new Set(["user", "agent", "import"]);
 
+/** The project was cleared while this run was working: nothing more of it may be written. */
+export class RunCleared extends Error {
+	constructor() {
+		super("the project's memory was cleared during the consolidation run");
+		this.name = "RunCleared";
+	}
+}
+
+/**
+ * The run's hold on the project: its outputs still pending, exactly as loaded. `clear` deletes every
+ * stage-1 output in the same transaction as the memories, so once it has run this no longer holds, and
+ * every write of the run checks it in the transaction that commits the write.
+ */
+export interface RunGuard extends WriteGuard {
+	/** Throws RunCleared when the guard no longer holds. Synchronous SQL: nothing runs in between. */
+	check: () => Promise<void>;
+	statement: () => ProjectStatement;
+}
+
+/** A batch refused by the run's guard means the project was cleared. */
+const rethrowCleared = (err: unknown): never => {
+	throw isGuardFailure(err) ? new RunCleared() : err;
+};
+
+function runGuard(db: ProjectDb, projectId: string, outputs: PendingOutput[]): RunGuard {
+	const first = outputs[0] as PendingOutput;
+	const condition =
+		"EXISTS (SELECT 1 FROM stage1_outputs WHERE project_id = ? AND session_id = ? AND from_seq = ? AND created_at = ? AND consolidated_at IS NULL)";
+	const args = [projectId, first.session_id, first.from_seq, first.created_at];
+	const statement = () => guardStatement(db, condition, args);
+	return {
+		condition,
+		args,
+		error: () => new RunCleared(),
+		statement,
+		check: async () => {
+			try {
+				await statement().first();
+			} catch (err) {
+				if (isGuardFailure(err)) throw new RunCleared();
+				throw err;
+			}
+		},
+	};
+}
+
+/** Does this user-stated candidate speak about the change: same memory, or the change carries its words? */
+function relatesTo(c: Candidate, op: Operation, row: MemoryRow): boolean {
+	if (c.name === row.name || c.name === op.name) return true;
+	const changed = "body" in op ? `${op.description}\n${op.body}` : row.description;
+	return wordsSupported(distinctiveWords(`${c.description}\n${c.body}`), distinctiveWords(changed));
+}
+
 /**
  * May automatic consolidation change this memory? Memories written on purpose (by a person, an agent,
  * an import) only change on a newer explicit signal: a user statement, in one of the evidence
- * sessions, made after the memory was last written.
+ * sessions, made after the memory was last written, about this change (another candidate of the same
+ * output that the user stated does not count).
  */
-function mayChange(row: MemoryRow, evidence: string[], outputs: PendingOutput[]): boolean {
+function mayChange(row: MemoryRow, op: Operation, evidence: string[], outputs: PendingOutput[]): boolean {
 	if (!EXPLICIT.has(row.source)) return true;
 	return outputs.some(
 		(o) =>
-			evidence.includes(o.session_id) && (o.session_activity ?? o.created_at) > row.updated_at && o.candidates.some((c) => c.userStated),
+			evidence.includes(o.session_id) &&
+			(o.session_activity ?? o.created_at) > row.updated_at &&
+			o.candidates.some((c) => c.userStated && relatesTo(c, op, row)),
 	);
 }
 
@@ -64,6 +133,7 @@ async function applyOperation(
 	op: Operation,
 	outputs: PendingOutput[],
 	faults: ConsolidationFaults,
+	guard: RunGuard,
 ): Promise<Event[]> {
 	const evidence = op.evidence.filter((e) => outputs.some((o) => o.session_id === e));
 	const base = { op: op.op, target: op.name, reason: op.reason.slice(0, 500), evidence };
@@ -73,17 +143,23 @@ async function applyOperation(
 
 	if (op.op === "confirm") {
 		if (!current) return [{ ...base, outcome: "skipped", reason: "no such memory" }];
-		await env.PDB.prepare("UPDATE memories SET verified_at = ? WHERE id = ?").bind(nowIso(), current.id).run();
+		await env.PDB.batch([
+			guard.statement(),
+			env.PDB.prepare("UPDATE memories SET verified_at = ? WHERE id = ?").bind(nowIso(), current.id),
+		]).catch((err) => {
+			throw isGuardFailure(err) ? new RunCleared() : err;
+		});
 		return [{ ...base, outcome: "applied" }];
 	}
 	if (team && !personal && op.op !== "create") {
 		return [{ ...base, outcome: "skipped", reason: "team memories are changed by their authors, not by consolidation" }];
 	}
-	if (personal && !mayChange(personal, evidence, outputs)) {
+	if (personal && !mayChange(personal, op, evidence, outputs)) {
 		return [{ ...base, outcome: "skipped", reason: "written explicitly; no newer explicit statement" }];
 	}
 	if (op.op === "delete") {
 		if (!personal) return [{ ...base, outcome: "skipped", reason: "no such memory" }];
+		await guard.check(); // deleteMemory reads and deletes without an await on R2: nothing runs in between
 		await deleteMemory(env, ctx, "personal", op.name);
 		await faults.afterBatch?.();
 		return [{ ...base, outcome: "applied" }];
@@ -100,6 +176,7 @@ async function applyOperation(
 				sessionId: evidence.at(-1) ?? null,
 			},
 			{ afterObjectPut: faults.afterObjectPut },
+			guard,
 		);
 		await faults.afterBatch?.();
 		events.push({ ...base, outcome: written.status === "unchanged" ? "unchanged" : "applied" });
@@ -115,10 +192,11 @@ async function applyOperation(
 			if (from === op.name) continue;
 			const row = await getMemoryRow(env.PDB, ctx, "personal", from);
 			if (!row) continue;
-			if (!mayChange(row, evidence, outputs)) {
+			if (!mayChange(row, op, evidence, outputs)) {
 				events.push({ ...base, op: "delete", target: from, outcome: "skipped", reason: "written explicitly; no newer explicit statement" });
 				continue;
 			}
+			await guard.check();
 			await deleteMemory(env, ctx, "personal", from);
 			await faults.afterBatch?.();
 			events.push({ ...base, op: "delete", target: from, outcome: "applied", reason: `merged into ${op.name}` });
@@ -153,56 +231,77 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 
 	let changes = 0;
 	let processed = 0;
-	for (const userId of [...new Set(batch.map((o) => o.user_id))]) {
-		const outputs = batch.filter((o) => o.user_id === userId);
-		const ctx: ProjectContext = { tenantId: project.tenant_id, userId, projectId };
-		const settings = await effectiveSettings(env.DB, ctx.tenantId, userId, projectId);
-		if (settings["memories.enabled"].value !== true) continue; // left pending until memory is on again
-		const candidates = outputs.flatMap((o) => o.candidates);
-		const events: Event[] = [];
-		if (candidates.length > 0 || outputs.some((o) => o.raw_memory.trim())) {
-			const summaryLimit = Number(settings["memories.summaryInjectionTokenLimit"].value);
-			const touched = await touchedMemories(env.PDB, ctx, candidates);
-			const skillsBefore = await listSkills(env.PDB, ctx);
-			const plan: ConsolidationPlan = model
-				? await modelPlan(model, outputs, touched, skillsBefore, summaryLimit)
-				: offlinePlan(outputs, touched);
-			for (const op of plan.operations) events.push(...(await applyOperation(env, ctx, op, outputs, faults)));
+	try {
+		for (const userId of [...new Set(batch.map((o) => o.user_id))]) {
+			const outputs = batch.filter((o) => o.user_id === userId);
+			const ctx: ProjectContext = { tenantId: project.tenant_id, userId, projectId };
+			const guard = runGuard(env.PDB, projectId, outputs);
+			const settings = await effectiveSettings(env.DB, ctx.tenantId, userId, projectId);
+			if (settings["memories.enabled"].value !== true) continue; // left pending until memory is on again
+			const candidates = outputs.flatMap((o) => o.candidates);
+			const events: Event[] = [];
+			if (candidates.length > 0 || outputs.some((o) => o.raw_memory.trim())) {
+				const summaryLimit = Number(settings["memories.summaryInjectionTokenLimit"].value);
+				const touched = await touchedMemories(env.PDB, ctx, candidates);
+				const skillsBefore = await listSkills(env.PDB, ctx);
+				const plan: ConsolidationPlan = model
+					? await modelPlan(model, outputs, touched, skillsBefore, summaryLimit)
+					: offlinePlan(outputs, touched);
+				for (const op of plan.operations) events.push(...(await applyOperation(env, ctx, op, outputs, faults, guard)));
 
-			// Skills: a model returns the whole set (a skill it leaves out is deleted); offline, explicit
-			// procedures are added to the existing set.
-			const safeSkills = [];
-			for (const skill of plan.skills) {
-				if ((await findSecrets(`${skill.description}\n${skill.body}`)).length > 0) {
-					events.push({ op: "skill", target: skill.name, outcome: "refused", reason: "contains what looks like a secret", evidence: [] });
-				} else safeSkills.push(skill);
+				// Skills: a model returns the whole set (a skill it leaves out is deleted); offline, explicit
+				// procedures are added to the existing set.
+				const safeSkills = [];
+				for (const skill of plan.skills) {
+					if ((await findSecrets(`${skill.description}\n${skill.body}`)).length > 0) {
+						events.push({ op: "skill", target: skill.name, outcome: "refused", reason: "contains what looks like a secret", evidence: [] });
+					} else safeSkills.push(skill);
+				}
+				const { written, removed } = await replaceSkills(env, ctx, safeSkills, model ? "replace" : "add", guard.statement()).catch(
+					rethrowCleared,
+				);
+				for (const name of written) events.push({ op: "skill", target: name, outcome: "applied", reason: "skill written", evidence: [] });
+				for (const name of removed)
+					events.push({ op: "skill-delete", target: name, outcome: "applied", reason: "absent from the run's result", evidence: [] });
+
+				const summary = model && plan.summary.trim() ? plan.summary : await buildSummary(env.PDB, ctx, summaryLimit);
+				const safe = truncateToTokens((await redactSecrets(summary)).text, summaryLimit).text;
+				await guard.check();
+				await writeSummary(env, ctx, safe);
+				try {
+					await guard.check();
+				} catch (err) {
+					// Cleared while the put was in flight: the clear's listing may have missed it.
+					await env.FILES.delete(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
+					throw err;
+				}
 			}
-			const { written, removed } = await replaceSkills(env, ctx, safeSkills, model ? "replace" : "add");
-			for (const name of written) events.push({ op: "skill", target: name, outcome: "applied", reason: "skill written", evidence: [] });
-			for (const name of removed)
-				events.push({ op: "skill-delete", target: name, outcome: "applied", reason: "absent from the run's result", evidence: [] });
-
-			const summary = model && plan.summary.trim() ? plan.summary : await buildSummary(env.PDB, ctx, summaryLimit);
-			const safe = truncateToTokens((await redactSecrets(summary)).text, summaryLimit).text;
-			await writeSummary(env, ctx, safe);
-		}
-		await faults.beforeMarkConsolidated?.();
-		const now = nowIso();
-		await env.PDB.batch([
-			...events.map((e) =>
-				env.PDB.prepare(
-					`INSERT INTO consolidation_events (project_id, owner_id, run_id, op, target, outcome, reason, evidence_json, created_at)
+			await faults.beforeMarkConsolidated?.();
+			const now = nowIso();
+			await env.PDB.batch([
+				guard.statement(),
+				...events.map((e) =>
+					env.PDB.prepare(
+						`INSERT INTO consolidation_events (project_id, owner_id, run_id, op, target, outcome, reason, evidence_json, created_at)
 					 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				).bind(projectId, userId, runId, e.op, e.target, e.outcome, e.reason, JSON.stringify(e.evidence), now),
-			),
-			...outputs.map((o) =>
-				env.PDB.prepare(
-					"UPDATE stage1_outputs SET consolidated_at = ? WHERE project_id = ? AND session_id = ? AND from_seq = ? AND consolidated_at IS NULL",
-				).bind(now, projectId, o.session_id, o.from_seq),
-			),
-		]);
-		changes += events.filter((e) => e.outcome === "applied").length;
-		processed += outputs.length;
+					).bind(projectId, userId, runId, e.op, e.target, e.outcome, e.reason, JSON.stringify(e.evidence), now),
+				),
+				...outputs.map((o) =>
+					env.PDB.prepare(
+						"UPDATE stage1_outputs SET consolidated_at = ? WHERE project_id = ? AND session_id = ? AND from_seq = ? AND consolidated_at IS NULL",
+					).bind(now, projectId, o.session_id, o.from_seq),
+				),
+			]).catch((err) => {
+				throw isGuardFailure(err) ? new RunCleared() : err;
+			});
+			changes += events.filter((e) => e.outcome === "applied").length;
+			processed += outputs.length;
+		}
+	} catch (err) {
+		// A clear landed during the run: it stops here, writing nothing more, and its outputs are gone.
+		if (err instanceof RunCleared)
+			return { outcome: processed > 0 ? "succeeded" : "nothing to do", outputs: processed, changes, more: false };
+		throw err;
 	}
 	return { outcome: processed > 0 ? "succeeded" : "nothing to do", outputs: processed, changes, more };
 }

@@ -5,6 +5,8 @@ import { clip, type Turn } from "../ingest/turns";
 import { tokenCount } from "../inject/tokens";
 import { fillTemplate } from "../lib/template";
 import { findSecrets, redactSecrets } from "../security/secrets";
+import { stripDelimiters } from "./delimiters";
+import { provenanceOf } from "./provenance";
 import { type StageOneOutput, StageOneOutputSchema, turnRef } from "./schema";
 
 /** Transcript tokens one range may send to the model; longer ranges keep their head and tail. */
@@ -55,7 +57,7 @@ export function transcriptItems(turns: Turn[], budget = INPUT_TOKEN_BUDGET): { j
 export async function stageOnePrompt(sessionId: string, turns: Turn[], budget = INPUT_TOKEN_BUDGET): Promise<string> {
 	const { json } = transcriptItems(turns, budget);
 	const redacted = await redactSecrets(json);
-	return fillTemplate(inputTemplate, { thread_id: sessionId.replace(/[<>]/g, ""), response_items_json: redacted.text });
+	return fillTemplate(inputTemplate, { thread_id: sessionId.replace(/[<>]/g, ""), response_items_json: stripDelimiters(redacted.text) });
 }
 
 /** Failures a model call can end in, named without echoing what the model said. */
@@ -76,16 +78,19 @@ function describeFailure(err: unknown): string {
 
 /**
  * Makes model output safe to store: evidence limited to turns of this range, candidates that carry a
- * secret dropped, secrets in the raw memory and summary redacted.
+ * secret dropped, secrets in the raw memory and summary redacted. `userStated` is Cairn's judgement,
+ * not the model's citation: the cited user turns must carry the candidate's words (provenanceOf);
+ * rules and preferences that come only from tool output are dropped.
  */
 export async function sanitiseOutput(output: StageOneOutput, turns: Turn[]): Promise<StageOneOutput> {
 	const refs = new Set(turns.map((t) => turnRef(t.seq)));
-	const userRefs = new Set(turns.filter((t) => t.role === "user" && !t.sidechain).map((t) => turnRef(t.seq)));
 	const candidates = [];
 	for (const c of output.candidates) {
 		if ((await findSecrets(`${c.name}\n${c.description}\n${c.body}`)).length > 0) continue;
 		const evidence = [...new Set(c.evidence.filter((e) => refs.has(e)))];
-		candidates.push({ ...c, evidence, userStated: evidence.some((e) => userRefs.has(e)), procedure: undefined });
+		const { userStated, fromToolOnly } = provenanceOf({ ...c, evidence }, turns);
+		if (fromToolOnly) continue;
+		candidates.push({ ...c, evidence, userStated, procedure: undefined });
 	}
 	return {
 		raw_memory: (await redactSecrets(output.raw_memory)).text,

@@ -1,7 +1,8 @@
 import { CairnError, notFound } from "../errors";
 import { nowIso, sha256Hex } from "../lib/ids";
+import { holdContent } from "../maintenance/sweep";
 import type { ProjectEnv } from "../project/env";
-import type { ProjectDb } from "../project/sql";
+import { GuardFailure, type ProjectDb, type ProjectStatement } from "../project/sql";
 import { assertNoSecretsIn } from "../security/guard";
 import { effectiveSettings } from "../settings/settings";
 import { memoryUrl, objectKey } from "./paths";
@@ -106,6 +107,23 @@ export interface WriteFaults {
 	afterObjectPut?: () => void | Promise<void>;
 }
 
+/**
+ * A condition the write's transaction checks before anything else (an SQL boolean expression and its
+ * arguments): when it no longer holds at commit time nothing is written and `error()` is thrown.
+ * Consolidation uses it to stop writing once the project was cleared under it.
+ */
+export interface WriteGuard {
+	condition: string;
+	args: unknown[];
+	error: () => Error;
+}
+
+/** A statement that rolls its batch back unless `condition` holds (see ProjectDb.guard). */
+export const guardStatement = (db: ProjectDb, condition: string, args: unknown[]): ProjectStatement => db.guard(condition, ...args);
+
+/** Whether an error thrown by a batch is a guard statement's refusal. */
+export const isGuardFailure = (err: unknown) => err instanceof GuardFailure;
+
 /** Scans the parts of a memory that are free text; throws 422 naming rules, never the secret. */
 export const assertNoSecrets = (file: TopicFile) => assertNoSecretsIn(`${file.description}\n${file.body}`, "memory");
 
@@ -122,10 +140,19 @@ export async function assertScopeWritable(env: Env, ctx: ProjectContext, scope: 
  * Writes one topic file: the one write function every path calls, enforcing the name, the fields
  * (a single-line description), the size, the secret scan and the scope switches and policy. Order: the content-addressed R2 object first, then one D1 batch that
  * inserts the version row, moves the memory's pointer and replaces its FTS row together. A crash
- * between the two leaves an unreferenced object (swept later), never a pointer to nothing.
+ * between the two leaves an unreferenced object (swept later), never a pointer to nothing. The object's
+ * key is held against the orphan sweep from the put until the batch has landed; an update's batch
+ * first checks that the memory is still at the version read (a delete or update that landed during the
+ * put makes it write nothing: 412); a caller's `guard` is checked in the same transaction.
  * Cost is independent of how many memories the project holds.
  */
-export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: WriteInput, faults: WriteFaults = {}): Promise<WriteResult> {
+export async function writeMemory(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	input: WriteInput,
+	faults: WriteFaults = {},
+	guard?: WriteGuard,
+): Promise<WriteResult> {
 	// Every invariant of a memory, for every caller (REST, batch, MCP, team sync, import, consolidation).
 	const { scope } = input;
 	assertValidName(input.file.name);
@@ -156,11 +183,6 @@ export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: W
 	}
 	if (current && current.content_hash === hash) return { status: "unchanged", memory: toMetadata(current) };
 
-	await env.FILES.put(objectKey(ctx.tenantId, ctx.projectId, hash), content, {
-		httpMetadata: { contentType: "text/markdown; charset=utf-8" },
-	});
-	await faults.afterObjectPut?.();
-
 	const now = nowIso();
 	const bytes = new TextEncoder().encode(content).byteLength;
 	const owner = ownerOf(ctx, scope);
@@ -170,8 +192,12 @@ export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: W
 	const identityArgs = [ctx.projectId, scope, owner, file.name];
 	const bumpIndex = db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId);
 
-	const statements = current
+	const statements: ProjectStatement[] = current
 		? [
+				// The R2 put below is an await: a concurrent delete (or update) of this memory may land
+				// before this batch. The memory must still be at the version read, or nothing is written —
+				// no version or search row for a memory that is gone.
+				guardStatement(db, "EXISTS (SELECT 1 FROM memories WHERE id = ? AND version = ?)", [current.id, current.version]),
 				// The (memory_id, version) primary key makes a concurrent writer's batch fail as a whole.
 				db
 					.prepare(
@@ -252,14 +278,32 @@ export async function writeMemory(env: ProjectEnv, ctx: ProjectContext, input: W
 				.bind(ctx.projectId, sessionId, file.name, now),
 		);
 	}
-	try {
-		await db.batch(statements);
-	} catch (err) {
-		if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
-			throw new CairnError("version_conflict", "the memory was changed by a concurrent write; re-read and retry");
+	if (guard) statements.unshift(guardStatement(db, guard.condition, guard.args));
+	const key = objectKey(ctx.tenantId, ctx.projectId, hash);
+	// The key is held from before the put until the commit has landed, so the orphan sweep cannot
+	// delete an identical old object this write is re-using (src/maintenance/sweep.ts).
+	await holdContent([key], async () => {
+		await env.FILES.put(key, content, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
+		await faults.afterObjectPut?.();
+		try {
+			await db.batch(statements);
+		} catch (err) {
+			if (guard && isGuardFailure(err)) {
+				const stillHolds = await guardStatement(db, guard.condition, guard.args)
+					.first()
+					.then(() => true)
+					.catch(() => false);
+				if (!stillHolds) throw guard.error();
+			}
+			if (isGuardFailure(err)) {
+				throw new CairnError("version_conflict", "the memory was changed or deleted by a concurrent request; re-read and retry");
+			}
+			if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
+				throw new CairnError("version_conflict", "the memory was changed by a concurrent write; re-read and retry");
+			}
+			throw err;
 		}
-		throw err;
-	}
+	});
 	const row = await getMemoryRow(db, ctx, scope, file.name);
 	if (!row) throw new CairnError("version_conflict", "the memory was deleted by a concurrent request");
 	return { status: current ? "updated" : "created", memory: toMetadata(row) };
@@ -272,7 +316,11 @@ export async function readMemoryContent(env: Env, ctx: ProjectContext, row: Pick
 	return object.text();
 }
 
-/** Removes a memory, its versions and its FTS row in one batch; R2 objects are swept later. */
+/**
+ * Removes a memory and every row keyed by its id (versions, FTS, visibility, what sessions were served)
+ * in one batch; R2 objects are swept later. A write of the same memory that was awaiting its R2 put
+ * finds the row gone in its own transaction and writes nothing.
+ */
 export async function deleteMemory(env: ProjectEnv, ctx: ProjectContext, scope: MemoryScope, name: string): Promise<void> {
 	assertValidName(name);
 	const row = await getMemoryRow(env.PDB, ctx, scope, name);
@@ -281,6 +329,7 @@ export async function deleteMemory(env: ProjectEnv, ctx: ProjectContext, scope: 
 		env.PDB.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(row.id),
 		env.PDB.prepare("DELETE FROM memory_visibility WHERE memory_id = ?").bind(row.id),
 		env.PDB.prepare("DELETE FROM memory_versions WHERE memory_id = ?").bind(row.id),
+		env.PDB.prepare("DELETE FROM session_served WHERE project_id = ? AND memory_id = ?").bind(ctx.projectId, row.id),
 		env.PDB.prepare("DELETE FROM memories WHERE id = ?").bind(row.id),
 		env.PDB.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
 	]);

@@ -23,6 +23,11 @@ export interface ProjectStatement {
 
 export interface ProjectDb {
 	prepare(query: string): ProjectStatement;
+	/**
+	 * A statement that, run in a batch, aborts the whole batch (rolling it back) with `GuardFailure`
+	 * unless `condition` (an SQL boolean expression) holds at that point of the transaction.
+	 */
+	guard(condition: string, ...values: unknown[]): ProjectStatement;
 	batch<T = Record<string, unknown>>(statements: ProjectStatement[]): Promise<SqlRunResult<T>[]>;
 }
 
@@ -35,19 +40,31 @@ function toSqlValue(value: unknown): SqlValue {
 	throw new TypeError(`cannot bind a value of type ${typeof value}`);
 }
 
+/** Thrown when a guard statement's condition does not hold; the batch it was part of is rolled back. */
+export class GuardFailure extends Error {
+	constructor() {
+		super("guard condition failed");
+	}
+}
+
 class Statement implements ProjectStatement {
 	constructor(
 		private readonly db: ObjectSqlDb,
 		readonly query: string,
 		readonly params: SqlValue[] = [],
+		private readonly isGuard = false,
 	) {}
 
 	bind(...values: unknown[]): ProjectStatement {
-		return new Statement(this.db, this.query, values.map(toSqlValue));
+		return new Statement(this.db, this.query, values.map(toSqlValue), this.isGuard);
 	}
 
 	execute<T>(): SqlRunResult<T> {
 		const cursor = this.db.sql.exec<Record<string, SqlValue>>(this.query, ...this.params);
+		if (this.isGuard) {
+			if (!cursor.toArray()[0]?.ok) throw new GuardFailure();
+			return { results: [], meta: { changes: 0 } };
+		}
 		const results = cursor.toArray() as T[];
 		return { results, meta: { changes: cursor.rowsWritten } };
 	}
@@ -75,6 +92,10 @@ export class ObjectSqlDb implements ProjectDb {
 
 	prepare(query: string): ProjectStatement {
 		return new Statement(this, query);
+	}
+
+	guard(condition: string, ...values: unknown[]): ProjectStatement {
+		return new Statement(this, `SELECT (${condition}) AS ok`, values.map(toSqlValue), true);
 	}
 
 	async batch<T>(statements: ProjectStatement[]): Promise<SqlRunResult<T>[]> {

@@ -18,22 +18,46 @@ export const PROXIMITY_BONUS = 0.15;
 
 const stemPrefix = (t: string) => t.slice(0, Math.max(3, t.length - 2));
 
-/** How many consecutive query-word pairs appear within two words of each other in the text. */
-function adjacentPairs(text: string, terms: string[]): number {
+/**
+ * How many consecutive query-word pairs appear within two words of each other in the text (the second
+ * after the first). Linear: one pass over the words; each word is looked up by its prefixes in a map
+ * from stem prefix to the query positions using it, and only the last position each query word was
+ * seen at is kept — the nearest earlier occurrence is the only one that can be within two words.
+ */
+export function adjacentPairs(text: string, terms: string[]): number {
 	if (terms.length < 2) return 0;
-	const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
-	const positions = terms.map((t) => {
+	const byPrefix = new Map<string, number[]>();
+	let longest = 0;
+	terms.forEach((t, i) => {
 		const prefix = stemPrefix(t);
-		const at: number[] = [];
-		words.forEach((w, i) => {
-			if (w.startsWith(prefix)) at.push(i);
-		});
-		return at;
+		longest = Math.max(longest, prefix.length);
+		const list = byPrefix.get(prefix);
+		if (list) list.push(i);
+		else byPrefix.set(prefix, [i]);
 	});
+	let shortest = Number.POSITIVE_INFINITY;
+	for (const prefix of byPrefix.keys()) shortest = Math.min(shortest, prefix.length);
+	const last = new Array<number>(terms.length).fill(-Infinity);
+	const found = new Array<boolean>(terms.length - 1).fill(false);
 	let pairs = 0;
-	for (let i = 0; i + 1 < terms.length; i++) {
-		const next = positions[i + 1] ?? [];
-		if ((positions[i] ?? []).some((p) => next.some((q) => q > p && q - p <= 2))) pairs++;
+	let position = 0;
+	const matched: number[] = [];
+	for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+		const word = m[0];
+		matched.length = 0;
+		for (let len = shortest; len <= Math.min(longest, word.length); len++) {
+			const hit = byPrefix.get(word.slice(0, len));
+			if (hit) matched.push(...hit);
+		}
+		// Pairs first, against earlier words only; then this word becomes the latest position.
+		for (const i of matched) {
+			if (i > 0 && !found[i - 1] && position - (last[i - 1] ?? -Infinity) <= 2) {
+				found[i - 1] = true;
+				pairs++;
+			}
+		}
+		for (const i of matched) last[i] = position;
+		position++;
 	}
 	return pairs;
 }

@@ -1,6 +1,7 @@
 import { generateText, type LanguageModel, Output } from "ai";
 import { z } from "zod";
 import selectorPrompt from "../../prompts/recall_selector.md";
+import { stripDelimiters } from "../extract/delimiters";
 import { fillTemplate } from "../lib/template";
 import type { ScoredMemory } from "./lexical";
 
@@ -23,10 +24,12 @@ export async function selectWithModel(
 	limit: number,
 ): Promise<Selection> {
 	if (candidates.length === 0) return { ok: true, memories: [] };
-	const manifest = candidates.map((c) => `- ${c.row.name} (${c.row.type}): ${c.row.description.replace(/[<>]/g, "")}`).join("\n");
+	const manifest = candidates
+		.map((c) => `- ${c.row.name} (${c.row.type}): ${stripDelimiters(c.row.description).replace(/[<>]/g, "")}`)
+		.join("\n");
 	const prompt = fillTemplate(selectorPrompt, {
 		limit: String(limit),
-		query: query.replace(/<\/?query>/gi, ""),
+		query: stripDelimiters(query),
 		recent_tools: recentTools.length > 0 ? recentTools.join(", ") : "none",
 		manifest,
 	});

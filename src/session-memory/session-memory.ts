@@ -1,5 +1,6 @@
 import { generateText, type LanguageModel } from "ai";
 import sessionMemoryPrompt from "../../prompts/session_memory.md";
+import { stripDelimiters } from "../extract/delimiters";
 import { extractOffline } from "../extract/offline";
 import { transcriptItems } from "../extract/stage-one";
 import { readTurns, type SessionRow, sessionHash } from "../ingest/ingest";
@@ -114,7 +115,7 @@ const pushUnique = (list: string[], value: string, max: number) => {
  * errors seen and corrections made, files touched and commands run by tool calls, the agent's open
  * plan items, and a work log of the user's requests. Deterministic; within both caps.
  */
-export function buildOffline(sessionId: string, turns: Turn[], totalTokens: number): string {
+export function buildOffline(sessionId: string, turns: Turn[], totalTokens: number, totalTurns = turns.length): string {
 	const main = turns.filter((t) => !t.sidechain);
 	const requests = main.filter((t) => t.role === "user" && !t.kind);
 	const lastUser = requests.at(-1);
@@ -147,7 +148,9 @@ export function buildOffline(sessionId: string, turns: Turn[], totalTokens: numb
 	const state = [
 		lastUser ? `Latest request (t${lastUser.seq}): ${oneLine(lastUser.text, 400)}` : "",
 		lastAssistant ? `Latest answer (t${lastAssistant.seq}): ${oneLine(lastAssistant.text, 400)}` : "",
-		`Turns so far: ${turns.length}; tool calls: ${turns.filter((t) => t.role === "tool_call").length}.`,
+		totalTurns > turns.length
+			? `Turns so far: ${totalTurns}; tool calls in the last ${turns.length} turns read: ${turns.filter((t) => t.role === "tool_call").length}.`
+			: `Turns so far: ${turns.length}; tool calls: ${turns.filter((t) => t.role === "tool_call").length}.`,
 	].filter(Boolean);
 	return renderSections(
 		{
@@ -171,13 +174,43 @@ export async function buildWithModel(model: LanguageModel, previous: string, new
 		sections: SECTIONS.map((s) => `- ${s}`).join("\n"),
 		section_tokens: String(sectionCap(totalTokens)),
 		total_tokens: String(totalTokens),
-		previous_memory: previous.replace(/<\/?previous_notes>/gi, ""),
-		transcript: (await redactSecrets(json)).text.replace(/<\/?transcript>/gi, ""),
+		previous_memory: stripDelimiters(previous),
+		transcript: stripDelimiters((await redactSecrets(json)).text),
 	});
 	const result = await generateText({ model, prompt, abortSignal: AbortSignal.timeout(MODEL_TIMEOUT_MS), maxRetries: 1 });
 	const sections = parseSections(result.text);
 	if (Object.keys(sections).length === 0) throw new Error("the session-memory model's answer had none of the template's sections");
 	return renderSections(sections, totalTokens);
+}
+
+/**
+ * How many turns one rebuild reads at most: the opening turns (what was asked) and the latest ones
+ * (where the work stands). A rebuild costs the same however long the session has grown; what lies in
+ * between is already in the previous notes (model refresh) or beyond what the sections keep (offline:
+ * the newest errors, files, commands and requests).
+ */
+export const REBUILD_HEAD_TURNS = 200;
+export const REBUILD_TAIL_TURNS = 1_500;
+
+export interface RebuildBounds {
+	headTurns: number;
+	tailTurns: number;
+}
+
+/** Turns `from`…`to`, or only the first `headTurns` and last `tailTurns` of them when there are more. */
+async function readBounded(
+	env: ProjectEnv,
+	projectId: string,
+	sessionId: string,
+	from: number,
+	to: number,
+	bounds: RebuildBounds,
+): Promise<Turn[]> {
+	if (to < from) return [];
+	if (to - from + 1 <= bounds.headTurns + bounds.tailTurns) return readTurns(env, projectId, sessionId, from, to);
+	const head = bounds.headTurns > 0 ? await readTurns(env, projectId, sessionId, from, from + bounds.headTurns - 1) : [];
+	const tail = await readTurns(env, projectId, sessionId, to - bounds.tailTurns + 1, to);
+	return [...head, ...tail];
 }
 
 export interface SessionMemoryResult {
@@ -189,7 +222,8 @@ export interface SessionMemoryResult {
 /**
  * Rebuilds one session's memory and stores it (R2 object, counters on the session row). With a model,
  * the previous notes are refreshed with the turns since the last refresh; if the model fails, the
- * offline builder runs over the whole session instead. Secrets are redacted before storage.
+ * offline builder runs over the session instead. Either reads at most the bounds' opening and latest
+ * turns of its range, never the whole of a long session. Secrets are redacted before storage.
  */
 export async function refreshSessionMemory(
 	env: ProjectEnv,
@@ -197,6 +231,7 @@ export async function refreshSessionMemory(
 	session: Pick<SessionRow, "id" | "turns" | "memory_turns">,
 	totalTokens: number,
 	model: LanguageModel | null,
+	bounds: RebuildBounds = { headTurns: REBUILD_HEAD_TURNS, tailTurns: REBUILD_TAIL_TURNS },
 ): Promise<SessionMemoryResult> {
 	const key = await sessionMemoryKey(ctx, session.id);
 	let text: string | null = null;
@@ -204,7 +239,7 @@ export async function refreshSessionMemory(
 	if (model) {
 		const previous = (await (await env.FILES.get(key))?.text()) ?? "";
 		const from = previous ? session.memory_turns : 0;
-		const newTurns = await readTurns(env, ctx.projectId, session.id, from, session.turns - 1);
+		const newTurns = await readBounded(env, ctx.projectId, session.id, from, session.turns - 1, bounds);
 		try {
 			text = await buildWithModel(model, previous, newTurns, totalTokens);
 			engine = "model";
@@ -212,13 +247,21 @@ export async function refreshSessionMemory(
 			console.warn("session memory: model refresh failed, building offline", err instanceof Error ? err.name : "Error");
 		}
 	}
-	if (text === null) text = buildOffline(session.id, await readTurns(env, ctx.projectId, session.id, 0, session.turns - 1), totalTokens);
+	if (text === null) {
+		const turns = await readBounded(env, ctx.projectId, session.id, 0, session.turns - 1, bounds);
+		text = buildOffline(session.id, turns, totalTokens, session.turns);
+	}
 	text = truncateToTokens((await redactSecrets(text)).text, totalTokens).text;
 	await env.FILES.put(key, text, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
 	const tokens = tokenCount(text);
-	await env.PDB.prepare("UPDATE sessions SET memory_turns = ?, memory_tokens = ?, memory_updated_at = ? WHERE project_id = ? AND id = ?")
+	const updated = await env.PDB.prepare(
+		"UPDATE sessions SET memory_turns = ?, memory_tokens = ?, memory_updated_at = ? WHERE project_id = ? AND id = ?",
+	)
 		.bind(session.turns, tokens, new Date().toISOString(), ctx.projectId, session.id)
 		.run();
+	// The session is gone (the project was cleared while this rebuild awaited its model or R2): the
+	// clear's listing may have missed the object just put, so it must not outlive the session.
+	if (updated.meta.changes === 0) await env.FILES.delete(key);
 	return { text, tokens, engine };
 }
 
