@@ -55,9 +55,14 @@ export function parseSettingsPatch(body: unknown): Record<SettingKey, SettingVal
 		throw badRequest("settings body must be a JSON object of dotted keys", { field: "body" });
 	}
 	const out = {} as Record<SettingKey, SettingValue | null>;
-	for (const [key, value] of Object.entries(body)) {
+	for (const [index, [key, value]] of Object.entries(body).entries()) {
 		if (!isSettingKey(key)) {
-			throw badRequest(`unknown setting "${key.slice(0, 80)}"`, { field: key.slice(0, 80), known: SETTING_KEYS });
+			// The caller's key is untrusted text: the error names its position and the keys that exist, never the key.
+			throw badRequest(`unknown setting: key number ${index + 1} of the body is not one of the known settings`, {
+				field: "body",
+				position: index + 1,
+				known: SETTING_KEYS,
+			});
 		}
 		if (value === null) {
 			out[key] = null;
