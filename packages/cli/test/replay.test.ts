@@ -28,7 +28,7 @@ const seed = async (key: string, projectId: string, seeds: Seed[]) => {
 	}
 };
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * A memory about what one of the session's own prompts asks, whatever transcript is replayed (the bench's
@@ -44,7 +44,7 @@ function derivedSeed(prompts: string[], name: string): Seed | null {
 			type: "project",
 			description: `What we settled about ${words.join(" ")}`,
 			body: `Earlier sessions settled how to handle ${words.join(", ")}.`,
-			concerns: new RegExp(`^${escape(prompt.slice(0, 60))}`),
+			concerns: new RegExp(`^${escapeRegExp(prompt.slice(0, 60))}`),
 		};
 	}
 	return null;
