@@ -9,6 +9,7 @@ import { clearProjectMemory } from "../src/memory/clear";
 import { objectKey, summaryKey } from "../src/memory/paths";
 import { deleteMemory, getMemoryRow, type ProjectContext, readMemoryContent, writeMemory } from "../src/memory/store";
 import type { TopicFile } from "../src/memory/topic-file";
+import { processRange } from "../src/pipeline/consumer";
 import { call, createProject, createTenant, projectDb } from "./helpers";
 
 let ctx: ProjectContext;
@@ -181,5 +182,49 @@ describe("clear during a consolidation run", () => {
 			outputs: await count("stage1_outputs"),
 		}).toEqual({ memories: 0, versions: 0, skills: 0, events: 0, outputs: 0 });
 		expect(await env.FILES.head(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId))).toBeNull();
+	});
+});
+
+describe("clear during a stage-1 extraction", () => {
+	const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+
+	it("a range being extracted when the project is cleared writes no output back", async () => {
+		await call(`/v1/projects/${ctx.projectId}/settings`, { token, method: "PUT", json: { "memories.enabled": true } });
+		const posted = await call(`/v1/projects/${ctx.projectId}/sessions/x1/transcript`, {
+			token,
+			headers: { "Content-Type": "application/x-ndjson" },
+			body: `${JSON.stringify({ id: "1", role: "user", content: "From now on always use pnpm, never npm.", ts: "2026-11-28T10:00:00Z" })}\n`,
+		});
+		expect(posted.status).toBe(200);
+		const answer = {
+			raw_memory: "- use pnpm",
+			summary: "The user set the package manager.",
+			candidates: [{ name: "use-pnpm", type: "feedback", description: "Use pnpm, never npm", body: "Use pnpm.", evidence: ["t0"] }],
+		};
+		const outcome = await inProject(async (i) => {
+			// The clear arrives while the range waits for its model.
+			const model = new MockLanguageModelV4({
+				doGenerate: async () => {
+					await clearProjectMemory(i.penv, ctx);
+					return {
+						content: [{ type: "text", text: JSON.stringify(answer) }],
+						finishReason: { unified: "stop", raw: "stop" },
+						usage,
+						warnings: [],
+					};
+				},
+			});
+			return processRange(
+				i.penv,
+				{ projectId: ctx.projectId, sessionId: "x1", fromSeq: 0, toSeq: 0 },
+				{ model, markDirty: async () => {} },
+			);
+		});
+		expect(outcome).toBe("gone");
+		const db = projectDb(ctx.projectId);
+		for (const table of ["stage1_outputs", "sessions"]) {
+			const n = await db.prepare(`SELECT count(*) AS n FROM ${table} WHERE project_id = ?`).bind(ctx.projectId).first<{ n: number }>();
+			expect(n?.n, table).toBe(0);
+		}
 	});
 });

@@ -7,6 +7,7 @@ import type { Turn } from "../ingest/turns";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
 import type { ProjectEnv } from "../project/env";
+import { GuardFailure } from "../project/sql";
 import { effectiveSettings } from "../settings/settings";
 import { type ExtractMessage, ExtractMessageSchema } from "./messages";
 import { extractionAllowed } from "./triggers";
@@ -77,15 +78,21 @@ export async function processRange(env: ProjectEnv, message: ExtractMessage, opt
 			: model
 				? await extractWithModel(model, message.sessionId, kept)
 				: extractOffline(message.sessionId, kept);
-	await commit(
-		env,
-		session,
-		from,
-		to,
-		model ? "model" : "offline",
-		output,
-		[...left].sort((a, b) => a - b),
-	);
+	try {
+		await commit(
+			env,
+			session,
+			from,
+			to,
+			model ? "model" : "offline",
+			output,
+			[...left].sort((a, b) => a - b),
+		);
+	} catch (err) {
+		// The session was cleared (or deleted) while the range was being extracted: nothing is written back.
+		if (err instanceof GuardFailure) return "gone";
+		throw err;
+	}
 	if (output.candidates.length > 0 || output.raw_memory.trim()) await options.markDirty();
 	return "extracted";
 }
@@ -161,6 +168,8 @@ async function commit(
 	const now = nowIso();
 	try {
 		await env.PDB.batch([
+			// The session must still exist: a clear during the model call removes it, and its output must not come back.
+			env.PDB.guard("EXISTS (SELECT 1 FROM sessions WHERE project_id = ? AND id = ?)", session.project_id, session.id),
 			env.PDB.prepare(
 				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at, agent_write_turns)
 				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
