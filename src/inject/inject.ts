@@ -70,15 +70,26 @@ export const relevanceFloor = (terms: number) => Math.min(3, Math.ceil(terms / 2
 const ageNote = (days: number) =>
 	days < 1 ? "updated today" : `updated ${days} day${days === 1 ? "" : "s"} ago — verify against the repository before relying on it`;
 
-const empty = (warnings: string[]): InjectResult => ({
-	text: "",
-	tokens: 0,
-	chars: 0,
-	truncated: false,
+const NO_PARTS: InjectResult["parts"] = { sessionMemory: "", guidance: "", summary: "", index: "", memories: [], logs: [] };
+
+/** The result for a finished block: its size measured once, parts not given left empty. */
+const blockResult = (
+	text: string,
+	truncated: boolean,
+	warnings: string[],
+	parts: Partial<InjectResult["parts"]>,
+	servedIds: number[],
+): InjectResult => ({
+	text,
+	tokens: tokenCount(text),
+	chars: text.length,
+	truncated,
 	warnings,
-	parts: { sessionMemory: "", guidance: "", summary: "", index: "", memories: [], logs: [] },
-	servedIds: [],
+	parts: { ...NO_PARTS, ...parts },
+	servedIds,
 });
+
+const empty = (warnings: string[]): InjectResult => blockResult("", false, warnings, {}, []);
 
 /** The longest prefix of `lines` (by count) for which `fits` holds; binary search, so O(log n) checks. */
 function longestFitting(lines: string[], fits: (kept: string[]) => boolean): number {
@@ -172,15 +183,13 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 			truncated = true;
 			text = assemble();
 		}
-		return {
+		return blockResult(
 			text,
-			tokens: tokenCount(text),
-			chars: text.length,
 			truncated,
 			warnings,
-			parts: { sessionMemory: "", guidance: "", summary: "", index: "", memories: memoryBlocks.map((m) => m.info), logs: [] },
-			servedIds: memoryBlocks.map((m) => m.id),
-		};
+			{ memories: memoryBlocks.map((m) => m.info) },
+			memoryBlocks.map((m) => m.id),
+		);
 	}
 
 	// This session's session memory, after a compaction.
@@ -295,13 +304,11 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		}
 	}
 	const summary = summaryPart(summaryKept);
-	return {
+	return blockResult(
 		text,
-		tokens: tokenCount(text),
-		chars: text.length,
 		truncated,
 		warnings,
-		parts: {
+		{
 			sessionMemory: sessionText,
 			guidance: guidanceWith(summary ? fence(summary) : "_No summary yet._"),
 			summary,
@@ -309,6 +316,6 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 			memories: memoryBlocks.map((m) => m.info),
 			logs: logBlocks.map((l) => ({ date: l.date, tokens: l.tokens })),
 		},
-		servedIds: memoryBlocks.map((m) => m.id),
-	};
+		memoryBlocks.map((m) => m.id),
+	);
 }
