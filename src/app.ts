@@ -73,17 +73,22 @@ export function createApp() {
 	};
 	// Body limits belong to routes (method and full path), never to a path suffix: `PUT …/memories/transcript`
 	// is a memory named "transcript" and gets the ordinary limit.
-	const largeBodies: { method: string; path: RegExp; limit: number }[] = [
+	// A streamed route reads its body as it arrives and counts it there: only a declared length is checked up front.
+	const largeBodies: { method: string; path: RegExp; limit: number; streamed?: true }[] = [
 		{ method: "POST", path: /^\/v1\/projects\/[^/]+\/memories\/batch$/, limit: BATCH_BODY_LIMIT },
-		{ method: "POST", path: /^\/v1\/projects\/[^/]+\/sessions\/[^/]+\/transcript$/, limit: TRANSCRIPT_BODY_LIMIT },
+		{ method: "POST", path: /^\/v1\/projects\/[^/]+\/sessions\/[^/]+\/transcript$/, limit: TRANSCRIPT_BODY_LIMIT, streamed: true },
 		{ method: "PUT", path: /^\/v1\/projects\/[^/]+\/team-memory$/, limit: TEAM_SYNC_BODY_LIMIT },
 	];
 	const limiters = new Map(
 		[BODY_LIMIT, ...largeBodies.map((r) => r.limit)].map((limit) => [limit, bodyLimit({ maxSize: limit, onError: tooLarge(limit) })]),
 	);
 	app.use("/v1/*", async (c, next) => {
-		const limit = largeBodies.find((r) => r.method === c.req.method && r.path.test(c.req.path))?.limit ?? BODY_LIMIT;
-		return (limiters.get(limit) as MiddlewareHandler)(c, next);
+		const route = largeBodies.find((r) => r.method === c.req.method && r.path.test(c.req.path));
+		if (route?.streamed) {
+			if (Number(c.req.header("content-length") ?? 0) > route.limit) tooLarge(route.limit)();
+			return next();
+		}
+		return (limiters.get(route?.limit ?? BODY_LIMIT) as MiddlewareHandler)(c, next);
 	});
 
 	// Tenant creation and /v1/operator/* use the operator token; every other /v1 route uses an API key.

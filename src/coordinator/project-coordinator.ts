@@ -5,7 +5,7 @@ import { pendingCount } from "../consolidate/inputs";
 import { ConsolidationError } from "../consolidate/model";
 import { type ConsolidationFaults, consolidateProject } from "../consolidate/run";
 import { CairnError, toWire, type WireError } from "../errors";
-import { ingestTurns, type ParsedTranscript, requireOwnSession } from "../ingest/ingest";
+import { commitIngest, type IngestCommit, ingestBase, requireOwnSession, seenRecords } from "../ingest/ingest";
 import { randomId } from "../lib/ids";
 import { resolveModel } from "../llm/models";
 import { sweepProjectOrphans } from "../maintenance/sweep";
@@ -234,8 +234,17 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	// Sessions and the pipeline ----------------------------------------------------------------------
 
-	ingest(ctx: ProjectContext, sessionId: string, parsed: ParsedTranscript) {
-		return this.run(ctx.projectId, () => ingestTurns(this.penv, ctx, sessionId, parsed));
+	/** A transcript post streams through the Worker: where it starts, which records are known, then one commit. */
+	ingestBase(ctx: ProjectContext, sessionId: string) {
+		return this.run(ctx.projectId, () => ingestBase(this.db, ctx, sessionId));
+	}
+
+	seenRecords(ctx: ProjectContext, sessionId: string, keys: string[]) {
+		return this.run(ctx.projectId, () => seenRecords(this.db, ctx, sessionId, keys));
+	}
+
+	commitIngest(ctx: ProjectContext, sessionId: string, commit: IngestCommit) {
+		return this.run(ctx.projectId, () => commitIngest(this.db, ctx, sessionId, commit));
 	}
 
 	session(ctx: ProjectContext, sessionId: string) {

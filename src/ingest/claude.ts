@@ -1,5 +1,6 @@
 import { detectAgentWrite, runsCairnRemember } from "./agent-writes";
 import {
+	type Adapter,
 	type AdapterResult,
 	clipText,
 	clipToolResult,
@@ -7,6 +8,7 @@ import {
 	isObject,
 	type ParsedTurn,
 	type RawRecord,
+	runAdapter,
 	str,
 	toolCallText,
 } from "./turns";
@@ -108,18 +110,21 @@ function queuedText(prompt: unknown, mode: string | undefined): UserText | null 
  * - summary, system, file-history-snapshot, the other queue operations, other attachments and
  *   session settings are metadata, skipped.
  */
-export function parseClaude(records: RawRecord[]): AdapterResult {
+export function claudeAdapter(): Adapter {
 	const out: AdapterResult = { agent: "claude", turns: [], skipped: 0, unknown: 0 };
-	// Prompts the post already holds as queued_command attachments: their queue records are copies.
+	// Prompts the post holds as queued_command attachments: their queue records are copies. A prompt a
+	// queue record absorbed waits until QUEUE_LOOKAHEAD more records have arrived (or the end) before it
+	// is kept, since its attachment may come just after it.
 	const attached = new Set<string>();
-	for (const { value: r } of records) {
+	const enqueued: string[] = [];
+	const queue: { turn: ParsedTurn; absorbed?: string; at: number }[] = [];
+	let seen = 0;
+
+	const push = ({ value: r, hash }: RawRecord) => {
+		seen++;
 		if (r.type === "attachment" && isObject(r.attachment) && r.attachment.type === "queued_command") {
 			attached.add(contentText(r.attachment.prompt).trim());
 		}
-	}
-	const enqueued: string[] = [];
-
-	for (const { value: r, hash } of records) {
 		const type = str(r.type);
 		const cwd = str(r.cwd);
 		const branch = str(r.gitBranch);
@@ -143,10 +148,10 @@ export function parseClaude(records: RawRecord[]): AdapterResult {
 				absorbed = content ?? enqueued[0];
 				if (i >= 0) enqueued.splice(i, 1);
 			}
-			const turn = absorbed && !attached.has(absorbed) ? queuedText(absorbed, "prompt") : null;
-			if (turn) out.turns.push({ ...base(hash), key: hash, role: "user", ...turn });
+			const turn = absorbed ? queuedText(absorbed, "prompt") : null;
+			if (turn && absorbed) queue.push({ turn: { ...base(hash), key: hash, role: "user", ...turn }, absorbed, at: seen });
 			else out.skipped++;
-			continue;
+			return;
 		}
 		if (type === "attachment") {
 			const a = isObject(r.attachment) ? r.attachment : {};
@@ -155,15 +160,18 @@ export function parseClaude(records: RawRecord[]): AdapterResult {
 			const turn = human ? queuedText(a.prompt, str(a.commandMode)) : null;
 			const id = str(r.uuid) ?? hash;
 			if (turn)
-				out.turns.push({
-					...base(id),
-					...(str(a.timestamp) && !str(r.timestamp) ? { ts: str(a.timestamp) } : {}),
-					key: id,
-					role: "user",
-					...turn,
+				queue.push({
+					turn: {
+						...base(id),
+						...(str(a.timestamp) && !str(r.timestamp) ? { ts: str(a.timestamp) } : {}),
+						key: id,
+						role: "user",
+						...turn,
+					},
+					at: seen,
 				});
 			else out.skipped++;
-			continue;
+			return;
 		}
 		if (type !== "user" && type !== "assistant") {
 			if (type && METADATA_TYPES.has(type)) out.skipped++;
@@ -171,7 +179,7 @@ export function parseClaude(records: RawRecord[]): AdapterResult {
 				out.skipped++;
 				out.unknown++;
 			}
-			continue;
+			return;
 		}
 		if (cwd) out.cwd = cwd;
 		if (branch) out.branch = branch;
@@ -184,7 +192,7 @@ export function parseClaude(records: RawRecord[]): AdapterResult {
 			!isObject(r.message)
 		) {
 			out.skipped++;
-			continue;
+			return;
 		}
 		const id = str(r.uuid) ?? hash;
 		const content = r.message.content;
@@ -235,7 +243,24 @@ export function parseClaude(records: RawRecord[]): AdapterResult {
 			});
 		}
 		if (produced.length === 0) out.skipped++;
-		out.turns.push(...produced);
-	}
-	return out;
+		for (const turn of produced) queue.push({ turn, at: seen });
+	};
+
+	const take = (final: boolean): ParsedTurn[] => {
+		const ready: ParsedTurn[] = [];
+		while (queue.length > 0) {
+			const next = queue[0] as (typeof queue)[number];
+			if (next.absorbed !== undefined && !final && seen - next.at < QUEUE_LOOKAHEAD) break;
+			queue.shift();
+			if (next.absorbed !== undefined && attached.has(next.absorbed)) out.skipped++;
+			else ready.push(next.turn);
+		}
+		return ready;
+	};
+	return { out, push, take };
 }
+
+/** Records a queued prompt's attachment may trail its queue record by. */
+const QUEUE_LOOKAHEAD = 256;
+
+export const parseClaude = (records: RawRecord[]): AdapterResult => runAdapter(claudeAdapter(), records);

@@ -1,12 +1,15 @@
 import { detectAgentWrite, qualifiedToolName, runsCairnRemember } from "./agent-writes";
 import {
+	type Adapter,
 	type AdapterResult,
 	clipText,
 	clipToolResult,
 	contentText,
+	immediateAdapter,
 	isObject,
 	type ParsedTurn,
 	type RawRecord,
+	runAdapter,
 	str,
 	toolCallText,
 } from "./turns";
@@ -170,11 +173,11 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
  * in a shell) are flagged `agentWrite`. A rollout whose `session_meta` says it is a sub-agent's
  * (`source: {subagent: …}`) has its turns tagged `sidechain`: its "user" is the parent agent.
  */
-export function parseCodex(records: RawRecord[]): AdapterResult {
+export function codexAdapter(): Adapter {
 	const out: AdapterResult = { agent: "codex", turns: [], skipped: 0, unknown: 0 };
 	let cwd: string | undefined;
 	let subagent = false;
-	for (const { value: r, hash } of records) {
+	return immediateAdapter(out, ({ value: r, hash }) => {
 		const payload = isObject(r.payload) ? r.payload : null;
 		const ts = str(r.timestamp) ?? null;
 		let item: Record<string, unknown> | null = null;
@@ -191,33 +194,33 @@ export function parseCodex(records: RawRecord[]): AdapterResult {
 					const git = isObject(payload.git) ? payload.git : {};
 					out.branch = str(git.branch) ?? out.branch;
 					out.skipped++;
-					continue;
+					return;
 				}
 				case "turn_context":
 					cwd = str(payload.cwd) ?? cwd;
 					out.skipped++;
-					continue;
+					return;
 				case "response_item":
 					item = payload;
 					break;
 				case "event_msg":
 				case "compacted":
 					out.skipped++;
-					continue;
+					return;
 				default:
 					out.skipped++;
 					out.unknown++;
-					continue;
+					return;
 			}
 		} else if (typeof r.type === "string" && CODEX_ITEM_TYPES.has(r.type)) {
 			item = r;
 		} else if (r.record_type === "state" || (typeof r.id === "string" && r.type === undefined)) {
 			out.skipped++; // legacy session header or state line
-			continue;
+			return;
 		} else {
 			out.skipped++;
 			out.unknown++;
-			continue;
+			return;
 		}
 		if (cwd) out.cwd = cwd;
 		const turn = itemTurn(item, hash, ts, cwd);
@@ -226,6 +229,7 @@ export function parseCodex(records: RawRecord[]): AdapterResult {
 			out.unknown++;
 		} else if (turn === null) out.skipped++;
 		else out.turns.push(subagent ? { ...turn, sidechain: true } : turn);
-	}
-	return out;
+	});
 }
+
+export const parseCodex = (records: RawRecord[]): AdapterResult => runAdapter(codexAdapter(), records);

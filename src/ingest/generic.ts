@@ -1,5 +1,16 @@
 import { detectAgentWrite } from "./agent-writes";
-import { type AdapterResult, clipText, clipToolResult, contentText, type RawRecord, str, toolCallText } from "./turns";
+import {
+	type Adapter,
+	type AdapterResult,
+	clipText,
+	clipToolResult,
+	contentText,
+	immediateAdapter,
+	type RawRecord,
+	runAdapter,
+	str,
+	toolCallText,
+} from "./turns";
 
 const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> = {
 	user: "user",
@@ -17,15 +28,15 @@ const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> 
  * Tool lines may carry `name` and `call_id`; a tool call that wrote Cairn memory (`memory_write`,
  * `cairn remember` in a `command`) is flagged `agentWrite`.
  */
-export function parseGeneric(records: RawRecord[]): AdapterResult {
+export function genericAdapter(): Adapter {
 	const out: AdapterResult = { agent: "generic", turns: [], skipped: 0, unknown: 0 };
-	for (const { value: r, hash } of records) {
+	return immediateAdapter(out, ({ value: r, hash }) => {
 		const role = ROLES[String(r.role ?? "").toLowerCase()];
 		const text = contentText(r.content);
 		if (!role || !text.trim()) {
 			out.skipped++;
 			if (!role && r.role !== "system") out.unknown++;
-			continue;
+			return;
 		}
 		const id = typeof r.id === "string" || typeof r.id === "number" ? String(r.id) : hash;
 		const ts = str(r.ts) ?? str(r.timestamp) ?? null;
@@ -40,6 +51,7 @@ export function parseGeneric(records: RawRecord[]): AdapterResult {
 			...(str(r.call_id) ? { callId: str(r.call_id) } : {}),
 			...(role === "tool_call" ? detectAgentWrite(name ?? "", r.content) : {}),
 		});
-	}
-	return out;
+	});
 }
+
+export const parseGeneric = (records: RawRecord[]): AdapterResult => runAdapter(genericAdapter(), records);

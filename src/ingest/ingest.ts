@@ -1,12 +1,10 @@
 import { CairnError } from "../errors";
-import { nowIso, randomId, sha256Hex } from "../lib/ids";
-import { sessionPrefix } from "../memory/paths";
+import { nowIso, sha256Hex } from "../lib/ids";
 import type { ProjectContext } from "../memory/store";
 import type { ProjectEnv } from "../project/env";
-import type { ProjectDb } from "../project/sql";
+import { GuardFailure, type ProjectDb } from "../project/sql";
 import { redactSecrets } from "../security/secrets";
-import { type Format, normalise, readRecords } from "./parse";
-import type { Agent, ParsedTurn, Turn } from "./turns";
+import type { Agent, Turn } from "./turns";
 
 export interface IngestResult {
 	accepted: number;
@@ -41,7 +39,6 @@ export interface SessionRow {
 }
 
 const SEPARATOR = "\n\u241e\u241e\n";
-const ATTEMPTS = 4;
 
 export const sessionHash = async (sessionId: string) => (await sha256Hex(`session:${sessionId}`)).slice(0, 32);
 
@@ -80,147 +77,136 @@ export async function redactTurns<T extends { text: string }>(turns: T[]): Promi
 	return count;
 }
 
-const validTime = (ts: string | null, now: string) =>
-	ts && !Number.isNaN(Date.parse(ts)) && ts <= now ? new Date(ts).toISOString() : null;
+/** Where a post starts: the session's turn count and agent (none yet: 0 and null). */
+export interface IngestBase {
+	turns: number;
+	agent: Agent | null;
+}
 
-/** A transcript parsed and de-duplicated within itself: the part of ingest that needs no stored state. */
-export interface ParsedTranscript {
+/** Record keys per statement: a DO SQLite string parameter is capped at 2 MB. */
+const KEYS_PER_STATEMENT = 500;
+
+const inGroups = <T>(items: T[], size: number): T[][] =>
+	Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+/** The session a post adds to; a session id another user holds is a conflict. */
+export async function ingestBase(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<IngestBase> {
+	const session = await getSession(db, ctx.projectId, sessionId);
+	if (session && session.user_id !== ctx.userId) throw new CairnError("conflict", "this session id is already used by another user");
+	return { turns: session?.turns ?? 0, agent: session?.agent ?? null };
+}
+
+/** The record keys among `keys` that the session already holds. */
+export async function seenRecords(db: ProjectDb, ctx: ProjectContext, sessionId: string, keys: string[]): Promise<string[]> {
+	const seen: string[] = [];
+	for (const group of inGroups(keys, KEYS_PER_STATEMENT)) {
+		const { results } = await db
+			.prepare(
+				"SELECT value AS k FROM json_each(?1) WHERE value IN (SELECT record_key FROM session_records WHERE project_id = ?2 AND session_id = ?3)",
+			)
+			.bind(JSON.stringify(group), ctx.projectId, sessionId)
+			.all<{ k: string }>();
+		seen.push(...results.map((r) => r.k));
+	}
+	return seen;
+}
+
+/** A chunk of new turns already written to R2, waiting for the post to commit; `keys[i]` is its i-th turn's record key. */
+export interface StagedChunk {
+	objectKey: string;
+	first: number;
+	last: number;
+	bytes: number;
+	keys: string[];
+}
+
+export interface IngestCommit {
+	/** The session's turn count the chunks were numbered from. */
+	base: number;
 	agent: Agent;
 	cwd?: string;
 	branch?: string;
-	skipped: number;
-	unknown: number;
-	duplicates: number;
-	turns: ParsedTurn[];
+	started: string;
+	lastActivity: string;
+	chunks: StagedChunk[];
 }
 
-/** Parses a posted transcript (400 naming the bad line); runs in the Worker, before the project's object is involved. */
-export async function parseTranscript(body: string, format: Format): Promise<ParsedTranscript> {
-	const records = await readRecords(body);
-	const parsed = normalise(records, format);
-	const unique = new Map<string, ParsedTurn>();
-	let duplicates = 0;
-	for (const t of parsed.turns) {
-		if (unique.has(t.key)) duplicates++;
-		else unique.set(t.key, t);
-	}
-	return {
-		agent: parsed.agent,
-		...(parsed.cwd ? { cwd: parsed.cwd } : {}),
-		...(parsed.branch ? { branch: parsed.branch } : {}),
-		skipped: parsed.skipped,
-		unknown: parsed.unknown,
-		duplicates,
-		turns: [...unique.values()],
-	};
-}
+export type CommittedSession = Pick<SessionRow, "project_id" | "id" | "turns" | "cursor" | "memory_turns">;
 
 /**
- * Stores the turns of a parsed transcript (a whole file or the lines added since the last post)
- * that the session does not hold yet, inside the project's object.
- * Turns whose native ids were seen before are dropped, so re-posting a file, or an overlapping tail
- * of it, adds nothing. New turns are secret-redacted, written to R2 as one NDJSON chunk, then one
- * transaction in the project's object registers the chunk, the record ids and the session's counters. The chunk's first seq is
- * its primary key, so two concurrent posts cannot both claim the same turn numbers: the loser's batch
- * fails, its chunk is deleted, and it retries against the new state.
+ * Registers a post's staged chunks, their record keys and the session's counters in one transaction.
+ * When another post moved the session past `commit.base` meanwhile, nothing is written and the new
+ * base comes back (the caller renumbers its chunks and tries again); a record key stored twice, or a
+ * chunk whose first turn is taken, likewise rolls everything back.
  */
-export async function ingestTurns(
-	env: ProjectEnv,
+export async function commitIngest(
+	db: ProjectDb,
 	ctx: ProjectContext,
 	sessionId: string,
-	parsed: ParsedTranscript,
-): Promise<IngestResult> {
-	const unique = new Map(parsed.turns.map((t) => [t.key, t]));
-	const duplicates = parsed.duplicates;
-	const hash = await sessionHash(sessionId);
-	const redacted = new WeakSet<ParsedTurn>();
-
-	for (let attempt = 1; ; attempt++) {
-		const keys = [...unique.keys()];
-		const [sessionRes, seenRes] = await env.PDB.batch([
-			env.PDB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(ctx.projectId, sessionId),
-			env.PDB.prepare(
-				"SELECT value AS k FROM json_each(?1) WHERE value IN (SELECT record_key FROM session_records WHERE project_id = ?2 AND session_id = ?3)",
-			).bind(JSON.stringify(keys), ctx.projectId, sessionId),
-		]);
-		const session = (sessionRes?.results[0] as unknown as SessionRow | undefined) ?? null;
-		if (session && session.user_id !== ctx.userId) throw new CairnError("conflict", "this session id is already used by another user");
-		if (session && session.agent !== parsed.agent && unique.size > 0) {
-			throw new CairnError("conflict", `this session holds a ${session.agent} transcript; the posted lines read as ${parsed.agent}`);
-		}
-		const seen = new Set((seenRes?.results ?? []).map((r) => (r as { k: string }).k));
-		const fresh = [...unique.values()].filter((t) => !seen.has(t.key));
-		const result = {
-			duplicates: duplicates + (unique.size - fresh.length),
-			skipped: parsed.skipped,
-			unknown: parsed.unknown,
-			agent: session?.agent ?? parsed.agent,
-		};
-		if (fresh.length === 0) return { accepted: 0, ...result, turns: session?.turns ?? 0, session };
-
-		// Only new turns are scanned: a re-post of a known file costs parsing and one lookup.
-		const unscanned = fresh.filter((t) => !redacted.has(t));
-		await redactTurns(unscanned);
-		for (const t of unscanned) redacted.add(t);
-		const first = session?.turns ?? 0;
-		const turns: Turn[] = fresh.map(({ key: _key, ...t }, i) => ({ ...t, seq: first + i }));
-		const now = nowIso();
-		const times = turns.map((t) => validTime(t.ts, now)).filter((t): t is string => t !== null);
-		// ISO-8601 UTC strings order lexically.
-		times.sort();
-		const started = times[0] ?? now;
-		const lastActivity = times.at(-1) ?? now;
-		const objectKey = `${sessionPrefix(ctx.tenantId, ctx.projectId, hash)}chunks/${String(first).padStart(8, "0")}-${randomId(8)}.ndjson`;
-		const ndjson = `${turns.map((t) => JSON.stringify(t)).join("\n")}\n`;
-		await env.FILES.put(objectKey, ndjson, { httpMetadata: { contentType: "application/x-ndjson" } });
-		const last = first + turns.length - 1;
-		try {
-			await env.PDB.batch([
-				env.PDB.prepare(
-					`INSERT INTO session_chunks (project_id, session_id, first_seq, last_seq, object_key, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				).bind(ctx.projectId, sessionId, first, last, objectKey, ndjson.length, now),
-				env.PDB.prepare("INSERT INTO session_records (project_id, session_id, record_key) SELECT ?1, ?2, value FROM json_each(?3)").bind(
-					ctx.projectId,
-					sessionId,
-					JSON.stringify(fresh.map((t) => t.key)),
-				),
-				env.PDB.prepare(
+	commit: IngestCommit,
+): Promise<{ session: CommittedSession } | { stale: IngestBase }> {
+	const current = await ingestBase(db, ctx, sessionId);
+	if (current.turns !== commit.base) return { stale: current };
+	if (current.agent && current.agent !== commit.agent) {
+		throw new CairnError("conflict", `this session holds a ${current.agent} transcript; the posted lines read as ${commit.agent}`);
+	}
+	const now = nowIso();
+	const last = (commit.chunks.at(-1) as StagedChunk).last;
+	try {
+		await db.batch([
+			db.guard("coalesce((SELECT turns FROM sessions WHERE project_id = ? AND id = ?), 0) = ?", ctx.projectId, sessionId, commit.base),
+			...commit.chunks.map((c) =>
+				db
+					.prepare(
+						"INSERT INTO session_chunks (project_id, session_id, first_seq, last_seq, object_key, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+					)
+					.bind(ctx.projectId, sessionId, c.first, c.last, c.objectKey, c.bytes, now),
+			),
+			...inGroups(
+				commit.chunks.flatMap((c) => c.keys),
+				KEYS_PER_STATEMENT,
+			).map((group) =>
+				db
+					.prepare("INSERT INTO session_records (project_id, session_id, record_key) SELECT ?1, ?2, value FROM json_each(?3)")
+					.bind(ctx.projectId, sessionId, JSON.stringify(group)),
+			),
+			db
+				.prepare(
 					`INSERT INTO sessions (project_id, id, user_id, agent, cwd, branch, started_at, last_activity_at, turns, updated_at)
 					 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 					 ON CONFLICT (project_id, id) DO UPDATE SET turns = excluded.turns,
 					   cwd = coalesce(excluded.cwd, cwd), branch = coalesce(excluded.branch, branch),
 					   started_at = min(started_at, excluded.started_at), last_activity_at = max(last_activity_at, excluded.last_activity_at),
 					   updated_at = excluded.updated_at`,
-				).bind(
+				)
+				.bind(
 					ctx.projectId,
 					sessionId,
 					ctx.userId,
-					parsed.agent,
-					parsed.cwd ?? null,
-					parsed.branch ?? null,
-					started,
-					lastActivity,
+					commit.agent,
+					commit.cwd ?? null,
+					commit.branch ?? null,
+					commit.started,
+					commit.lastActivity,
 					last + 1,
 					now,
 				),
-			]);
-		} catch (err) {
-			await env.FILES.delete(objectKey);
-			if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err)) && attempt < ATTEMPTS) continue;
-			if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
-				throw new CairnError("conflict", "the session changed under concurrent posts; retry the request");
-			}
-			throw err;
-		}
-		const committed = {
+		]);
+	} catch (err) {
+		if (err instanceof GuardFailure || /UNIQUE|PRIMARY KEY|constraint/i.test(String(err)))
+			return { stale: await ingestBase(db, ctx, sessionId) };
+		throw err;
+	}
+	const session = await getSession(db, ctx.projectId, sessionId);
+	return {
+		session: {
 			project_id: ctx.projectId,
 			id: sessionId,
+			turns: last + 1,
 			cursor: session?.cursor ?? 0,
 			memory_turns: session?.memory_turns ?? 0,
-			turns: last + 1,
-		};
-		return { accepted: turns.length, ...result, turns: last + 1, session: committed };
-	}
+		},
+	};
 }
 
 /** Reads turns [fromSeq, toSeq] of a session back from its R2 chunks. */

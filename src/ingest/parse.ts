@@ -1,9 +1,9 @@
 import { badRequest } from "../errors";
 import { sha256Hex } from "../lib/ids";
-import { parseClaude } from "./claude";
-import { CODEX_ENVELOPE_TYPES, CODEX_ITEM_TYPES, parseCodex } from "./codex";
-import { parseGeneric } from "./generic";
-import { type AdapterResult, type Agent, isObject, type RawRecord } from "./turns";
+import { claudeAdapter } from "./claude";
+import { CODEX_ENVELOPE_TYPES, CODEX_ITEM_TYPES, codexAdapter } from "./codex";
+import { genericAdapter } from "./generic";
+import { type Adapter, type AdapterResult, type Agent, isObject, type ParsedTurn, type RawRecord } from "./turns";
 
 export const FORMATS = ["auto", "claude", "codex", "generic"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -21,13 +21,18 @@ function recordAgent(r: Record<string, unknown>): Agent | null {
 	return null;
 }
 
-/** The format of a transcript: the first record that says decides. */
-export function detectFormat(records: RawRecord[]): Agent {
-	for (const { value } of records) {
-		const agent = recordAgent(value);
-		if (agent) return agent;
+/** One NDJSON line as a record: a line that is not a JSON object fails the request with its line number. */
+export async function parseLine(text: string, line: number): Promise<RawRecord | null> {
+	const trimmed = text.trim();
+	if (!trimmed) return null;
+	let value: unknown;
+	try {
+		value = JSON.parse(trimmed);
+	} catch {
+		throw badRequest(`line ${line} is not valid JSON`, { line });
 	}
-	return "generic";
+	if (!isObject(value)) throw badRequest(`line ${line} is not a JSON object`, { line });
+	return { line, hash: (await sha256Hex(trimmed)).slice(0, 32), value };
 }
 
 /**
@@ -38,34 +43,101 @@ export async function readRecords(body: string): Promise<RawRecord[]> {
 	const records: RawRecord[] = [];
 	const lines = body.split("\n");
 	for (let i = 0; i < lines.length; i++) {
-		const line = (lines[i] ?? "").trim();
-		if (!line) continue;
-		let value: unknown;
-		try {
-			value = JSON.parse(line);
-		} catch {
-			throw badRequest(`line ${i + 1} is not valid JSON`, { line: i + 1 });
-		}
-		if (!isObject(value)) throw badRequest(`line ${i + 1} is not a JSON object`, { line: i + 1 });
-		records.push({ line: i + 1, hash: (await sha256Hex(line)).slice(0, 32), value });
+		const record = await parseLine(lines[i] ?? "", i + 1);
+		if (record) records.push(record);
 	}
 	return records;
 }
 
-/** Normalises records into turns with the adapter for `format` (detected when `auto`). */
-export function normalise(records: RawRecord[], format: Format): AdapterResult {
-	const agent = format === "auto" ? detectFormat(records) : format;
-	const result = agent === "claude" ? parseClaude(records) : agent === "codex" ? parseCodex(records) : parseGeneric(records);
-	// Tool results name the tool of the call they answer, and the result of an agent's memory write is part of that write.
-	const calls = new Map(result.turns.filter((t) => t.role === "tool_call" && t.callId).map((t) => [t.callId, t]));
-	for (const t of result.turns) {
-		const call = t.role === "tool_result" && t.callId ? calls.get(t.callId) : undefined;
-		if (!call) continue;
-		if (!t.tool && call.tool) t.tool = call.tool;
-		if (call.agentWrite) {
-			t.agentWrite = true;
-			if (call.memoryName) t.memoryName = call.memoryName;
-		}
+const adapterFor = (agent: Agent): Adapter =>
+	agent === "claude" ? claudeAdapter() : agent === "codex" ? codexAdapter() : genericAdapter();
+
+/** Records read before the format is known, at most: then the transcript is read as generic. */
+const DETECT_RECORDS = 256;
+
+/**
+ * Reads a transcript record by record, as it streams in, into turns: detects the format from the
+ * first record that says (`auto`), de-duplicates turns within the post, and names each tool result
+ * after its call (the result of an agent's memory write is part of that write). Holds only what
+ * the adapters hold back, never the records already turned into turns.
+ */
+export class TranscriptReader {
+	private adapter: Adapter | null = null;
+	private readonly waiting: RawRecord[] = [];
+	private readonly keys = new Set<string>();
+	private readonly calls = new Map<string, Pick<ParsedTurn, "tool" | "agentWrite" | "memoryName">>();
+	duplicates = 0;
+
+	constructor(format: Format) {
+		if (format !== "auto") this.adapter = adapterFor(format);
 	}
-	return result;
+
+	/** The agent the transcript reads as (generic until a record says otherwise). */
+	get agent(): Agent {
+		return this.adapter?.out.agent ?? "generic";
+	}
+
+	get result(): Omit<AdapterResult, "turns"> {
+		const { turns: _turns, ...out } = this.adapter?.out ?? { agent: "generic" as Agent, turns: [], skipped: 0, unknown: 0 };
+		return out;
+	}
+
+	/** Feeds one record; returns the turns that became final. */
+	push(record: RawRecord): ParsedTurn[] {
+		if (!this.adapter) {
+			const agent = recordAgent(record.value);
+			if (agent === null && this.waiting.length < DETECT_RECORDS) {
+				this.waiting.push(record);
+				return [];
+			}
+			this.adapter = adapterFor(agent ?? "generic");
+			for (const r of this.waiting.splice(0)) this.adapter.push(r);
+		}
+		this.adapter.push(record);
+		return this.ready(false);
+	}
+
+	/** The end of the post: every turn still held back. */
+	finish(): ParsedTurn[] {
+		if (!this.adapter) {
+			this.adapter = adapterFor("generic");
+			for (const r of this.waiting.splice(0)) this.adapter.push(r);
+		}
+		return this.ready(true);
+	}
+
+	private ready(final: boolean): ParsedTurn[] {
+		const out: ParsedTurn[] = [];
+		for (const t of (this.adapter as Adapter).take(final)) {
+			if (t.role === "tool_call" && t.callId) {
+				this.calls.set(t.callId, {
+					...(t.tool ? { tool: t.tool } : {}),
+					...(t.agentWrite ? { agentWrite: true } : {}),
+					...(t.memoryName ? { memoryName: t.memoryName } : {}),
+				});
+			}
+			const call = t.role === "tool_result" && t.callId ? this.calls.get(t.callId) : undefined;
+			if (call) {
+				if (!t.tool && call.tool) t.tool = call.tool;
+				if (call.agentWrite) {
+					t.agentWrite = true;
+					if (call.memoryName) t.memoryName = call.memoryName;
+				}
+			}
+			if (this.keys.has(t.key)) this.duplicates++;
+			else {
+				this.keys.add(t.key);
+				out.push(t);
+			}
+		}
+		return out;
+	}
+}
+
+/** Normalises records already in memory into turns (de-duplicated within them) with the adapter for `format`. */
+export function normalise(records: RawRecord[], format: Format): AdapterResult & { duplicates: number } {
+	const reader = new TranscriptReader(format);
+	const turns = records.flatMap((r) => reader.push(r));
+	turns.push(...reader.finish());
+	return { ...reader.result, turns, duplicates: reader.duplicates };
 }

@@ -48,6 +48,28 @@ export interface AdapterResult {
 	branch?: string;
 }
 
+/**
+ * An adapter fed one record at a time, so a transcript is read as it streams in: `take` hands over
+ * the turns that are final, in arrival order (`final` at the end of the post), and `out` keeps the
+ * counters, cwd and branch.
+ */
+export interface Adapter {
+	out: AdapterResult;
+	push(record: RawRecord): void;
+	take(final: boolean): ParsedTurn[];
+}
+
+/** Runs an adapter over records already in memory. */
+export function runAdapter(adapter: Adapter, records: RawRecord[]): AdapterResult {
+	for (const r of records) adapter.push(r);
+	return { ...adapter.out, turns: adapter.take(true) };
+}
+
+/** An adapter whose turns are final as soon as their record is read. */
+export function immediateAdapter(out: AdapterResult, push: (record: RawRecord) => void): Adapter {
+	return { out, push, take: () => out.turns.splice(0) };
+}
+
 /** One parsed NDJSON line with its 1-based line number and a stable hash of its text. */
 export interface RawRecord {
 	line: number;

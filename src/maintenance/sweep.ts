@@ -83,5 +83,34 @@ export async function sweepProjectOrphans(
 		}
 		cursor = page.truncated ? page.cursor : undefined;
 	} while (cursor);
+	return removed + (await sweepStagedChunks(env, projectId, tenantId, now, grace));
+}
+
+/**
+ * Transcript chunks a post wrote but never committed (its Worker stopped between staging and the
+ * commit): old by the listing and named by no `session_chunks` row. Chunk keys are unique per
+ * post, so no writer can re-put one.
+ */
+async function sweepStagedChunks(env: ProjectEnv, projectId: string, tenantId: string, now: number, grace: number): Promise<number> {
+	const prefix = `${projectPrefix(tenantId, projectId)}sessions/`;
+	let removed = 0;
+	let cursor: string | undefined;
+	do {
+		const page = await env.FILES.list({ prefix, cursor, limit: 500 });
+		const old = page.objects.filter((o) => o.key.includes("/chunks/") && now - o.uploaded.getTime() >= grace).map((o) => o.key);
+		for (let i = 0; i < old.length; i += 90) {
+			const keys = old.slice(i, i + 90);
+			const { results } = await env.PDB.prepare(
+				"SELECT object_key FROM session_chunks WHERE project_id = ? AND object_key IN (SELECT value FROM json_each(?))",
+			)
+				.bind(projectId, JSON.stringify(keys))
+				.all<{ object_key: string }>();
+			const live = new Set(results.map((r) => r.object_key));
+			const orphans = keys.filter((k) => !live.has(k));
+			if (orphans.length > 0) await env.FILES.delete(orphans);
+			removed += orphans.length;
+		}
+		cursor = page.truncated ? page.cursor : undefined;
+	} while (cursor);
 	return removed;
 }

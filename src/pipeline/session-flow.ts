@@ -5,8 +5,9 @@
  * the project's data is reached through its object.
  */
 import { CairnError } from "../errors";
-import { type IngestResult, parseTranscript } from "../ingest/ingest";
+import type { IngestResult } from "../ingest/ingest";
 import type { Format } from "../ingest/parse";
+import { receiveTranscript } from "../ingest/receive";
 import type { ProjectContext } from "../memory/store";
 import { projectStore } from "../project/client";
 import { type EffectiveSettings, effectiveSettings } from "../settings/settings";
@@ -26,14 +27,14 @@ export async function postTranscript(
 	env: Env,
 	ctx: ProjectContext,
 	sessionId: string,
-	body: string,
+	body: ReadableStream<Uint8Array> | null,
 	format: Format,
+	maxBytes: number,
 	waitUntil: (p: Promise<unknown>) => void,
 ): Promise<Omit<IngestResult, "session">> {
-	// Parsing runs here, in the Worker; the project's object stores only what is new.
-	const parsed = await parseTranscript(body, format);
+	// Parsing and redaction run here, in the Worker, as the body streams in; the project's object stores only what is new.
+	const { session, ...result } = await receiveTranscript(env, ctx, sessionId, body, format, maxBytes);
 	const store = projectStore(env, ctx.projectId);
-	const { session, ...result } = await store.ingest(ctx, sessionId, parsed);
 	if (result.accepted === 0 || !session) return result;
 	const [settings] = await Promise.all([
 		settingsOf(env, ctx),

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { SessionRow } from "../../ingest/ingest";
 import { FORMATS } from "../../ingest/parse";
+import { LINE_LIMIT } from "../../ingest/receive";
 import { AGENTS, SESSION_ID_PATTERN } from "../../ingest/turns";
 import { endSession, extractNow, postTranscript, sessionMemory } from "../../pipeline/session-flow";
 import { projectStore } from "../../project/client";
@@ -67,7 +68,8 @@ sessionRoutes.openapi(
 		summary: "Post transcript records (NDJSON): a whole Claude Code or Codex session file, new lines of it, or generic records",
 		description:
 			"Idempotent by native record ids: re-posting a file or an overlapping tail adds nothing. Secrets are redacted before storage. " +
-			`Bodies up to ${TRANSCRIPT_BODY_LIMIT} bytes. A line that is not JSON fails the request (nothing stored) with its line number.`,
+			`Bodies up to ${TRANSCRIPT_BODY_LIMIT} bytes, read as they stream (chunked uploads welcome). A line that is not JSON fails the request (nothing stored) with its line number; ` +
+			`a line over ${LINE_LIMIT} bytes is skipped unread and counted in \`skipped\`.`,
 		request: {
 			params: SessionParams,
 			query: z.object({
@@ -101,8 +103,9 @@ sessionRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const { sessionId } = c.req.valid("param");
 		const { format } = c.req.valid("query");
-		const body = new TextDecoder().decode(await c.req.arrayBuffer());
-		const result = await postTranscript(c.env, ctx, sessionId, body, format, (p) => c.executionCtx.waitUntil(p));
+		const result = await postTranscript(c.env, ctx, sessionId, c.req.raw.body, format, TRANSCRIPT_BODY_LIMIT, (p) =>
+			c.executionCtx.waitUntil(p),
+		);
 		return c.json(result, 200);
 	},
 );
