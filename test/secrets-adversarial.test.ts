@@ -33,6 +33,11 @@ const ADVERSARIAL: Record<string, string> = {
 	"Q~": "Q~",
 	"sshpass -p ": "sshpass -p ",
 	"-us1": "0123456789abcdef0123456789abcdef-us1 ",
+	"AZDO (a signature anchored in the middle of its token)": "AZDOAZDO",
+	"a run of A (bearer tokens start with one)": "A",
+	"sk- (a short prefix)": "sk-",
+	"re_ and a group": "re_abcdefgh_",
+	"hex groups (Mailgun's tail)": "-0123abcd",
 	whitespace: " \n\t",
 	"one letter": "a",
 };

@@ -179,6 +179,29 @@ const FAMILIES: Record<string, string> = {
 	"token cli flag": j("deploy --token ", "wxLiJNfC0wRYutrQi3XpeC1BpvTXUXi9N3xUcg4b"),
 	"mysql -p password": j("mysql -u root -p", "roSEQ6807D2QW shop"),
 	"curl -u credentials": j("curl -u deploy:", "tXXq729!pHZS0g https://ci.internal/api"),
+	// Gateways and providers that issue "sk-" plus one random run, and other prefixed formats.
+	"sk- key of an OpenAI-compatible provider (hex body)": j("DEEPSEEK_API_KEY=sk-", "93debe2975e89ecb25ee78f4f29f9da9"),
+	"sk- key of an OpenAI-compatible provider (base62 body)": j(
+		'client = OpenAI(api_key="sk-',
+		'YSZZxrPjhw6s5SeqFACNN3cD4SDSpgErsRIeu6yAkcABrLPo")',
+	),
+	"langfuse secret key": j("LANGFUSE_SECRET_KEY=sk-lf-", "0cfeb4f6-f132-6a7f-9628-6a66ed2e4051"),
+	"elevenlabs api key": j("xi-api-key: sk_", "8975559b1c0f7425e292fa9c0dc5bf03ea6ab48d5b4d809f"),
+	"pinecone api key": j('pc = Pinecone(api_key="pcsk_', '6RHiz_gtVRMdGGKn9pohE2e1W27C7nCBGnJDMzIm6R9kpPegQIMddgpFUMir2LSj")'),
+	"tavily api key": j("tvly-dev-", "pFiyhR9KYNAIY7b6MB335EY4AyFvQ7sY"),
+	"supabase secret key": j("SUPABASE_SECRET_KEY: sb_secret_", "5HzPyJ3j2IJDETvByQlRFXPvp273i5UB"),
+	"bitbucket app password": j("git clone https://ci-bot:ATBB", "CKgu0LuF7RTr6XYezI6tgocwBuYXUemqEA7C3117@bitbucket.org/acme/app.git"),
+	"bitbucket app password alone": j("ATBB", "CKgu0LuF7RTr6XYezI6tgocwBuYXUemqEA7C3117"),
+	"azure devops pat": j("jDOicEx0XBuMCY1Rrp35v7JPElHG2BV52HIOrGx0o85H4YIjac2LvgiiF7izWoj8rqt7Itl8qHM6", "AZDO2juH"),
+	"alibaba access key id": j("accessKeyId: LTAI", "o0UUd6zHR7CfWmxXbttt"),
+	"resend api key": j("RESEND_API_KEY=re_", "uc7WCmj4_U6yeMkzBu7cpRZUFiS6kLuGL"),
+	"brevo api key": j("xkeysib-", "02f5fe29e7f41fbbaf0bf1caeb0cecfc09168d74ea8549bf89a2eb8464340c67-K4oHAwwBkB1OXcUc"),
+	"mailgun private key": j("api:", "8628e1bd9b152e818d3d0c5c25f9e260-0e285181-570e88b5"),
+	"mailgun private key under its name": j("MAILGUN_API_KEY=", "8628e1bd9b152e818d3d0c5c25f9e260-0e285181-570e88b5"),
+	"x bearer token": j(
+		"AAAAAAAAAAAAAAAAAAAAA",
+		"Kq7cR2AAAAAAAAs9u8oKPvfFt8GOoDMM%2BQCS4331vKkuHMkCcToHMci3JmPvlLUmn%3DMW49fY4KOyBXcU9OXqf2yEaFSLtJLlKE3E8S",
+	),
 };
 
 // The look-alikes detectors stumble on: each must leave the detector silent.
@@ -249,6 +272,19 @@ const LOOK_ALIKES: Record<string, string> = {
 	"password read at runtime": "password = getpass.getpass('Password: ')",
 	"password rules as a message": "password is required; token was revoked",
 	"webhook signature": "X-Hub-Signature-256: sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+	"sk- followed by a placeholder": "API_KEY=sk-your-key-goes-here-xxxxxxxxxxxxxxxxxxxx",
+	"sk- inside a longer name": "task-3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c-retry",
+	"sk- followed by an identifier": "const sk = 'sk-ContinuousIntegrationPipelineConfiguration'",
+	"re_ identifier": "re_render_ComponentWhenPropsChangeAgain()",
+	"pinecone placeholder": "PINECONE_API_KEY=pcsk_xxxxx_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+	"AZDO in prose": "Migrated the pipelines from AZDO2024 to GitHub Actions.",
+	"base64 blob starting with zero bytes":
+		"data = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'",
+	"long base64 run after a run of A": j(
+		"blob: AAAAAAAAAAAAAAAAAAAAAAAAGkq8Wm3Ry0Tz5Vb2Xn7Ld4Pc1Hf9Js6Ka3Qe8Uw0Ig5Oy2Mt7Rv4Bx9Np1Ds6Fh3Lc8Wk0Zq",
+		"5Ej2Ta7Yu4Io9Pg1Ah6Sm3Dn8Fb0Gv5Hx2Jc7Kr4Lw9Ze1Xt6Cy3Vp8Bq0Nm5Ms2Qd7Wf4Er9Ty1Ug6Ih3Oj8Pk0Al5Sz2Dx7Fc4Gv9Hb1Jn6Km3",
+	),
+	"uuid-shaped hex groups": "request 3f9a8b7c-6d5e-4f3a-2b1c-0d9e8f7a6b5c failed",
 };
 
 describe("secret families", () => {

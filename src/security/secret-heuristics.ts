@@ -207,7 +207,9 @@ function isNumeric(value: string): boolean {
 	return /^[0-9][0-9.,:_ \-/+TZ]*$/.test(value) || /^v?\d+(?:\.\d+){1,3}(?:[-+][A-Za-z0-9.]+)?$/.test(value);
 }
 
-function alphabetSize(value: string): number {
+function alphabetSize(raw: string): number {
+	// Separators between groups ("<32 hex>-<8 hex>-<8 hex>") add no randomness: judge the groups.
+	const value = /^[A-Za-z0-9]{4,}(?:[-_.][A-Za-z0-9]{4,}){1,7}$/.test(raw) ? raw.replace(/[-_.]/g, "") : raw;
 	if (/^[0-9a-f]+$/.test(value) || /^[0-9A-F]+$/.test(value)) return 16;
 	if (/^[0-9a-z]+$/.test(value) || /^[0-9A-Z]+$/.test(value)) return 36;
 	if (/^[0-9A-Za-z]+$/.test(value)) return 62;

@@ -789,6 +789,8 @@ function commandScanner(command: RegExp, flag: RegExp, check: (value: string) =>
 const B = "(?<![A-Za-z./])"; // a prefix must not continue a word, a file name or a path
 /** For prefixes that also occur inside base64 ("EAAA" in an ssh-rsa key): not inside a base64 run. */
 const BB = "(?<![A-Za-z0-9+/=._-])";
+/** For short prefixes ("sk-", "re_"): not inside any identifier, word, path or flag. */
+const B0 = "(?<![A-Za-z0-9_./-])";
 const re = (source: string, flags = "") => new RegExp(source, `gd${flags}`);
 
 export const SECRET_RULES: SecretRule[] = [
@@ -963,6 +965,20 @@ export const SECRET_RULES: SecretRule[] = [
 	token("replicate-api-token", re(`${B}r8_[A-Za-z0-9]{37}${E}`), { prefix: /^r8_/, minBits: 3.5 }),
 	token("langsmith-api-key", re(`${B}lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}${E}`), { prefix: /^lsv2_\w\w_/ }),
 
+	// OpenAI-compatible providers (DeepSeek, DashScope, Moonshot, SiliconFlow, LiteLLM and other
+	// gateways) issue "sk-" and one random run; OpenAI's own keys are matched above by their marker.
+	token("sk-api-key", re(`${B0}sk-[A-Za-z0-9]{32,64}${E_}`), {
+		prefix: /^sk-/,
+		check: (v) => isRandomToken(v.slice(3), 32),
+	}),
+	token("langfuse-secret-key", re(`${B0}sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}${E}`), {
+		prefix: /^sk-lf-/,
+		minBits: 3,
+	}),
+	token("elevenlabs-api-key", re(`${B0}sk_[a-f0-9]{48}${E}`), { prefix: /^sk_/, minBits: 3.2 }),
+	token("pinecone-api-key", re(`${B0}pcsk_[A-Za-z0-9]{4,10}_[A-Za-z0-9]{40,100}${E}`), { prefix: /^pcsk_\w+?_/, minBits: 3.5 }),
+	token("tavily-api-key", re(`${B0}tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}${E_}`), { prefix: /^tvly-(?:dev-|prod-)?/, minBits: 3.5 }),
+
 	// Google
 	{
 		...token("google-api-key", re(`${B}AIzaSy[A-Za-z0-9_-]{33}${E_}`), { prefix: /^AIzaSy/ }),
@@ -1106,6 +1122,49 @@ export const SECRET_RULES: SecretRule[] = [
 	token("adafruit-key", re(`${B}aio_[A-Za-z0-9]{28}${E}`), { prefix: /^aio_/, minBits: 3.5 }),
 	token("frameio-token", re(`${B}fio-u-[A-Za-z0-9_=-]{64}${E_}`), { prefix: /^fio-u-/ }),
 	token("infracost-token", re(`${B}ico-[A-Za-z0-9]{32}${E}`), { prefix: /^ico-/, minBits: 3.5 }),
+	token("supabase-secret-key", re(`${B0}sb_secret_[A-Za-z0-9_-]{20,80}${E_}`), { prefix: /^sb_secret_/, minBits: 3.5 }),
+	token("bitbucket-app-password", re(`${BB}ATBB[A-Za-z0-9]{28,40}${E}`), { prefix: /^ATBB/, minBits: 3.5 }),
+	{
+		// Azure DevOps personal access tokens: 84 characters with the signature "AZDO" at offset 76.
+		// Anchored on the signature; the 76 characters before it are checked by hand.
+		id: "azure-devops-pat",
+		pattern: re(`AZDO[A-Za-z0-9]{4}`),
+		accept: (_v, m, text) => {
+			const end = m.index + m[0].length;
+			const start = m.index - 76;
+			if (start < 0 || /[A-Za-z0-9]/.test(text[end] ?? "") || /[A-Za-z0-9]/.test(text[start - 1] ?? "")) return false;
+			return /^[A-Za-z0-9]{76}$/.test(text.slice(start, m.index)) ? [start, end] : false;
+		},
+		check: (v) => isRandomToken(v.slice(0, 76), 40),
+	},
+	token("alibaba-access-key-id", re(`${BB}LTAI[A-Za-z0-9]{12,20}${E}`), {
+		prefix: /^LTAI/,
+		check: (v) => isRandomToken(v.slice(4), 12),
+	}),
+	token("resend-api-key", re(`${B0}re_[A-Za-z0-9]{6,12}_[A-Za-z0-9]{20,32}${E}`), {
+		prefix: /^re_/,
+		check: (v) => isRandomToken(v.slice(3).replace("_", ""), 24),
+	}),
+	token("brevo-api-key", re(`${B0}x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}${E}`), { prefix: /^x\w{5,6}-/ }),
+	{
+		// Mailgun's private API keys: 32 hex, "-", 8 hex, "-", 8 hex (anchored on the tail).
+		id: "mailgun-private-key",
+		pattern: re(`-[a-f0-9]{8}-[a-f0-9]{8}(?![A-Za-z0-9-])(?<=(?<![A-Za-z0-9-])([a-f0-9]{32})-[a-f0-9]{8}-[a-f0-9]{8})`),
+		pre: 1,
+		check: (v) => entropy(v.slice(0, 32)) >= 3.2 && !looksLikePlaceholder(v.slice(0, 32)),
+	},
+	{
+		// X (Twitter) app-only bearer tokens: a run of "A", then a URL-encoded (%2B, %3D) or raw base64
+		// body, about 110 characters in all. A longer base64 run (a blob that starts with zero bytes)
+		// runs past the end and is left alone.
+		id: "twitter-bearer-token",
+		pattern: re(`(?<![A-Za-z0-9%+/=])A{20,24}[A-Za-z0-9%+/=]{70,110}`),
+		accept: (_v, m, text) => !/[A-Za-z0-9%+/=]/.test(text[m.index + m[0].length] ?? ""),
+		check: (v) => {
+			const body = v.replace(/^A{1,40}/, "").replace(/%2[BbFf]|%3[Dd]|[+/=]/g, "");
+			return isRandomToken(body.slice(0, 120), 40);
+		},
+	},
 	token("cairn-api-key", re(`${B}cairn_[a-z0-9]{8,32}_[A-Za-z0-9]{32,128}${E}`), { prefix: /^cairn_[a-z0-9]+_/ }),
 
 	{
