@@ -18,6 +18,8 @@
  *   memories, sessions or logs (their text never appears in any response).
  * - MCP tools follow the same rules with the tool's `readOnlyHint` standing for the method (read-only →
  *   `read`, anything else → `write`); a refusal is a tool error `forbidden: …` or `not_found: …`.
+ * - MCP `memory://` resources (every one `resources/list` shows the owner, and the list itself) follow
+ *   REST's GET; a refusal is a JSON-RPC error whose message starts with the code.
  *
  * An allowed cell must reach the handler: not 401/403, no 404 for the project itself, never a 5xx. A
  * denied cell must get exactly its status with the stable error code.
@@ -422,6 +424,73 @@ describe("MCP: every tool × every caller", () => {
 			}
 		}
 		console.log(`MCP authorisation table: ${tools.length} tools × ${kinds.length} callers × 2 ways of naming the project = ${cells} cells`);
+		expect(failures).toEqual([]);
+	});
+});
+
+describe("MCP: every memory:// resource × every caller", () => {
+	it("reading or listing resources is refused exactly when REST's GET would be, and never shows another user's memory", async () => {
+		const lister = await connect({ Authorization: `Bearer ${owner.token}`, "X-Cairn-Project": P });
+		// Every fixed resource and every resource a template lists, as the owner sees them.
+		const fixed = (await lister.listResources()).resources.map((r) => r.uri);
+		const templates = (await lister.listResourceTemplates()).resourceTemplates;
+		expect(templates.length).toBeGreaterThan(0);
+		expect(fixed).toContain(`memory://root/${OWNER_MEMORY}.md`);
+		const errorCode = (err: unknown) =>
+			/: (forbidden|not_found|unauthorized|internal_error|invalid_request):/.exec(String(err))?.[1] ?? "error";
+		// What the owner gets for each: an allowed caller gets the same (a resource that does not exist yet,
+		// such as the summary before any consolidation, is not_found for everyone).
+		const ownerOutcome = new Map<string, string | null>();
+		for (const uri of fixed) ownerOutcome.set(uri, await lister.readResource({ uri }).then(() => null, errorCode));
+		await lister.close();
+
+		const failures: string[] = [];
+		let cells = 0;
+		for (const kind of kinds) {
+			const want = expected({ method: "GET", path: "/v1/projects/{projectId}/mcp/resources", admin: false }, kind, true);
+			const token = kind.token();
+			if (kind.who === "anonymous" || kind.who === "operator") {
+				cells++;
+				const res = await call("/mcp", {
+					method: "POST",
+					token,
+					headers: { "X-Cairn-Project": P, Accept: "application/json, text/event-stream" },
+					json: { jsonrpc: "2.0", id: 1, method: "resources/list", params: {} },
+				});
+				if (res.status !== 401) failures.push(`resources/list as ${kind.name}: expected 401, got ${res.status}`);
+				continue;
+			}
+			const client = await connect({ ...(token ? { Authorization: `Bearer ${token}` } : {}), "X-Cairn-Project": P });
+			const attempts: [string, () => Promise<unknown>][] = [
+				["resources/list", () => client.listResources()],
+				...fixed.map((uri): [string, () => Promise<unknown>] => [`read ${uri}`, () => client.readResource({ uri })]),
+			];
+			for (const [what, run] of attempts) {
+				cells++;
+				const cell = `${what} as ${kind.name}`;
+				let text = "";
+				let code: string | null = null;
+				try {
+					text = JSON.stringify(await run());
+				} catch (err) {
+					code = errorCode(err);
+				}
+				if (code === "internal_error") failures.push(`${cell}: internal error`);
+				if (want.allow) {
+					if (code === "forbidden" || code === "unauthorized") failures.push(`${cell}: expected allowed, got ${code}`);
+					// Another user of the tenant is allowed the project but not the owner's personal file.
+					const uri = what.replace(/^read /, "");
+					const personal = uri.endsWith(`/${OWNER_MEMORY}.md`) && kind.who !== "owner";
+					const outcome = personal ? "not_found" : (ownerOutcome.get(uri) ?? null);
+					if (code !== outcome) failures.push(`${cell}: expected ${outcome ?? "success"}, got ${code ?? "success"}`);
+				} else if (code !== want.code) failures.push(`${cell}: expected ${want.code}, got ${code ?? "success"}`);
+				for (const secret of kind.mustNotSee()) {
+					if (secret && text.includes(secret)) failures.push(`${cell}: reveals "${secret}"`);
+				}
+			}
+			await client.close();
+		}
+		console.log(`MCP resource table: ${fixed.length} resources + list × ${kinds.length} callers = ${cells} cells`);
 		expect(failures).toEqual([]);
 	});
 });

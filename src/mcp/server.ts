@@ -1,4 +1,5 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthContext } from "../api/context";
 import { CairnError } from "../errors";
 import { SESSION_ID_PATTERN } from "../ingest/turns";
@@ -52,6 +53,26 @@ const failure = (err: unknown): ToolResult => {
 	console.error("mcp tool failed", err instanceof Error ? err.stack : String(err));
 	return { isError: true, content: [{ type: "text", text: "internal_error: the memory service failed; try again" }] };
 };
+
+/** JSON-RPC error codes for resource failures: MCP's "resource not found", invalid params, or internal. */
+const RESOURCE_NOT_FOUND = -32002;
+/**
+ * Resource reads fail as JSON-RPC errors (resources have no error result); the message starts with
+ * Cairn's stable code like a tool error's text, and nothing else of the failure leaves the server.
+ */
+async function asResourceError<T>(fn: () => Promise<T>): Promise<T> {
+	try {
+		return await fn();
+	} catch (err) {
+		if (err instanceof CairnError) {
+			const rpc =
+				err.code === "not_found" ? RESOURCE_NOT_FOUND : err.code === "invalid_request" ? ErrorCode.InvalidParams : ErrorCode.InvalidRequest;
+			throw new McpError(rpc, `${err.code}: ${err.message}`);
+		}
+		console.error("mcp resource failed", err instanceof Error ? err.stack : String(err));
+		throw new McpError(ErrorCode.InternalError, "internal_error: the memory service failed; try again");
+	}
+}
 
 /**
  * The project of a call: the header's, or the registered project of a git remote or root path (the
@@ -256,11 +277,12 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 
 	// memory:// artifacts as resources, for the project named by the X-Cairn-Project header.
 	if (ctx.projectId) {
-		const read = async (uri: URL) => {
-			requireRead(ctx);
-			const project = await projectFor(ctx, {});
-			return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: await resolveUrl(ctx.env, project, uri.href) }] };
-		};
+		const read = (uri: URL) =>
+			asResourceError(async () => {
+				requireRead(ctx);
+				const project = await projectFor(ctx, {});
+				return { contents: [{ uri: uri.href, mimeType: "text/markdown" as const, text: await resolveUrl(ctx.env, project, uri.href) }] };
+			});
 		server.registerResource(
 			"memory-index",
 			"memory://root/MEMORY.md",
@@ -276,23 +298,24 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 		server.registerResource(
 			"memory-file",
 			new ResourceTemplate("memory://root/{+path}", {
-				list: async () => {
-					requireRead(ctx);
-					const project = await projectFor(ctx, {});
-					const rows = await projectStore(ctx.env, project.projectId).listMemories(project, { limit: 500 });
-					return {
-						resources: rows.map((r) => ({
-							uri: memoryUrl(r.scope, r.name),
-							name: r.name,
-							description: r.description,
-							mimeType: "text/markdown",
-						})),
-					};
-				},
+				list: () =>
+					asResourceError(async () => {
+						requireRead(ctx);
+						const project = await projectFor(ctx, {});
+						const rows = await projectStore(ctx.env, project.projectId).listMemories(project, { limit: 500 });
+						return {
+							resources: rows.map((r) => ({
+								uri: memoryUrl(r.scope, r.name),
+								name: r.name,
+								description: r.description,
+								mimeType: "text/markdown",
+							})),
+						};
+					}),
 			}),
 			{ title: "Topic files and skills", mimeType: "text/markdown" },
 			async (uri) => {
-				if (!MEMORY_URL.test(uri.href)) throw new CairnError("invalid_request", "unknown memory:// resource");
+				if (!MEMORY_URL.test(uri.href)) throw new McpError(ErrorCode.InvalidParams, "invalid_request: unknown memory:// resource");
 				return read(uri);
 			},
 		);
