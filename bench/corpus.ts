@@ -19,6 +19,13 @@ export interface BenchInput {
 	neighbours: number[];
 	/** Phases to run (development aid); all when absent. */
 	only?: string[];
+	/** LongMemEval turn-level retrieval: each haystack session's user turns as memories, and per question its haystack. */
+	longmemeval?: {
+		/** How each question's project is filled: directly inside its object, or through the batch endpoint. */
+		seed: "direct" | "batch";
+		sessions: Record<string, SeedMemory[]>;
+		questions: { id: string; query: string; haystack: string[] }[];
+	};
 }
 
 /**
@@ -86,6 +93,15 @@ export interface BenchResult {
 	stageOne: { name: string; turns: number; model: Stats; offline: Stats }[];
 	consolidation: { size: number; model: Stats; offline: Stats; touched: number }[];
 	tenancy: { size: number; steps: TenancyStep[] } | null;
+	/** LongMemEval: per question, the names `POST /recall` returned (limit 10), best first. */
+	longmemeval?: {
+		seed: "direct" | "batch";
+		projects: number;
+		memories: number;
+		seedSeconds: number;
+		recallSeconds: number;
+		answers: Record<string, string[]>;
+	};
 	/** The machine's 1-minute load average during the run (added by scripts/bench.ts): whole run and per tenancy step. */
 	load?: { mean: number; max: number; steps: Record<string, { mean: number; max: number }> };
 }

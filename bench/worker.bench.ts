@@ -118,6 +118,8 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	}
 	// Last, so that nothing above runs beside a million seeded memories.
 	if (largest && want("tenancy")) result.tenancy = await benchTenancy(token, largest);
+	// Recall quality on LongMemEval: after the measured phases, so that its projects are not among their neighbours.
+	if (input.longmemeval && want("longmemeval")) result.longmemeval = await benchLongMemEval(token, created.user.id, input.longmemeval);
 
 	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
 });
@@ -199,6 +201,46 @@ async function benchTenancy(token: string, target: { size: number; id: string })
 		steps.push({ others, memories: (others + 1) * target.size, seedSeconds, recall: stats(recall), write: stats(write) });
 	}
 	return { size: target.size, steps };
+}
+
+/**
+ * LongMemEval turn-level retrieval: per question, a project holding its haystack's user turns (filled
+ * directly as `seedDirect` fills the tenancy benchmark's others, or through the batch endpoint), then
+ * the question through `POST /recall` (limit 10). Each project's object is evicted once asked, as an
+ * idle one would be.
+ */
+async function benchLongMemEval(
+	token: string,
+	ownerId: string,
+	lme: NonNullable<BenchInput["longmemeval"]>,
+): Promise<NonNullable<BenchResult["longmemeval"]>> {
+	const answers: Record<string, string[]> = {};
+	let seedMs = 0;
+	let recallMs = 0;
+	let memories = 0;
+	for (const [n, q] of lme.questions.entries()) {
+		const haystack = q.haystack.flatMap((session) => lme.sessions[session] ?? []);
+		memories += haystack.length;
+		const t0 = performance.now();
+		let id: string;
+		if (lme.seed === "batch") id = (await seed(token, `longmemeval-${q.id}`, haystack)).id;
+		else {
+			const name = `longmemeval-${q.id}`;
+			const res = await call("/v1/projects", { method: "POST", token, body: JSON.stringify({ name, rootPath: `/bench/${name}` }) });
+			id = ((await res.json()) as { project: { id: string } }).project.id;
+			await call(`/v1/projects/${id}/settings`, { method: "PUT", token, body: JSON.stringify({ "memories.enabled": true }) });
+			await seedDirect(id, ownerId, haystack);
+		}
+		const t1 = performance.now();
+		const r = await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: q.query, limit: 10 }) });
+		answers[q.id] = ((await r.json()) as { memories: { name: string }[] }).memories.map((m) => m.name);
+		const t2 = performance.now();
+		seedMs += t1 - t0;
+		recallMs += t2 - t1;
+		await evictDurableObject(stubOf(id)).catch((err) => console.warn(`longmemeval: could not evict ${id}: ${String(err)}`));
+		if ((n + 1) % 50 === 0) console.log(`longmemeval: ${n + 1} of ${lme.questions.length} questions`);
+	}
+	return { seed: lme.seed, projects: lme.questions.length, memories, seedSeconds: seedMs / 1000, recallSeconds: recallMs / 1000, answers };
 }
 
 const SEED_BATCH = 500;

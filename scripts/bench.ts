@@ -3,7 +3,7 @@
 // Knobs: CAIRN_BENCH_LARGE (largest project, 10,000), CAIRN_BENCH_SAMPLES (200), CAIRN_BENCH_NEIGHBOURS
 // (other projects of the largest size present at each tenancy step, "10,100"), CAIRN_BENCH_DATA,
 // CAIRN_BENCH_REUSE=1 (reuse the last Worker result), CAIRN_BENCH_ONLY (development: some phases of the
-// Worker run only — quality, latency, writes, pipeline, consolidation, tenancy — printed, doc untouched).
+// Worker run only — quality, latency, writes, pipeline, consolidation, tenancy, longmemeval — printed, doc untouched).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -16,6 +16,7 @@ import { candidateSql } from "../src/recall/lexical";
 import { matchExpression, queryTerms } from "../src/recall/terms";
 import { BEFORE } from "./bench/before";
 import { CATEGORIES, evidenceRecall, loadLocomo, summarise, toMemory } from "./bench/locomo";
+import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection } from "./bench/longmemeval";
 import { benchSecrets } from "./bench/secrets";
 
 const BENCH_DATA = resolve(process.env.CAIRN_BENCH_DATA ?? "../shared/bench");
@@ -50,6 +51,7 @@ function runSqlite(task: object): SqliteResult {
 // Inputs.
 const locomoFile = `${BENCH_DATA}/locomo/locomo-dev.json`;
 const locomo = existsSync(locomoFile) ? loadLocomo(locomoFile) : null;
+const longmemeval = loadLongMemEval(BENCH_DATA);
 const sentences = locomo
 	? locomo.observations.map((o) => o.fact)
 	: ["Integration tests use the real database.", "Deploys freeze on Fridays."];
@@ -68,6 +70,7 @@ const input: BenchInput = {
 	transcripts: [],
 	neighbours: NEIGHBOURS,
 	...(ONLY ? { only: ONLY } : {}),
+	...(longmemeval ? { longmemeval: longMemEvalInput(longmemeval) } : {}),
 };
 const transcriptRoot = `${BENCH_DATA}/transcripts`;
 input.transcripts = existsSync(transcriptRoot)
@@ -265,6 +268,15 @@ if (locomo) {
 	);
 } else out(`LoCoMo data not found under ${BENCH_DATA}/locomo; set CAIRN_BENCH_DATA.`);
 out();
+// ---- LongMemEval (scripts/bench/longmemeval.ts) ----
+out("## Recall quality — LongMemEval");
+out();
+if (longmemeval) {
+	const baseline = result.longmemeval ? runSqlite({ baseline: longMemEvalBaseline(longmemeval, 10) }).baseline : undefined;
+	for (const line of longMemEvalSection(longmemeval, result.longmemeval, baseline)) out(line);
+} else out(`LongMemEval data not found under ${BENCH_DATA}/longmemeval; set CAIRN_BENCH_DATA.`);
+out();
+// ---- end LongMemEval ----
 out("## Tenancy — one project among many");
 out();
 const tenancy = result.tenancy;
