@@ -155,6 +155,9 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 3: the turns of a range stage 1 left out because the agent wrote memory there itself (a JSON
 	// array of turn numbers): the rest of the range is extracted.
 	`ALTER TABLE stage1_outputs ADD COLUMN agent_write_turns TEXT NOT NULL DEFAULT '[]';`,
+	// 4: a scope proposed for a memory and not yet decided ('team' for a rule its author called a team
+	// rule): metadata beside the topic file, never in its frontmatter.
+	`ALTER TABLE memories ADD COLUMN proposed_scope TEXT;`,
 ];
 
 export const PROJECT_SCHEMA_VERSION = PROJECT_MIGRATIONS.length;
