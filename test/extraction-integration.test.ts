@@ -172,6 +172,14 @@ describe("stage 1 on the queue", () => {
 		expect(prompts.length).toBe(1);
 		expect(prompts[0]).not.toContain(key);
 		expect(prompts[0]).toContain("[REDACTED:");
+		// The model gets the rules on what to keep and what not to, and the transcript between its delimiters.
+		const prompt = JSON.parse(prompts[0] as string) as { role: string; content: unknown }[];
+		const system = JSON.stringify(prompt.filter((m) => m.role === "system"));
+		for (const rule of ["derivable from the code", "ephemeral state", "one-off task details", "Always keep", "correction", "team"]) {
+			expect(system).toContain(rule);
+		}
+		const user = JSON.stringify(prompt.filter((m) => m.role === "user"));
+		expect(user).toMatch(/<transcript>[\s\S]*Use this token for the registry: \[REDACTED:[\s\S]*<\/transcript>/);
 		const rows = await outputs("sec");
 		const stored = JSON.stringify(rows);
 		expect(stored).not.toContain(key);

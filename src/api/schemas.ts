@@ -41,6 +41,10 @@ export const MemoryMetadataSchema = z
 		sessionId: z.string().nullable(),
 		timesServed: z.number().int(),
 		lastServedAt: z.string().nullable(),
+		proposedScope: z
+			.enum(MEMORY_SCOPES)
+			.nullable()
+			.openapi({ description: "A scope proposed for this memory and not yet decided: 'team' when its author called it a team rule" }),
 	})
 	.openapi("MemoryMetadata");
 

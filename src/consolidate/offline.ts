@@ -16,15 +16,36 @@ import { type ConsolidationPlan, isCurrentState, type Operation } from "./plan";
  */
 
 const SOURCES = /\n\nSources: (.+)\.$/;
-const STOP = new Set("a an the to of for in on at by with and or but is are was be it this that we you i our my use using".split(" "));
+const STOP = new Set(
+	"a an the to of for in on at by with and or but is are was be it this that we you i our my use using now no not actually correction anymore".split(
+		" ",
+	),
+);
+/** Han, kana and Hangul: scripts written without spaces between words, or with particles attached. */
+const CJK = /[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/;
 
-const contentWords = (text: string) =>
-	new Set(
-		text
-			.toLowerCase()
-			.split(/[^a-z0-9]+/)
-			.filter((w) => w.length > 1 && !STOP.has(w) && !/^\d+$/.test(w)),
-	);
+/**
+ * Content terms of a statement, in any script: Latin words (stop words and bare numbers left out),
+ * and for CJK runs their two-character pieces, so "스테이징 DB는" and "스테이징 DB 포트" share terms
+ * whatever particles and endings are attached.
+ */
+export function contentWords(text: string): Set<string> {
+	const out = new Set<string>();
+	for (const token of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+		if (!CJK.test(token)) {
+			if (token.length > 1 && !STOP.has(token) && !/^\d+$/.test(token)) out.add(token);
+			continue;
+		}
+		for (const run of token.split(/([^\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+)/)) {
+			if (!run) continue;
+			if (!CJK.test(run)) {
+				if (run.length > 1 && !/^\d+$/.test(run)) out.add(run);
+			} else if (run.length === 1) out.add(run);
+			else for (let i = 0; i + 1 < run.length; i++) out.add(run.slice(i, i + 2));
+		}
+	}
+	return out;
+}
 
 /** Share of the smaller word set found in the larger: near-same statements score high. */
 export function overlap(a: string, b: string): { score: number; shared: number } {
@@ -37,11 +58,13 @@ export function overlap(a: string, b: string): { score: number; shared: number }
 }
 
 const NEAR_SAME = 0.75;
+/** A correction names what it corrects in fewer shared words ("staging postgres is on 5433 now"). */
+const CORRECTS = 0.25;
 const sameKind = (a: MemoryType, b: MemoryType) => a === b || (isCurrentState(a) && isCurrentState(b));
 const normalise = (s: string) =>
 	s
 		.toLowerCase()
-		.replace(/[^a-z0-9]+/g, " ")
+		.replace(/[^\p{L}\p{N}]+/gu, " ")
 		.trim();
 
 interface Draft {
@@ -56,6 +79,7 @@ interface Draft {
 	changed: boolean;
 	confirmed: boolean;
 	evidence: Set<string>;
+	proposeTeam?: boolean;
 }
 
 function draftFrom(m: TouchedMemory): Draft {
@@ -94,7 +118,16 @@ function render(d: Draft): string {
 	return d.sources.length ? `${text}\n\nSources: ${d.sources.map((s) => `session ${s}`).join(", ")}.` : text;
 }
 
-const statementOf = (c: Candidate) => c.description.replace(/[.!]+$/, "");
+/**
+ * The statement a candidate makes: the first paragraph of its body when that starts with its
+ * description (the offline extractor's shape, where the body adds the sentences that elaborate the
+ * statement), else the description.
+ */
+const statementOf = (c: Candidate) => {
+	const first = c.body.split("\n\n")[0]?.trim() ?? "";
+	const description = c.description.replace(/[.!]+$/, "");
+	return first.startsWith(description) && first.length <= 1_000 ? first.replace(/[.!]+$/, "") : description;
+};
 
 export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]): ConsolidationPlan {
 	const drafts = new Map<string, Draft>();
@@ -127,13 +160,15 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 			}
 			let target = drafts.get(c.name);
 			if (!target) {
+				// A correction replaces the current-state memory it is most about; anything else joins a near-same one.
+				const threshold = c.correction && isCurrentState(c.type) ? CORRECTS : NEAR_SAME;
 				let best: { d: Draft; score: number } | null = null;
 				for (const d of drafts.values()) {
 					if (!sameKind(d.type, c.type)) continue;
 					const o = overlap(`${d.description} ${d.statements.join(" ")}`, statement);
 					const direct = overlap(d.description, statement);
 					const score = Math.max(o.score, direct.score);
-					if ((o.shared >= 2 || direct.shared >= 2) && score >= NEAR_SAME && (!best || score > best.score)) best = { d, score };
+					if ((o.shared >= 2 || direct.shared >= 2) && score >= threshold && (!best || score > best.score)) best = { d, score };
 				}
 				target = best?.d;
 			}
@@ -149,9 +184,11 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 					changed: true,
 					confirmed: false,
 					evidence: new Set([output.session_id]),
+					...(c.team ? { proposeTeam: true } : {}),
 				});
 				continue;
 			}
+			if (c.team) target.proposeTeam = true;
 			target.evidence.add(output.session_id);
 			const said = normalise([target.description, target.preamble ?? "", ...target.statements].join(" "));
 			const known = said.includes(normalise(statement));
@@ -185,6 +222,7 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 						: "new statement of the same rule"
 					: "new durable statement",
 				evidence,
+				...(d.proposeTeam ? { proposedScope: "team" as const } : {}),
 			});
 		} else if (d.confirmed) {
 			operations.push({ op: "confirm", name: d.name, reason: "the same statement was made again", evidence });

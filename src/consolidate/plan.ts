@@ -24,6 +24,8 @@ export const OperationSchema = z.discriminatedUnion("op", [
 		body: z.string().min(1).max(16_000),
 		reason: Reason,
 		evidence: Evidence,
+		/** The user called it a team rule: proposed for team scope (recorded on the personal memory, never written to team). */
+		proposedScope: z.literal("team").optional(),
 	}),
 	z.object({
 		op: z.literal("merge"),

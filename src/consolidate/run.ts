@@ -174,6 +174,7 @@ async function applyOperation(
 				file: { name: op.name, type: op.type, description: op.description, body: op.body },
 				source: "consolidation",
 				sessionId: evidence.at(-1) ?? null,
+				...(op.op !== "merge" && op.proposedScope ? { proposedScope: op.proposedScope } : {}),
 			},
 			{ afterObjectPut: faults.afterObjectPut },
 			guard,

@@ -33,6 +33,10 @@ export const CandidateSchema = z.object({
 	userStated: z.boolean().optional(),
 	/** An explicit step-by-step procedure, which consolidation may turn into a skill. */
 	procedure: z.boolean().optional(),
+	/** The statement corrects something said or assumed before: consolidation replaces the old value. */
+	correction: z.boolean().optional(),
+	/** The user called it a team or shared rule: proposed for team scope, never written there silently. */
+	team: z.boolean().optional(),
 });
 export type Candidate = z.output<typeof CandidateSchema>;
 

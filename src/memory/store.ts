@@ -43,6 +43,7 @@ export interface MemoryRow {
 	verified_at: string;
 	times_served: number;
 	last_served_at: string | null;
+	proposed_scope?: MemoryScope | null;
 }
 
 export interface MemoryMetadata {
@@ -59,6 +60,8 @@ export interface MemoryMetadata {
 	sessionId: string | null;
 	timesServed: number;
 	lastServedAt: string | null;
+	/** A scope this memory is proposed for and nobody has decided yet (a rule its author called a team rule). */
+	proposedScope: MemoryScope | null;
 }
 
 export function toMetadata(row: MemoryRow): MemoryMetadata {
@@ -76,6 +79,7 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		sessionId: row.session_id,
 		timesServed: row.times_served,
 		lastServedAt: row.last_served_at,
+		proposedScope: row.proposed_scope ?? null,
 	};
 }
 
@@ -95,6 +99,8 @@ export interface WriteInput {
 	sessionId?: string | null;
 	/** Expected current version (`If-Match`); "*" requires that the memory exists. */
 	ifMatch?: number | "*";
+	/** Records (or, with null, clears) a scope the memory is proposed for; left as is when absent. */
+	proposedScope?: MemoryScope | null;
 }
 
 export interface WriteResult {
@@ -266,6 +272,9 @@ export async function writeMemory(
 					.bind(...identityArgs),
 				bumpIndex,
 			];
+	if (input.proposedScope !== undefined) {
+		statements.push(db.prepare(`UPDATE memories SET proposed_scope = ? WHERE ${identity}`).bind(input.proposedScope, ...identityArgs));
+	}
 	if (input.source === "agent" && sessionId) {
 		// Placed at the session's current turn count: stage 1 leaves out the tool call at or after that
 		// turn which made this write (and its result), not the rest of the range (agentWriteTurns).
