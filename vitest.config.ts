@@ -10,10 +10,15 @@ export default defineConfig({
 				test: {
 					name: "worker",
 					include: ["test/**/*.test.ts"],
+					exclude: ["test/node/**"],
 					setupFiles: ["./test/setup.ts"],
 					// Generous: some tests seed hundreds of memories or wait for the local queue; a loaded machine must not fail them.
 					testTimeout: 30_000,
 				},
+			},
+			{
+				// Node-side checks that need no Worker: the deployment configuration as wrangler reads it.
+				test: { name: "node", include: ["test/node/**/*.test.ts"], environment: "node" },
 			},
 			{
 				// The `cairn` CLI, in Node, against the Worker running under `wrangler dev` (see packages/cli/test/global-setup.ts).
