@@ -7,6 +7,8 @@
  */
 import { describe, expect, it } from "vitest";
 import en from "../bench/extraction/en.jsonl?raw";
+import freshEn from "../bench/extraction/fresh-en.jsonl?raw";
+import freshKo from "../bench/extraction/fresh-ko.jsonl?raw";
 import holdoutEn from "../bench/extraction/holdout-en.jsonl?raw";
 import holdoutKo from "../bench/extraction/holdout-ko.jsonl?raw";
 import ko from "../bench/extraction/ko.jsonl?raw";
@@ -19,6 +21,8 @@ describe("what gets remembered, end to end with no model", () => {
 		["Korean", ko],
 		["English (second set)", holdoutEn],
 		["Korean (second set)", holdoutKo],
+		["English (third set)", freshEn],
+		["Korean (third set)", freshKo],
 	] as const) {
 		it(`${lang}: ≥ 80 % of durable statements kept, ≤ 10 % of traps, corrections in place, team rules proposed`, async () => {
 			const sessions = parseSessions(file as string);

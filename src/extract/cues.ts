@@ -109,14 +109,20 @@ const EN_CUES: Cue[] = [
 		kind: "rule",
 	},
 	{
-		pattern: /\b(?:this|the) (?:repo|repository|project|codebase|team|app) (?:uses|runs on|is on|deploys|ships|targets|supports)\b/i,
+		pattern:
+			/\b(?:this|the|our) (?:repo|repository|project|codebase|team|app|service) (?:uses|runs on|is on|is|deploys|ships|targets|supports)\b/i,
 		weight: 1.5,
 		kind: "fact",
+	},
+	{
+		pattern: /\b(?:non[- ]negotiable|mandatory|a must|a hard requirement|what you can'?t see|not in the code|the code won'?t tell you)\b/i,
+		weight: 1.5,
+		kind: "rule",
 	},
 	{ pattern: /\bthat'?s how we (?:do|handle|manage|run)\b/i, weight: 1.5, kind: "rule" },
 	{
 		pattern:
-			/\bevery (?:[\w-]+ ){0,2}(?:needs|requires|must|should|has to|gets|goes)\b|\b(?:all|any) [\w-]+ (?:must|need to|needs to|should|have to)\b/i,
+			/\bevery (?:[\w.-]+ ){0,5}(?:needs|requires|must|should|has to|gets|goes)\b|\b(?:all|any) [\w-]+ (?:must|need to|needs to|should|have to)\b/i,
 		weight: 2,
 		kind: "rule",
 	},
@@ -181,7 +187,7 @@ const EN_CUES: Cue[] = [
 	},
 	{
 		pattern:
-			/^(?:update|edit|correction|scratch that|turns out|that changed|this changed|change of plans?|fyi,? that changed)\b[\s,.:;!—–-]*\S|\b(?:is|are|was|were) actually\b|\b(?:i )?had (?:that|it|this) wrong\b|\bgot (?:that|it|this) wrong\b|\bthat changed\b/i,
+			/^(?:update|edit|correction|scratch that|turns out|that changed|this changed|change of plans?|fyi,? that changed)\b[\s,.:;!—–-]*\S|\bscratch (?:that|what i (?:told|said)|my)\b|\b(?:something|what) i (?:told|said to|gave) you\b|\b(?:is|are|was|were) actually\b|\b(?:i )?had (?:that|it|this) wrong\b|\bgot (?:that|it|this) wrong\b|\bthat changed\b/i,
 		weight: 1.5,
 		kind: "correction",
 	},
@@ -291,7 +297,7 @@ const EN_TRAPS: Trap[] = [
 	{ pattern: /\?\s*$/, weight: 4, why: "question" },
 	{
 		pattern:
-			/^(?:why|where|what|how|which|who|whose|is there|are there|does|did|do (?:we|you|i)|can (?:we|you|i)|could (?:we|you)|would|will|isn'?t|aren'?t|doesn'?t|any idea)\b/i,
+			/^(?:why|where|what|how|which|who|whose|is there|are there|does|did|do (?:we|you|i)|can (?:we|you|i)|could (?:we|you)|would|will|isn'?t|aren'?t|doesn'?t|any idea)\b(?![^:]{0,30}:)/i,
 		weight: 2,
 		why: "question",
 	},
@@ -395,11 +401,12 @@ const KO_CUES: Cue[] = [
 	{ pattern: /[^\s]+ 말고 [^.?!]{1,30}(?:으로|로|를|을|만) /, weight: 2, kind: "rule" },
 	{ pattern: /(?:면|때는?|경우(?:에는?)?) [^.?!]{0,40}(?:꼭|반드시|항상|무조건)/, weight: 2, kind: "rule" },
 	{
-		pattern: /(?:해야|돼야|되어야|써야|거쳐야|받아야|올려야|지켜야|넣어야|붙여야|맞춰야) ?(?:돼|되|해|합니다|함|됩니다|한다|하고|함\b)/,
+		pattern:
+			/(?:해야|돼야|되어야|써야|거쳐야|받아야|올려야|지켜야|넣어야|붙여야|맞춰야|잡아야|둬야) ?(?:돼|되|해|합니다|함|됩니다|한다|된다|하고)/,
 		weight: 2,
 		kind: "rule",
 	},
-	{ pattern: /(?:요구사항|보통|대개|원칙적으로|기본적으로|기본은)/, weight: 1.5, kind: "rule" },
+	{ pattern: /(?:요구사항|보통|대개|원칙적으로|기본적으로|기본은|필수|의무)/, weight: 1.5, kind: "rule" },
 	{
 		pattern: /(?:는|은) [^.?!]{0,30}(?:엔|에는|때는) 안 ?(?:해요|합니다|함|해)|(?:는|은) 안 쓰는 ?(?:걸로|것으로)|(?:으로|로) 가기로/,
 		weight: 2,
@@ -422,6 +429,12 @@ const KO_CUES: Cue[] = [
 		kind: "remember",
 	},
 	{
+		pattern: /(?:는|은|하는|안 하는|안 쓰는|쓰는) ?(?:걸로|것으로) (?:했|함|하자|정했|정함|결정)|(?:오늘|지금|이제)부터/,
+		weight: 2,
+		kind: "rule",
+	},
+	{ pattern: /(?:코드(?:엔|에는|에서는?) 안 ?나와|코드로는 (?:알 수 없|안 보여)|배경 ?(?:좀 )?(?:설명|말씀))/, weight: 1.5, kind: "fact" },
+	{
 		pattern:
 			/(?:선호|좋아해|좋아함|싫어해|싫어함|편해|편함|해 ?줬으면|해 ?주면 좋겠|했으면 좋겠|스타일로|위주로|(?:게|는 게|것이|편이) (?:좋아|좋음|좋겠|좋습니다|나아|나음|낫))/,
 		weight: 1.5,
@@ -435,7 +448,7 @@ const KO_CUES: Cue[] = [
 	},
 	{
 		pattern:
-			/(?:정정(?:할게|합니다|해요)|잘못 (?:알려|말했|얘기)|헷갈렸|바뀌었|바뀜|바꼈|변경됐|변경되었|옮겼|옮김|이전했|넘어갔|으로 바뀌|로 바뀌|더 이상|이제 ?(?:안|없)|이제는)/,
+			/(?:그거 아니고|그게 아니고|그거 말고|정정:|정정(?:할게|합니다|해요)|잘못 (?:알려|말했|얘기)|헷갈렸|바뀌었|바뀜|바꼈|변경됐|변경되었|옮겼|옮김|이전했|넘어갔|으로 바뀌|로 바뀌|더 이상|이제 ?(?:안|없)|이제는)/,
 		weight: 1.5,
 		kind: "correction",
 	},
@@ -493,7 +506,7 @@ const KO_TRAPS: Trap[] = [
 		weight: 4,
 		why: "question",
 	},
-	{ pattern: /(?:오늘|지금|현재|방금|아까|이따|이번 ?주|요즘|당분간|임시로|일단|잠깐|어제|내일)/, weight: 2.5, why: "ephemeral" },
+	{ pattern: /(?:오늘|지금|현재|방금|아까|이따|이번 ?주|요즘|당분간|임시로|일단|잠깐|어제|내일)(?!부터)/, weight: 2.5, why: "ephemeral" },
 	{ pattern: /(?:죽어 ?있|느리|느려|깨져 ?있|빨간불|실패하고|터졌|안 ?돌아|먹통|다운)/, weight: 2, why: "ephemeral" },
 	{
 		pattern: /(?:항상|맨날|늘) [^.?!]{0,20}(?:막히|헷갈|까먹|잊어|실수|틀리)|(?:내 ?(?:맥|컴|로컬|노트북))에서/,

@@ -88,7 +88,11 @@ function segments(text: string): { sentence: string; item: boolean }[] {
 		// Sentence ends: . ! ? ~ (and Korean full stops) before a space, but not inside "e.g." or "etc.".
 		// "Some context: the warehouse …": the intro stands on its own, and what follows on the line reads as items under it.
 		let underIntro = false;
-		for (const s of line.split(/(?<!\b(?:e\.g|i\.e|etc|vs|approx|incl|no))(?<=[.!?~。])\s+|;\s+|\s+[—–]\s+/)) {
+		// Korean joins clauses with a connective ending and a comma ("…운영하는 백엔드고요, 규제 변경은 …"):
+		// each clause is read on its own, so a word about today in one does not sink the rule in the next.
+		for (const s of line.split(
+			/(?<!\b(?:e\.g|i\.e|etc|vs|approx|incl|no))(?<=[.!?~。])\s+|;\s+|\s+[—–]\s+|(?<=[\uac00-\ud7af](?:고요|구요|는데요|는데|지만|니까|거든요|면서|고),)\s+/,
+		)) {
 			let sentence = s.replace(/^(?:[-*•]|\d{1,2}[.)])\s+/, "").trim();
 			const intro = INTRO.exec(sentence.replace(LEAD, ""));
 			if (intro) {
