@@ -19,6 +19,8 @@ export interface BenchInput {
 	neighbours: number[];
 	/** Phases to run (development aid); all when absent. */
 	only?: string[];
+	/** Korean, Japanese and Chinese recall (bench/cjk-recall.json): memories, and questions naming the memory that answers each. */
+	cjk?: { memories: SeedMemory[]; questions: { lang: string; query: string; expected: string }[] };
 	/** LongMemEval turn-level retrieval: each haystack session's user turns as memories, and per question its haystack. */
 	longmemeval?: {
 		/** How each question's project is filled: directly inside its object, or through the batch endpoint. */
@@ -102,6 +104,10 @@ export interface BenchResult {
 		recallSeconds: number;
 		answers: Record<string, string[]>;
 	};
+	/** CJK set: per question, the names `POST /recall` returned (limit 10), and those of the word index alone (recall before the CJK index). */
+	cjk?: { now: string[][]; words: string[][] };
+	/** Hybrid recall at the largest size: a vector for every memory, a zero-latency scripted embedder, beside lexical recall. */
+	vectors?: { size: number; dims: number; hybrid: Stats; lexical: Stats; seedSeconds: number };
 	/** The machine's 1-minute load average during the run (added by scripts/bench.ts): whole run and per tenancy step. */
 	load?: { mean: number; max: number; steps: Record<string, { mean: number; max: number }> };
 }

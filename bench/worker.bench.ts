@@ -12,6 +12,9 @@ import type { ProjectCoordinator } from "../src/coordinator/project-coordinator"
 import { newId, nowIso, sha256Hex } from "../src/lib/ids";
 import { type MemoryType, renderTopicFile } from "../src/memory/topic-file";
 import { MAX_ATTEMPTS } from "../src/pipeline/consumer";
+import { gramText } from "../src/recall/grams";
+import { type CandidateRow, candidateStatement, score, toCandidates } from "../src/recall/lexical";
+import { queryTerms } from "../src/recall/terms";
 import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats, type TenancyStep } from "./corpus";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
@@ -108,8 +111,12 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 		result.latency.push({ size, fillSeconds, recall: stats(recall), inject: stats(inject) });
 	}
 
-	// Single writes in a tiny project and in the largest one, interleaved.
+	// Korean, Japanese and Chinese recall: through the API, and the word index alone beside it.
+	if (input.cjk && want("cjk")) result.cjk = await benchCjk(token, created.user.id, created.tenant.id, input.cjk);
+	// Hybrid recall over a vector for every memory of the largest project, beside lexical recall.
 	const largest = projects.at(-1);
+	if (largest && want("vectors")) result.vectors = await benchVectors(token, largest);
+	// Single writes in a tiny project and in the largest one, interleaved.
 	if (want("writes")) await benchWrites(token, largest, result);
 	if (want("pipeline")) await benchPipeline(token, result);
 	if (want("consolidation")) {
@@ -123,6 +130,111 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 
 	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
 });
+
+/**
+ * The CJK set: one project holding every memory; each question through `POST /recall` (limit 10), and
+ * through the word index alone (`memories_fts` candidates scored as recall scores them) — what recall
+ * found before the CJK gram index existed.
+ */
+async function benchCjk(
+	token: string,
+	userId: string,
+	tenantId: string,
+	set: NonNullable<BenchInput["cjk"]>,
+): Promise<NonNullable<BenchResult["cjk"]>> {
+	const { id } = await seed(token, "cjk-recall", set.memories);
+	const ctx = { tenantId, userId, projectId: id };
+	const now: string[][] = [];
+	const words: string[][] = [];
+	for (const q of set.questions) {
+		const r = await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: q.query, limit: 10 }) });
+		now.push(((await r.json()) as { memories: { name: string }[] }).memories.map((m) => m.name));
+		const terms = queryTerms(q.query);
+		words.push(
+			terms.length === 0
+				? []
+				: await runInDurableObject(stubOf(id), async (instance: ProjectCoordinator) => {
+						const { results } = await candidateStatement(instance.db, ctx, terms, {
+							scopes: ["personal", "team"],
+							limit: 25,
+						}).all<CandidateRow>();
+						return score(toCandidates(results), terms)
+							.slice(0, 10)
+							.map((m) => m.row.name);
+					}),
+		);
+	}
+	return { now, words };
+}
+
+const VECTOR_DIMS = 1024;
+
+/** A deterministic unit vector per text (FNV-1a seeded xorshift): the cost of the search, not its quality. */
+function pseudoVector(text: string): Float32Array {
+	let h = 2166136261;
+	for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619) >>> 0;
+	const v = new Float32Array(VECTOR_DIMS);
+	let norm = 0;
+	for (let i = 0; i < VECTOR_DIMS; i++) {
+		h ^= h << 13;
+		h ^= h >>> 17;
+		h ^= h << 5;
+		h >>>= 0;
+		v[i] = h / 4294967296 - 0.5;
+		norm += (v[i] as number) ** 2;
+	}
+	norm = Math.sqrt(norm);
+	for (let i = 0; i < VECTOR_DIMS; i++) v[i] = (v[i] as number) / norm;
+	return v;
+}
+
+/**
+ * Hybrid recall at the largest size: every memory of the project gets a 1,024-dimension vector
+ * (written directly in the object), a zero-latency scripted embedder stands in for the model, and
+ * recall with `retrieval: "hybrid"` (one brute-force scan of every vector the caller may see) is timed
+ * interleaved with `retrieval: "lexical"`. The vectors and the embedder are removed afterwards.
+ */
+async function benchVectors(token: string, project: { size: number; id: string }): Promise<NonNullable<BenchResult["vectors"]>> {
+	const t0 = performance.now();
+	const model = "bench:pseudo-1024";
+	await runInDurableObject(stubOf(project.id), async (instance: ProjectCoordinator, state) => {
+		const ids = state.storage.sql.exec<{ id: number; content_hash: string }>("SELECT id, content_hash FROM memories").toArray();
+		for (let start = 0; start < ids.length; start += SEED_BATCH) {
+			state.storage.transactionSync(() => {
+				for (const m of ids.slice(start, start + SEED_BATCH)) {
+					const v = pseudoVector(String(m.id));
+					state.storage.sql.exec(
+						"INSERT OR REPLACE INTO memory_vectors (memory_id, project_id, model, content_hash, dims, vector) VALUES (?, ?, ?, ?, ?, ?)",
+						m.id,
+						project.id,
+						model,
+						m.content_hash,
+						VECTOR_DIMS,
+						v.buffer,
+					);
+				}
+			});
+		}
+		instance.embedder = { model, embed: async (texts: string[]) => texts.map(pseudoVector) };
+	});
+	const seedSeconds = (performance.now() - t0) / 1000;
+	const hybrid: number[] = [];
+	const lexical: number[] = [];
+	const ask = (query: string, retrieval: string) =>
+		call(`/v1/projects/${project.id}/recall`, { method: "POST", token, body: JSON.stringify({ query, retrieval }) });
+	const first = (await (await ask(input.queries[0] ?? "x", "hybrid")).json()) as { retrieval: string };
+	if (first.retrieval !== "hybrid") throw new Error(`vectors: recall was not hybrid (${JSON.stringify(first)})`);
+	for (let i = 0; i < input.samples; i++) {
+		const query = input.queries[i % input.queries.length] ?? "";
+		hybrid.push(await timed(() => ask(query, "hybrid")));
+		lexical.push(await timed(() => ask(query, "lexical")));
+	}
+	await runInDurableObject(stubOf(project.id), async (instance: ProjectCoordinator, state) => {
+		instance.embedder = undefined;
+		state.storage.sql.exec("DELETE FROM memory_vectors");
+	});
+	return { size: project.size, dims: VECTOR_DIMS, hybrid: stats(hybrid), lexical: stats(lexical), seedSeconds };
+}
 
 /** Single writes in a tiny project and in the largest one, interleaved; then MEMORY.md read twice in each. */
 async function benchWrites(token: string, largest: { size: number; id: string } | undefined, result: BenchResult) {
@@ -248,8 +360,8 @@ const SEED_BATCH = 500;
 /**
  * Fills a project's object with `memories` without the API: inside the object, in transactions of
  * SEED_BATCH memories, the rows the write path (`writeMemory` in src/memory/store.ts) inserts for a
- * new memory — `memories`, `memory_versions` (version 1), `memory_visibility` and `memories_fts` —
- * with the same columns and a real content hash. Every fifth memory is personal (owned by
+ * new memory — `memories`, `memory_versions` (version 1), `memory_visibility`, `memories_fts` and, for text
+ * with CJK, `memories_grams` — with the same columns and a real content hash. Every fifth memory is personal (owned by
  * `ownerId`), the rest team. The content objects are not put in R2: nothing here reads them.
  */
 async function seedDirect(projectId: string, ownerId: string, memories: SeedMemory[]) {
@@ -310,6 +422,9 @@ async function seedDirect(projectId: string, ownerId: string, memories: SeedMemo
 						r.owner,
 					);
 					sql.exec("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)", id, r.name, r.description, r.body);
+					const grams = [gramText(r.name), gramText(r.description), gramText(r.body)];
+					if (grams.some((g) => g !== ""))
+						sql.exec("INSERT INTO memories_grams (rowid, name, description, body) VALUES (?, ?, ?, ?)", id, ...grams);
 				}
 				sql.exec("UPDATE projects SET index_generation = index_generation + ? WHERE id = ?", rows.length, projectId);
 			});

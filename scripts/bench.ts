@@ -3,7 +3,7 @@
 // Knobs: CAIRN_BENCH_LARGE (largest project, 10,000), CAIRN_BENCH_SAMPLES (200), CAIRN_BENCH_NEIGHBOURS
 // (other projects of the largest size present at each tenancy step, "10,100"), CAIRN_BENCH_DATA,
 // CAIRN_BENCH_REUSE=1 (reuse the last Worker result), CAIRN_BENCH_ONLY (development: some phases of the
-// Worker run only — quality, latency, writes, pipeline, consolidation, tenancy, longmemeval — printed, doc untouched).
+// Worker run only — quality, latency, cjk, vectors, writes, pipeline, consolidation, tenancy, longmemeval — printed, doc untouched).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -72,6 +72,12 @@ const input: BenchInput = {
 	...(ONLY ? { only: ONLY } : {}),
 	...(longmemeval ? { longmemeval: longMemEvalInput(longmemeval) } : {}),
 };
+// Korean, Japanese and Chinese recall: written for Cairn (bench/cjk-recall.json).
+const cjkSet = JSON.parse(readFileSync("bench/cjk-recall.json", "utf8")) as {
+	memories: (BenchInput["locomo"][number]["memories"][number] & { lang: string })[];
+	questions: { lang: string; query: string; expected: string }[];
+};
+input.cjk = { memories: cjkSet.memories.map(({ lang: _lang, ...m }) => m), questions: cjkSet.questions };
 const transcriptRoot = `${BENCH_DATA}/transcripts`;
 input.transcripts = existsSync(transcriptRoot)
 	? readdirSync(transcriptRoot).flatMap((agent) =>
@@ -277,6 +283,50 @@ if (longmemeval) {
 } else out(`LongMemEval data not found under ${BENCH_DATA}/longmemeval; set CAIRN_BENCH_DATA.`);
 out();
 // ---- end LongMemEval ----
+out("## Recall quality — Korean, Japanese, Chinese");
+out();
+if (result.cjk) {
+	const cjk = result.cjk;
+	out(
+		`${cjkSet.memories.length} memories in one project (${["ko", "ja", "zh"].map((l) => `${cjkSet.memories.filter((m) => m.lang === l).length} ${l}`).join(", ")}),`,
+	);
+	out(`${cjkSet.questions.length} questions that share words with the memory answering them but not their forms: other particles and`);
+	out("endings (배포를 → 배포해도), compounds written with or without spaces (통합 테스트 → 통합테스트), other inflections");
+	out("(交代は → 交代する). Written for Cairn: `bench/cjk-recall.json`. A question is answered at k when its memory is among");
+	out("the top k. *Word index only*: the `memories_fts` candidates scored as recall scores them — recall before the CJK gram");
+	out("index; *now*: `POST /recall` (words and CJK grams; no embedding model in the benchmark).");
+	out();
+	out("| language | questions | word index only @1 | @5 | now @1 | now @5 |");
+	out("|---|---:|---:|---:|---:|---:|");
+	const at = (lists: string[][], rows: number[], k: number) =>
+		rows.filter((i) => (lists[i] ?? []).slice(0, k).includes(cjkSet.questions[i]?.expected ?? "")).length / Math.max(1, rows.length);
+	for (const lang of ["ko", "ja", "zh", "all"]) {
+		const rows = cjkSet.questions.flatMap((q, i) => (lang === "all" || q.lang === lang ? [i] : []));
+		out(
+			`| ${lang === "all" ? "all" : lang} | ${rows.length} | ${pct(at(cjk.words, rows, 1))} | ${pct(at(cjk.words, rows, 5))} | ${pct(at(cjk.now, rows, 1))} | ${pct(at(cjk.now, rows, 5))} |`,
+		);
+	}
+} else out("Not measured in this run.");
+out();
+out("## Hybrid recall latency");
+out();
+if (result.vectors) {
+	const v = result.vectors;
+	out(
+		`The ${v.size.toLocaleString("en")}-memory project with a ${v.dims.toLocaleString("en")}-dimension Float32 vector for every memory in its object's`,
+	);
+	out(
+		`SQLite (written directly in ${v.seedSeconds.toFixed(1)} s) and a zero-latency scripted embedder in place of the model: \`POST /recall\` with`,
+	);
+	out('`retrieval: "hybrid"` (word and CJK candidates, one brute-force scan of every visible vector, reciprocal rank fusion)');
+	out(`interleaved with \`retrieval: "lexical"\`, ${SAMPLES} LoCoMo questions each. A real model adds its own round trip.`);
+	out();
+	out("| retrieval | p50 | p95 | p99 |");
+	out("|---|---:|---:|---:|");
+	out(`| lexical | ${ms(v.lexical.p50)} | ${ms(v.lexical.p95)} | ${ms(v.lexical.p99)} |`);
+	out(`| hybrid | ${ms(v.hybrid.p50)} | ${ms(v.hybrid.p95)} | ${ms(v.hybrid.p99)} |`);
+} else out("Not measured in this run.");
+out();
 out("## Tenancy — one project among many");
 out();
 const tenancy = result.tenancy;

@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
+import { normalise } from "../src/recall/embedding";
 import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
 
 /** Every table of a project's own database that holds project data. */
@@ -9,6 +10,8 @@ const PROJECT_DATA_TABLES = [
 	"consolidation_events",
 	"memories",
 	"memories_fts",
+	"memories_grams",
+	"memory_vectors",
 	"memory_versions",
 	"memory_visibility",
 	"session_chunks",
@@ -22,7 +25,8 @@ const PROJECT_DATA_TABLES = [
 
 /**
  * The tables of the project's object as they are: every table but SQLite's and Cloudflare's own,
- * the schema version record and the full-text index's shadow tables (read through `memories_fts`).
+ * the schema version record and the full-text indexes' shadow tables (read through `memories_fts` and
+ * `memories_grams`).
  */
 async function objectTables(projectId: string): Promise<string[]> {
 	return runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), async (i: ProjectCoordinator) =>
@@ -30,7 +34,8 @@ async function objectTables(projectId: string): Promise<string[]> {
 			await i.db
 				.prepare(
 					`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'
-					 AND name NOT LIKE '!_%' ESCAPE '!' AND name NOT LIKE 'memories!_fts!_%' ESCAPE '!' ORDER BY name`,
+					 AND name NOT LIKE '!_%' ESCAPE '!' AND name NOT LIKE 'memories!_fts!_%' ESCAPE '!'
+					 AND name NOT LIKE 'memories!_grams!_%' ESCAPE '!' ORDER BY name`,
 				)
 				.all<{ name: string }>()
 		).results.map((r) => r.name),
@@ -59,7 +64,12 @@ async function populated(tenant: Tenant, remote?: string) {
 	const projectId = await createProject(tenant.token, remote);
 	const token = tenant.token;
 	await call(`/v1/projects/${projectId}/settings`, { token, method: "PUT", json: { "memories.enabled": true } });
+	// A scripted embedding model, so that memories get vectors; and a memory in Korean, so that the CJK index has a row.
+	await runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), (i: ProjectCoordinator) => {
+		i.embedder = { model: "test:constant", embed: async (texts: string[]) => texts.map(() => normalise([1, 2, 3])) };
+	});
 	expect((await putMemory(token, projectId, "testing", "Use the real database for integration tests.")).status).toBe(201);
+	expect((await putMemory(token, projectId, "deploy-ko", "금요일에는 배포하지 않는다.")).status).toBe(201);
 	expect((await putMemory(token, projectId, "deploys", "No deploys on Fridays.", { scope: "team" })).status).toBe(201);
 	await call(`/v1/projects/${projectId}/memories/testing`, {
 		token,

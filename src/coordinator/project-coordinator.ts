@@ -33,7 +33,8 @@ import type { ProjectEnv } from "../project/env";
 import { importLegacyRows, type LegacyRows } from "../project/mover";
 import { migrateProjectSchema } from "../project/schema";
 import { ObjectSqlDb } from "../project/sql";
-import { type CandidateRow, candidateStatement } from "../recall/lexical";
+import { backfillVectors, type CandidateOptions, findCandidates } from "../recall/candidates";
+import { type Embedder, embedderOrReason } from "../recall/embedding";
 import { recordServed } from "../recall/usage";
 import { readSessionMemory, refreshSessionMemory } from "../session-memory/session-memory";
 
@@ -72,6 +73,8 @@ const INITIAL: CoordinatorState = {
 	history: [],
 };
 export const DEBOUNCE_MS = 30_000;
+/** Memories embedded per project per cron run when some lack a vector. */
+const CRON_BACKFILL = 64;
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 const HISTORY = 20;
 
@@ -103,6 +106,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	/** Test seam: the stage-1 model for ranges this object extracts. */
 	extractModel: LanguageModel | null | undefined = undefined;
 	faults: ConsolidationFaults | undefined = undefined;
+	/** Test seam: the embedding model (null: none). Production resolves it from CAIRN_EMBEDDING_MODEL. */
+	embedder: Embedder | null | undefined = undefined;
+	private configuredEmbedder: { embedder: Embedder | null; reason?: string } | null = null;
 	onRunStart: (() => void | Promise<void>) | undefined = undefined;
 	readonly db: ObjectSqlDb;
 	/** The Worker's bindings plus this project's own database, for domain code running here. */
@@ -112,7 +118,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
 		this.db = new ObjectSqlDb(ctx.storage.sql, (fn) => ctx.storage.transactionSync(fn));
-		this.penv = { ...env, PDB: this.db };
+		this.penv = { ...env, PDB: this.db, embedder: () => this.embedding().embedder };
 		ctx.blockConcurrencyWhile(async () => {
 			migrateProjectSchema(ctx.storage);
 			this.boundProject = ctx.storage.sql.exec<{ id: string }>("SELECT id FROM projects LIMIT 1").toArray()[0]?.id ?? null;
@@ -136,6 +142,14 @@ export class ProjectCoordinator extends DurableObject<Env> {
 			if (err instanceof CairnError) return { ok: false, error: toWire(err) };
 			throw err;
 		}
+	}
+
+	/** The embedding model for this project's memories, or the reason there is none. */
+	private embedding(): { embedder: Embedder | null; reason?: string } {
+		if (this.embedder !== undefined)
+			return this.embedder ? { embedder: this.embedder } : { embedder: null, reason: "no embedding model is configured" };
+		this.configuredEmbedder ??= embedderOrReason(this.env);
+		return this.configuredEmbedder;
 	}
 
 	/** The project this object serves, or null before its first call. */
@@ -209,9 +223,22 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	// Recall -----------------------------------------------------------------------------------------
 
-	/** The lexical candidates for a query: the ranked full-text matches the caller may see. */
-	recallCandidates(ctx: ProjectContext, terms: string[], options: { scopes: MemoryScope[]; limit: number }) {
-		return this.run(ctx.projectId, async () => (await candidateStatement(this.db, ctx, terms, options).all<CandidateRow>()).results);
+	/**
+	 * The candidates for a query that the caller may see: ranked full-text matches of its words and CJK
+	 * grams, and with `semanticQuery` the memories nearest to its embedding (src/recall/candidates.ts).
+	 */
+	recallCandidates(ctx: ProjectContext, terms: string[], options: CandidateOptions) {
+		return this.run(ctx.projectId, () => findCandidates(this.db, ctx, terms, options, this.embedding()));
+	}
+
+	/** Embeds up to `limit` memories that have no vector for their current content (resumable; see backfillVectors). */
+	backfillEmbeddings(ctx: ProjectContext, limit: number) {
+		return this.run(ctx.projectId, async () => {
+			const { embedder, reason } = this.embedding();
+			// Not a refusal of the caller (403): the deployment has no model to embed with.
+			if (!embedder) throw new CairnError("conflict", `nothing to embed with: ${reason ?? "no embedding model is configured"}`);
+			return backfillVectors(this.db, ctx.projectId, embedder, limit);
+		});
 	}
 
 	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string) {
@@ -339,10 +366,20 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return { queued: chosen.length, pending };
 	}
 
-	/** Deletes this project's content objects that nothing references any more. */
+	/**
+	 * Deletes this project's content objects that nothing references any more; with an embedding model,
+	 * also embeds a slice of the memories still without a vector (the cron's backfill).
+	 */
 	async sweep(projectId: string, tenantId: string, now: number, graceMs: number) {
 		this.bind(projectId);
-		return sweepProjectOrphans(this.penv, projectId, tenantId, now, graceMs);
+		const removed = await sweepProjectOrphans(this.penv, projectId, tenantId, now, graceMs);
+		const { embedder } = this.embedding();
+		if (embedder) {
+			await backfillVectors(this.db, projectId, embedder, CRON_BACKFILL).catch((err) =>
+				console.error("embedding backfill failed", err instanceof Error ? err.message : String(err)),
+			);
+		}
+		return removed;
 	}
 
 	/** Copies rows of the old shared layout into this object; re-copying a row changes nothing. */

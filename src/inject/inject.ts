@@ -66,6 +66,8 @@ const PER_LOG_TOKENS = 1_500;
  * distinct query terms, and never more than three are required (long prompts carry many incidental words).
  */
 export const relevanceFloor = (terms: number) => Math.min(3, Math.ceil(terms / 2));
+/** A memory whose embedding is at least this similar to the query's clears the floor without shared words (hybrid retrieval). */
+export const SEMANTIC_FLOOR = 0.6;
 
 const ageNote = (days: number) =>
 	days < 1 ? "updated today" : `updated ${days} day${days === 1 ? "" : "s"} ago — verify against the repository before relying on it`;
@@ -143,7 +145,7 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 	let served = recalled?.served ?? [];
 	if (memoriesOnly && recalled) {
 		const floor = relevanceFloor(recalled.terms.length);
-		served = served.filter((m) => m.trace.matchedTerms.length >= floor);
+		served = served.filter((m) => m.trace.matchedTerms.length >= floor || (m.trace.similarity ?? 0) >= SEMANTIC_FLOOR);
 	}
 
 	// Recalled topic files, read in parallel.

@@ -27,6 +27,8 @@ export async function clearProjectMemory(env: ProjectEnv, ctx: ProjectContext): 
 	const db = env.PDB;
 	await db.batch([
 		db.prepare("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM memories WHERE project_id = ?)").bind(ctx.projectId),
+		db.prepare("DELETE FROM memories_grams WHERE rowid IN (SELECT id FROM memories WHERE project_id = ?)").bind(ctx.projectId),
+		db.prepare("DELETE FROM memory_vectors WHERE project_id = ?").bind(ctx.projectId),
 		...PROJECT_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE project_id = ?`).bind(ctx.projectId)),
 		db.prepare("DELETE FROM memories WHERE project_id = ?").bind(ctx.projectId),
 		db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),

@@ -3,6 +3,7 @@ import { nowIso, sha256Hex } from "../lib/ids";
 import { holdContent } from "../maintenance/sweep";
 import type { ProjectEnv } from "../project/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../project/sql";
+import { dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "../recall/index-rows";
 import { assertNoSecretsIn } from "../security/guard";
 import { effectiveSettings } from "../settings/settings";
 import { memoryUrl, objectKey } from "./paths";
@@ -197,6 +198,9 @@ export async function writeMemory(
 	const identity = "project_id = ? AND scope = ? AND owner_id = ? AND name = ?";
 	const identityArgs = [ctx.projectId, scope, owner, file.name];
 	const bumpIndex = db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId);
+	// The CJK and vector indexes change with memories_fts; the embedding runs beside the R2 put below.
+	const searchRow: RowRef = current ? rowById(current.id) : { sql: `(SELECT id FROM memories WHERE ${identity})`, args: identityArgs };
+	const embedding = embedForWrite(env.embedder?.(), file);
 
 	const statements: ProjectStatement[] = current
 		? [
@@ -232,6 +236,7 @@ export async function writeMemory(
 				db
 					.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)")
 					.bind(current.id, file.name, file.description, file.body),
+				...gramStatements(db, searchRow, file),
 				bumpIndex,
 			]
 		: [
@@ -265,6 +270,7 @@ export async function writeMemory(
 				db
 					.prepare(`INSERT INTO memories_fts (rowid, name, description, body) SELECT id, ?, ?, ? FROM memories WHERE ${identity}`)
 					.bind(file.name, file.description, file.body, ...identityArgs),
+				...gramStatements(db, searchRow, file),
 				db
 					.prepare(
 						`INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) SELECT id, project_id, scope, owner_id FROM memories WHERE ${identity}`,
@@ -294,6 +300,7 @@ export async function writeMemory(
 	await holdContent([key], async () => {
 		await env.FILES.put(key, content, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
 		await faults.afterObjectPut?.();
+		statements.push(...vectorStatements(db, searchRow, ctx.projectId, hash, await embedding));
 		try {
 			await db.batch(statements);
 		} catch (err) {
@@ -336,6 +343,7 @@ export async function deleteMemory(env: ProjectEnv, ctx: ProjectContext, scope: 
 	if (!row) throw notFound("memory");
 	await env.PDB.batch([
 		env.PDB.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(row.id),
+		...dropStatements(env.PDB, row.id),
 		env.PDB.prepare("DELETE FROM memory_visibility WHERE memory_id = ?").bind(row.id),
 		env.PDB.prepare("DELETE FROM memory_versions WHERE memory_id = ?").bind(row.id),
 		env.PDB.prepare("DELETE FROM session_served WHERE project_id = ? AND memory_id = ?").bind(ctx.projectId, row.id),

@@ -1,3 +1,4 @@
+import type { Embedder } from "../recall/embedding";
 import type { ProjectDb } from "./sql";
 
 /**
@@ -6,4 +7,8 @@ import type { ProjectDb } from "./sql";
  * that takes a `ProjectEnv` can only run inside the object, so project data is reachable only through
  * the object that owns it.
  */
-export type ProjectEnv = Env & { PDB: ProjectDb };
+export type ProjectEnv = Env & {
+	PDB: ProjectDb;
+	/** The embedding model for memories written here, if one is configured (semantic recall). */
+	embedder?: () => Embedder | null;
+};

@@ -12,6 +12,7 @@
  * The old tables are left in place; a later migration drops them once every project is moved.
  */
 import { nowIso } from "../lib/ids";
+import { gramStatements, rowById } from "../recall/index-rows";
 import type { ProjectDb } from "./sql";
 
 /** Tables in copy order with the columns copied. `memories_fts` is read by rowid alongside. */
@@ -120,6 +121,7 @@ export async function importLegacyRows(db: ProjectDb, projectId: string, page: L
 			db
 				.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)")
 				.bind(f.rowid, f.name, f.description, f.body),
+			...gramStatements(db, rowById(f.rowid), f),
 		);
 	}
 	if (page.indexGeneration !== undefined) {

@@ -1,3 +1,5 @@
+import { gramText } from "../recall/grams";
+
 /**
  * The schema of a project's own SQLite, versioned inside the object. `migrateProjectSchema` runs on
  * the object's first access (in its constructor, under `blockConcurrencyWhile`): every migration
@@ -158,7 +160,40 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 4: a scope proposed for a memory and not yet decided ('team' for a rule its author called a team
 	// rule): metadata beside the topic file, never in its frontmatter.
 	`ALTER TABLE memories ADD COLUMN proposed_scope TEXT;`,
+	// 5: the CJK index beside the word index: the same three fields as character grams of their
+	// Hangul, Kana and Han runs (src/recall/grams.ts), a row only for memories with such text. Built
+	// for the memories already stored by the step below (PROJECT_MIGRATION_STEPS[5]).
+	`CREATE VIRTUAL TABLE memories_grams USING fts5(name, description, body, tokenize = 'unicode61 remove_diacritics 0');`,
+	// 6: one embedding per memory for semantic recall (src/recall/embedding.ts): a unit-length Float32
+	// vector as a blob, the model that made it and the content it was made from. Filled on write and
+	// by the backfill; none while no embedding model is configured.
+	`CREATE TABLE memory_vectors (
+		memory_id INTEGER PRIMARY KEY,
+		project_id TEXT NOT NULL,
+		model TEXT NOT NULL,
+		content_hash TEXT NOT NULL,
+		dims INTEGER NOT NULL,
+		vector BLOB NOT NULL
+	);
+	CREATE INDEX memory_vectors_model ON memory_vectors (project_id, model);`,
 ];
+
+/**
+ * Data steps that run right after a version's SQL, in the same transaction: work SQL alone cannot do
+ * (the grams of text already stored). Keyed by the version they complete; append-only like the SQL.
+ */
+export const PROJECT_MIGRATION_STEPS: Readonly<Record<number, (sql: SqlStorage) => void>> = {
+	5: (sql) => {
+		const rows = sql
+			.exec<{ rowid: number; name: string; description: string; body: string }>("SELECT rowid, name, description, body FROM memories_fts")
+			.toArray();
+		for (const r of rows) {
+			const fields = [gramText(r.name), gramText(r.description), gramText(r.body)];
+			if (fields.some((f) => f !== ""))
+				sql.exec("INSERT INTO memories_grams (rowid, name, description, body) VALUES (?, ?, ?, ?)", r.rowid, ...fields);
+		}
+	},
+};
 
 export const PROJECT_SCHEMA_VERSION = PROJECT_MIGRATIONS.length;
 
@@ -174,6 +209,7 @@ export function migrateProjectSchema(storage: DurableObjectStorage, target = PRO
 	for (let v = from; v < target; v++) {
 		storage.transactionSync(() => {
 			sql.exec(PROJECT_MIGRATIONS[v] as string);
+			PROJECT_MIGRATION_STEPS[v + 1]?.(sql);
 			sql.exec("INSERT INTO _cairn_schema (id, version) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version", v + 1);
 		});
 	}

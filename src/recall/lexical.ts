@@ -2,6 +2,7 @@ import { memoryUrl } from "../memory/paths";
 import type { MemoryRow, ProjectContext } from "../memory/store";
 import type { MemoryScope, MemoryType } from "../memory/topic-file";
 import type { ProjectDb } from "../project/sql";
+import { cjkTermIn } from "./grams";
 import { matchExpression } from "./terms";
 
 /** BM25 column weights: name, description, body. A hit in the name or description says more. */
@@ -75,14 +76,26 @@ export interface ScoredMemory {
 	body: string;
 	score: number;
 	ageDays: number;
-	trace: { bm25: number; typePrior: number; freshness: number; coverage: number; matchedTerms: string[] };
+	trace: {
+		bm25: number;
+		typePrior: number;
+		freshness: number;
+		coverage: number;
+		matchedTerms: string[];
+		/** Hybrid retrieval only: cosine similarity to the query, and the ranks fused (1-based; absent when not in that list). */
+		similarity?: number;
+		lexicalRank?: number;
+		vectorRank?: number;
+	};
 }
 
 /**
  * The candidate query: ?1 MATCH expression, ?2 project, ?3 user, ?4 limit. Exported so the
- * benchmark runs exactly this statement on plain SQLite as the latency floor.
+ * benchmark runs exactly this statement on plain SQLite as the latency floor. The same query runs
+ * over the CJK index (`memories_grams`, src/recall/grams.ts) with a MATCH over grams; bodies always
+ * come from `memories_fts`.
  */
-export function candidateSql(scopes: MemoryScope[]): string {
+export function candidateSql(scopes: MemoryScope[], index: "memories_fts" | "memories_grams" = "memories_fts"): string {
 	const scopeFilter =
 		scopes.length === 2
 			? "(v.scope = 'team' OR v.owner_id = ?3)"
@@ -92,9 +105,9 @@ export function candidateSql(scopes: MemoryScope[]): string {
 	// Rank inside, fetch outside: every match is checked against the narrow visibility table and the
 	// sorter holds only (id, rank); full rows and bodies are read only for the candidates kept.
 	return `SELECT m.*, f.body AS fts_body, top.rank AS rank FROM (
-	   SELECT memories_fts.rowid AS id, bm25(memories_fts, ${FIELD_WEIGHTS.join(", ")}) AS rank
-	   FROM memories_fts JOIN memory_visibility v ON v.memory_id = memories_fts.rowid
-	   WHERE memories_fts MATCH ?1 AND v.project_id = ?2 AND ${scopeFilter}
+	   SELECT ${index}.rowid AS id, bm25(${index}, ${FIELD_WEIGHTS.join(", ")}) AS rank
+	   FROM ${index} JOIN memory_visibility v ON v.memory_id = ${index}.rowid
+	   WHERE ${index} MATCH ?1 AND v.project_id = ?2 AND ${scopeFilter}
 	   ORDER BY rank LIMIT ?4
 	 ) AS top
 	 JOIN memories m ON m.id = top.id
@@ -120,7 +133,7 @@ export function score(candidates: Candidate[], terms: string[], now = Date.now()
 			const typePrior = TYPE_PRIORS[row.type] ?? 1;
 			const freshness = freshnessPrior(ageDays);
 			const haystack = `${row.name} ${row.description} ${body}`.toLowerCase();
-			const matchedTerms = terms.filter((t) => haystack.includes(stemPrefix(t)));
+			const matchedTerms = terms.filter((t) => cjkTermIn(t, haystack) ?? haystack.includes(stemPrefix(t)));
 			const coverage =
 				(terms.length > 1 ? (Math.max(1, matchedTerms.length) / terms.length) ** COVERAGE_WEIGHT : 1) *
 				(1 + PROXIMITY_BONUS * adjacentPairs(haystack, terms));

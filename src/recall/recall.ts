@@ -4,6 +4,9 @@ import type { ProjectContext } from "../memory/store";
 import type { MemoryScope } from "../memory/topic-file";
 import { projectStore } from "../project/client";
 import { type EffectiveSettings, effectiveSettings } from "../settings/settings";
+import type { CandidateSet, Retrieval } from "./candidates";
+import { MAX_EMBED_CHARS, type VectorHit } from "./embedding";
+import { queryGrams, scoringTerms } from "./grams";
 import { type CandidateRow, documentsToolInUse, type RecalledMemory, type ScoredMemory, score, toCandidates, toRecalled } from "./lexical";
 import { selectWithModel } from "./selector";
 import { queryTerms } from "./terms";
@@ -15,6 +18,8 @@ export interface RecallRequest {
 	exclude?: string[];
 	scope?: MemoryScope;
 	engine?: "lexical" | "llm";
+	/** "lexical": word and CJK indexes only, even with an embedding model configured. */
+	retrieval?: Retrieval;
 	trace?: boolean;
 }
 
@@ -28,11 +33,18 @@ export interface TraceEntry {
 	typePrior: number;
 	freshness: number;
 	matchedTerms: string[];
+	similarity?: number;
+	lexicalRank?: number;
+	vectorRank?: number;
 	decision: "returned" | "excluded" | "skipped: documents a tool in use" | "below limit" | "not selected by model";
 }
 
 export interface RecallResult {
 	engine: Engine;
+	/** "hybrid": lexical and embedding candidates fused by reciprocal rank; "lexical": word and CJK indexes only. */
+	retrieval: Retrieval;
+	/** Why retrieval is lexical although an embedding model was wanted (none configured, model failure). */
+	retrievalNote?: string;
 	memories: RecalledMemory[];
 	/** Internal: the rows served, for usage recording and injection. */
 	served: ScoredMemory[];
@@ -41,6 +53,31 @@ export interface RecallResult {
 	warnings: string[];
 	fallbackReason?: string;
 	trace?: { terms: string[]; candidates: TraceEntry[] };
+}
+
+/** Reciprocal rank fusion's constant: a list's first place counts 1/(K+1), its tenth 1/(K+10). */
+export const RRF_K = 60;
+
+/**
+ * Reciprocal rank fusion of the lexical ranking (BM25 with priors, src/recall/lexical.ts) and the
+ * vector ranking (cosine similarity): each memory scores Σ 1/(RRF_K + rank) over the lists that hold
+ * it, scaled by RRF_K + 1 so that first place in one list is 1.0 (2.0 when first in both). Memories
+ * found by their vector alone have no lexical evidence: a BM25 of 0 and no matched terms.
+ */
+export function fuse(lexical: ScoredMemory[], vectorOnly: ScoredMemory[], vector: VectorHit[]): ScoredMemory[] {
+	const share = (rank: number) => (RRF_K + 1) / (RRF_K + rank);
+	const fused = new Map<number, ScoredMemory>();
+	lexical.forEach((m, i) => {
+		fused.set(m.row.id, { ...m, score: share(i + 1), trace: { ...m.trace, lexicalRank: i + 1 } });
+	});
+	const rest = new Map(vectorOnly.map((m) => [m.row.id, m]));
+	vector.forEach((hit, i) => {
+		const seen = fused.get(hit.id) ?? rest.get(hit.id);
+		if (!seen) return; // not visible to the caller any more (scope switched off)
+		const score = (fused.has(hit.id) ? seen.score : 0) + share(i + 1);
+		fused.set(hit.id, { ...seen, score, trace: { ...seen.trace, similarity: hit.similarity, vectorRank: i + 1 } });
+	});
+	return [...fused.values()].sort((a, b) => b.score - a.score || b.trace.bm25 - a.trace.bm25);
 }
 
 /** How many lexical candidates are scored (and shown to the model as a manifest). */
@@ -62,26 +99,35 @@ export async function recall(
 	/** The selector model; by default the `smol` role from the environment. */
 	selectorModel?: LanguageModel | null,
 ): Promise<RecallResult> {
-	const terms = queryTerms(request.query);
+	const words = queryTerms(request.query);
+	const grams = queryGrams(request.query);
+	// Relevance is counted per word; a CJK run written without spaces counts as its bigrams.
+	const terms = scoringTerms(words);
 	const exclude = new Set(request.exclude ?? []);
 	const recentTools = request.recentTools ?? [];
+	const semantic = request.retrieval !== "lexical" && request.query.trim() !== "";
 	// Settings (D1) and candidates (the project's object) concurrently: one round trip's latency. The
 	// scope switches are applied to the rows after.
-	const [settings, rows] = await Promise.all([
+	const [settings, candidates] = await Promise.all([
 		preloaded ?? effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
-		terms.length > 0
-			? projectStore(env, ctx.projectId).recallCandidates(ctx, terms, {
+		words.length > 0 || grams.length > 0 || semantic
+			? projectStore(env, ctx.projectId).recallCandidates(ctx, words, {
 					scopes: request.scope ? [request.scope] : ["personal", "team"],
 					limit: CANDIDATES + exclude.size,
+					grams,
+					...(semantic ? { semanticQuery: request.query.slice(0, MAX_EMBED_CHARS) } : {}),
 				})
-			: ([] as CandidateRow[]),
+			: ({ rows: [] as CandidateRow[], vectorRows: [], vector: [], retrieval: "lexical" } as CandidateSet),
 	]);
+	const { rows, retrieval } = candidates;
+	const retrievalNote = request.retrieval === "lexical" ? undefined : candidates.note;
+	const retrievalFields = { retrieval, ...(retrievalNote ? { retrievalNote } : {}) };
 
 	const limit = request.limit ?? Number(settings["memories.recallLimit"].value);
 	const warnings: string[] = [];
 	if (settings["memories.enabled"].value !== true) {
 		warnings.push(`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source})`);
-		return { engine: "lexical", memories: [], served: [], terms, warnings };
+		return { engine: "lexical", ...retrievalFields, memories: [], served: [], terms, warnings };
 	}
 	const off = new Set<MemoryScope>();
 	for (const s of request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[])) {
@@ -91,11 +137,23 @@ export async function recall(
 			warnings.push(`${s} memory is turned off (${key})`);
 		}
 	}
-	const ranked = score(
+	const lexicallyRanked = score(
 		toCandidates(rows).filter((c) => !off.has(c.row.scope)),
 		terms,
 		now,
 	);
+	const ranked =
+		retrieval === "hybrid"
+			? fuse(
+					lexicallyRanked,
+					score(
+						toCandidates(candidates.vectorRows).filter((c) => !off.has(c.row.scope)),
+						terms,
+						now,
+					),
+					candidates.vector,
+				)
+			: lexicallyRanked;
 
 	const trace: TraceEntry[] = [];
 	const eligible: ScoredMemory[] = [];
@@ -142,6 +200,7 @@ export async function recall(
 	}
 	const result: RecallResult = {
 		engine,
+		...retrievalFields,
 		memories: chosen.map(toRecalled),
 		served: chosen,
 		terms,

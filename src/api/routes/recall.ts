@@ -2,12 +2,16 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
 import { RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
 import { MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "../../memory/topic-file";
+import { projectStore } from "../../project/client";
 import { recall } from "../../recall/recall";
 import { servedInBackground } from "../../recall/usage";
 import type { AppEnv } from "../context";
 import { errors, ProjectIdParam } from "../schemas";
 
 export const recallRoutes = new OpenAPIHono<AppEnv>();
+
+const DEFAULT_BACKFILL = 100;
+const MAX_BACKFILL = 1_000;
 
 const ToolList = ToolListSchema;
 
@@ -19,6 +23,10 @@ const RecallBody = z
 		exclude: z.array(z.string().regex(NAME_PATTERN)).max(200).optional(),
 		scope: z.enum(MEMORY_SCOPES).optional(),
 		engine: z.enum(["lexical", "llm"]).optional(),
+		retrieval: z.enum(["lexical", "hybrid"]).optional().openapi({
+			description:
+				'"lexical": the word and CJK indexes only. By default ("hybrid") embedding candidates are fused in when an embedding model is configured',
+		}),
 		trace: z.boolean().optional(),
 	})
 	.openapi("RecallRequest");
@@ -51,6 +59,14 @@ recallRoutes.openapi(
 					"application/json": {
 						schema: z.object({
 							engine: z.enum(["lexical", "llm", "lexical-fallback"]),
+							retrieval: z.enum(["lexical", "hybrid"]).openapi({
+								description:
+									'"hybrid": lexical (BM25 over words and CJK grams) and embedding candidates fused by reciprocal rank; "lexical": no embeddings took part',
+							}),
+							retrievalNote: z
+								.string()
+								.optional()
+								.openapi({ description: "Why retrieval is lexical: no embedding model, a model failure, no vectors yet" }),
 							memories: z.array(RecalledMemorySchema),
 							warnings: z.array(z.string()),
 							fallbackReason: z.string().optional(),
@@ -73,6 +89,55 @@ recallRoutes.openapi(
 		);
 		const { served: _served, terms: _terms, ...body } = result;
 		return c.json(body, 200);
+	},
+);
+
+const BackfillBody = z
+	.object({
+		limit: z
+			.number()
+			.int()
+			.min(1)
+			.max(MAX_BACKFILL)
+			.optional()
+			.openapi({ description: `Memories to embed in this call (default ${DEFAULT_BACKFILL}, at most ${MAX_BACKFILL})` }),
+	})
+	.openapi("EmbeddingBackfillRequest");
+
+recallRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/embeddings/backfill",
+		tags: ["recall"],
+		summary:
+			"Embed memories that have no vector for their current content (after an embedding model is configured or failed on write); resumable: call until remaining is 0",
+		request: {
+			params: z.object({ projectId: ProjectIdParam }),
+			body: { required: false, content: { "application/json": { schema: BackfillBody } } },
+		},
+		responses: {
+			200: {
+				description: "What this call embedded and what remains",
+				content: {
+					"application/json": {
+						schema: z
+							.object({
+								model: z.string(),
+								embedded: z.number().int(),
+								remaining: z.number().int(),
+								error: z.string().optional().openapi({ description: "The model failed part-way; what was embedded is kept" }),
+							})
+							.openapi("EmbeddingBackfillResult"),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404, 409),
+		},
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const { limit } = c.req.valid("json") ?? {};
+		return c.json(await projectStore(c.env, ctx.projectId).backfillEmbeddings(ctx, limit ?? DEFAULT_BACKFILL), 200);
 	},
 );
 

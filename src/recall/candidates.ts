@@ -1,0 +1,226 @@
+/**
+ * Recall's candidates, gathered inside the project's object from up to three indexes: the word index
+ * (`memories_fts`, BM25), the CJK gram index (`memories_grams`, BM25) and, when an embedding model is
+ * configured, the memories' vectors (`memory_vectors`, cosine similarity by brute force). The two
+ * lexical lists are merged by adding their BM25 relevance (a memory found by both ranks above one
+ * found by either); the vector list is returned beside them for reciprocal rank fusion (src/recall/recall.ts).
+ */
+import type { ProjectContext } from "../memory/store";
+import type { MemoryScope } from "../memory/topic-file";
+import type { ProjectDb } from "../project/sql";
+import { EMBED_TIMEOUT_MS, type Embedder, embeddingText, nearest, toBlob, type VectorHit } from "./embedding";
+import { gramMatchExpression } from "./grams";
+import { type CandidateRow, candidateSql } from "./lexical";
+import { matchExpression } from "./terms";
+
+/** Vectors less similar than this to the query are not candidates (unrelated text still scores above 0). */
+export const MIN_SIMILARITY = 0.3;
+
+export interface CandidateOptions {
+	scopes: MemoryScope[];
+	limit: number;
+	/** The query's CJK grams (src/recall/grams.ts). */
+	grams?: string[];
+	/** The query text, to embed for semantic candidates; absent for lexical retrieval only. */
+	semanticQuery?: string;
+}
+
+export type Retrieval = "lexical" | "hybrid";
+
+export interface CandidateSet {
+	/** Lexical candidates, best first. */
+	rows: CandidateRow[];
+	/** Memories found by their vector alone (rank 0), hybrid retrieval only. */
+	vectorRows: CandidateRow[];
+	/** Vector hits, most similar first (hybrid retrieval only). */
+	vector: VectorHit[];
+	retrieval: Retrieval;
+	/** Why retrieval is lexical although semantic candidates were asked for. */
+	note?: string;
+}
+
+const scopeFilter = (scopes: MemoryScope[], alias: string) =>
+	scopes.length === 2
+		? `(${alias}.scope = 'team' OR ${alias}.owner_id = ?3)`
+		: scopes[0] === "team"
+			? `${alias}.scope = 'team'`
+			: `${alias}.scope = 'personal' AND ${alias}.owner_id = ?3`;
+
+/** The lexical candidates: both indexes, BM25 added per memory, best `limit` first. */
+export function lexicalCandidates(db: ProjectDb, ctx: ProjectContext, terms: string[], options: CandidateOptions): Promise<CandidateRow[]> {
+	const lists: Promise<{ results: CandidateRow[] }>[] = [];
+	if (terms.length > 0)
+		lists.push(
+			db.prepare(candidateSql(options.scopes)).bind(matchExpression(terms), ctx.projectId, ctx.userId, options.limit).all<CandidateRow>(),
+		);
+	if (options.grams?.length)
+		lists.push(
+			db
+				.prepare(candidateSql(options.scopes, "memories_grams"))
+				.bind(gramMatchExpression(options.grams), ctx.projectId, ctx.userId, options.limit)
+				.all<CandidateRow>(),
+		);
+	return Promise.all(lists).then((results) => {
+		if (results.length === 1) return results[0]?.results ?? [];
+		const byId = new Map<number, CandidateRow>();
+		for (const { results: rows } of results) {
+			for (const row of rows) {
+				const seen = byId.get(row.id);
+				if (seen) seen.rank += row.rank;
+				else byId.set(row.id, { ...row });
+			}
+		}
+		return [...byId.values()].sort((a, b) => a.rank - b.rank).slice(0, options.limit);
+	});
+}
+
+/** Embeds the query, bounded by EMBED_TIMEOUT_MS; throws on failure or timeout. */
+async function embedQuery(embedder: Embedder, query: string): Promise<Float32Array> {
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	try {
+		const timeout = new Promise<never>((_, reject) => {
+			timer = setTimeout(() => reject(new Error(`no answer within ${EMBED_TIMEOUT_MS} ms`)), EMBED_TIMEOUT_MS);
+		});
+		const [vector] = await Promise.race([embedder.embed([query]), timeout]);
+		if (!vector) throw new Error("no vector returned");
+		return vector;
+	} finally {
+		if (timer) clearTimeout(timer);
+	}
+}
+
+/** The memories nearest to a query vector among those the caller may see: one scan of the project's vectors. */
+export function vectorCandidates(db: ProjectDb, ctx: ProjectContext, model: string, query: Float32Array, options: CandidateOptions) {
+	return db
+		.prepare(
+			`SELECT v.memory_id AS id, v.vector AS vector FROM memory_vectors v JOIN memory_visibility vis ON vis.memory_id = v.memory_id
+			 WHERE v.project_id = ?1 AND v.model = ?2 AND ${scopeFilter(options.scopes, "vis")}`,
+		)
+		.bind(ctx.projectId, model, ctx.userId)
+		.all<{ id: number; vector: ArrayBuffer }>()
+		.then(({ results }) => ({ scanned: results.length, hits: nearest(results, query, options.limit, MIN_SIMILARITY) }));
+}
+
+/**
+ * Every candidate for a query. Semantic candidates are asked for with `semanticQuery`; without an
+ * embedder, when the model fails, or before any memory has a vector, retrieval is lexical and `note`
+ * says why.
+ */
+export async function findCandidates(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	terms: string[],
+	options: CandidateOptions,
+	embedding: { embedder: Embedder | null; reason?: string },
+): Promise<CandidateSet> {
+	const lexical = lexicalCandidates(db, ctx, terms, options);
+	if (options.semanticQuery === undefined) return { rows: await lexical, vectorRows: [], vector: [], retrieval: "lexical" };
+	const { embedder } = embedding;
+	if (!embedder)
+		return {
+			rows: await lexical,
+			vectorRows: [],
+			vector: [],
+			retrieval: "lexical",
+			note: embedding.reason ?? "no embedding model is configured",
+		};
+	let query: Float32Array;
+	try {
+		query = await embedQuery(embedder, options.semanticQuery);
+	} catch (err) {
+		const why = err instanceof Error && err.message ? err.message.slice(0, 200) : "unknown error";
+		return {
+			rows: await lexical,
+			vectorRows: [],
+			vector: [],
+			retrieval: "lexical",
+			note: `the embedding model failed (${why}); lexical retrieval only`,
+		};
+	}
+	const [rows, { scanned, hits }] = await Promise.all([lexical, vectorCandidates(db, ctx, embedder.model, query, options)]);
+	if (scanned === 0) {
+		return {
+			rows,
+			vectorRows: [],
+			vector: [],
+			retrieval: "lexical",
+			note: "no memory has an embedding yet (POST …/embeddings/backfill); lexical retrieval only",
+		};
+	}
+	const known = new Set(rows.map((r) => r.id));
+	const missing = hits.filter((h) => !known.has(h.id)).map((h) => h.id);
+	let vectorRows: CandidateRow[] = [];
+	if (missing.length > 0) {
+		const { results } = await db
+			.prepare(
+				"SELECT m.*, f.body AS fts_body, 0 AS rank FROM memories m JOIN memories_fts f ON f.rowid = m.id WHERE m.id IN (SELECT value FROM json_each(?))",
+			)
+			.bind(JSON.stringify(missing))
+			.all<CandidateRow>();
+		vectorRows = results;
+	}
+	return { rows, vectorRows, vector: hits, retrieval: "hybrid" };
+}
+
+export interface BackfillResult {
+	model: string;
+	embedded: number;
+	/** Memories still without a vector of this model for their current content. */
+	remaining: number;
+	/** Set when the model failed part-way: what was embedded is kept; call again to continue. */
+	error?: string;
+}
+
+export const BACKFILL_BATCH = 16;
+
+/**
+ * Embeds up to `limit` memories that have no vector of the current model for their current content,
+ * a batch at a time. Resumable by construction: what is missing is found again on the next call. A
+ * vector is stored only if its memory still holds the content it was made from.
+ */
+export async function backfillVectors(db: ProjectDb, projectId: string, embedder: Embedder, limit: number): Promise<BackfillResult> {
+	const pending = (n: number) =>
+		db
+			.prepare(
+				`SELECT m.id, m.name, m.description, m.content_hash, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id
+				 WHERE m.project_id = ?1 AND NOT EXISTS (
+				   SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?2 AND v.content_hash = m.content_hash
+				 ) ORDER BY m.id LIMIT ?3`,
+			)
+			.bind(projectId, embedder.model, n)
+			.all<{ id: number; name: string; description: string; content_hash: string; body: string }>();
+	let embedded = 0;
+	let error: string | undefined;
+	while (embedded < limit) {
+		const { results: batch } = await pending(Math.min(BACKFILL_BATCH, limit - embedded));
+		if (batch.length === 0) break;
+		let vectors: Float32Array[];
+		try {
+			vectors = await embedder.embed(batch.map((m) => embeddingText(m.name, m.description, m.body)));
+		} catch (err) {
+			error = `the embedding model failed (${err instanceof Error && err.message ? err.message.slice(0, 200) : "unknown error"})`;
+			break;
+		}
+		await db.batch(
+			batch.map((m, i) => {
+				const vector = vectors[i] as Float32Array;
+				return db
+					.prepare(
+						`INSERT OR REPLACE INTO memory_vectors (memory_id, project_id, model, content_hash, dims, vector)
+						 SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?1 AND content_hash = ?4)`,
+					)
+					.bind(m.id, projectId, embedder.model, m.content_hash, vector.length, toBlob(vector));
+			}),
+		);
+		embedded += batch.length;
+	}
+	const remaining =
+		(await db
+			.prepare(
+				`SELECT count(*) AS n FROM memories m WHERE m.project_id = ?1 AND NOT EXISTS (
+				   SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.model = ?2 AND v.content_hash = m.content_hash)`,
+			)
+			.bind(projectId, embedder.model)
+			.first<number>("n")) ?? 0;
+	return { model: embedder.model, embedded, remaining, ...(error ? { error } : {}) };
+}
