@@ -1,8 +1,20 @@
-import { unstable_readConfig } from "wrangler";
 import { describe, expect, it } from "vitest";
+import { unstable_readConfig } from "wrangler";
+
+type Named = { binding?: string; name?: string; queue?: string };
+interface Config {
+	name?: string;
+	vars: Record<string, unknown>;
+	ai?: { binding: string };
+	d1_databases: Named[];
+	r2_buckets: Named[];
+	durable_objects: { bindings: Named[] };
+	queues: { producers?: Named[]; consumers?: Named[] };
+	triggers: { crons?: string[] };
+}
 
 /** wrangler.toml as wrangler itself reads it: the deployed environment, and the one tests and `npm start` use. */
-const read = (env?: string) => unstable_readConfig({ config: "wrangler.toml", ...(env ? { env } : {}) });
+const read = (env?: string) => unstable_readConfig({ config: "wrangler.toml", ...(env ? { env } : {}) }) as unknown as Config;
 
 describe("deployment configuration", () => {
 	it("deploys with Workers AI for every model role", () => {
