@@ -385,31 +385,103 @@ describe("summary, skills and routes", () => {
 		expect((await json(await call(`/v1/projects/${projectId}/skills`, { token: other.key.token }))).skills).toEqual([]);
 	});
 
-	it("with a model, a skill absent from the run's result is deleted", async () => {
+	it("with a model: it receives each skill's body and the previous summary, and a run that does not touch them keeps both", async () => {
 		const skill = {
 			name: "deploy",
 			description: "Deploy the api",
-			body: "## When to use\n\nDeploys.\n\n## Procedure\n\n1. wrangler deploy",
+			body: "## When to use\n\nDeploys.\n\n## Procedure\n\n1. run the migration check\n2. wrangler deploy --env production",
 		};
 		await addOutput("s-1", [statement("Deploy with wrangler", "reference", "deploy-with-wrangler")]);
 		await configure((i) => {
-			i.model = scripted({ operations: [], skills: [skill], summary: "Summary one." });
+			i.model = scripted({ operations: [], skills: [skill], summary: "Summary one: deploys use wrangler." });
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
+		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toBe(
+			"Summary one: deploys use wrangler.",
+		);
+
+		// A later run about something else: the model is shown the skill's body and the summary, and
+		// returns neither a changed skill nor a new summary.
+		const prompts: string[] = [];
+		await addOutput("s-2", [statement("Prefer short commit messages", "user", "short-commit-messages")]);
+		await configure((i) => {
+			i.model = new MockLanguageModelV4({
+				doGenerate: async (options) => {
+					prompts.push(JSON.stringify(options.prompt));
+					return {
+						content: [{ type: "text", text: JSON.stringify({ operations: [], skills: [], retiredSkills: [], summary: "" }) }],
+						finishReason: { unified: "stop", raw: "stop" },
+						usage,
+						warnings: [],
+					};
+				},
+			});
+		});
+		await coordinator().requestRun(projectId);
+		await runDurableObjectAlarm(coordinator());
+		expect(prompts.length).toBe(1);
+		expect(prompts[0]).toContain("wrangler deploy --env production");
+		expect(prompts[0]).toContain("run the migration check");
+		expect(prompts[0]).toContain("Summary one: deploys use wrangler.");
 		expect((await json(await call(`/v1/projects/${projectId}/skills`, { token: tenant.token }))).skills.map((s: Loose) => s.name)).toEqual([
 			"deploy",
 		]);
-		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toBe("Summary one.");
+		expect(await (await call(`/v1/projects/${projectId}/skills/deploy`, { token: tenant.token })).text()).toContain("2. wrangler deploy");
+		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toBe(
+			"Summary one: deploys use wrangler.",
+		);
 
-		await addOutput("s-2", [statement("Deploys go through CI now", "reference", "deploys-through-ci")]);
+		// A skill is removed only when the model retires it, with its reason.
+		await addOutput("s-3", [statement("Deploys go through CI now", "reference", "deploys-through-ci")]);
 		await configure((i) => {
-			i.model = scripted({ operations: [], skills: [], summary: "Summary two." });
+			i.model = scripted({
+				operations: [],
+				skills: [],
+				retiredSkills: [{ name: "deploy", reason: "deploys now go through CI; nobody runs wrangler by hand" }],
+				summary: "Summary three: deploys go through CI.",
+			});
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
 		expect((await json(await call(`/v1/projects/${projectId}/skills`, { token: tenant.token }))).skills).toEqual([]);
-		await expectError(await call(`/v1/projects/${projectId}/skills/deploy`, { token: tenant.token }), 404, "not_found");
+		const events = await projectDb(projectId)
+			.prepare("SELECT reason FROM consolidation_events WHERE project_id = ? AND op = 'skill-delete'")
+			.bind(projectId)
+			.all<{ reason: string }>();
+		expect(events.results.map((e) => e.reason)).toEqual(["deploys now go through CI; nobody runs wrangler by hand"]);
+	});
+
+	it("offline: a skill made from a procedure is retired once its source memory is gone", async () => {
+		await addOutput("s-proc", [
+			{
+				name: "how-to-cut-a-release",
+				type: "reference",
+				description: "How to cut a release",
+				body: "1. bump the version\n2. tag it\n3. push the tag",
+				evidence: ["t0"],
+				userStated: true,
+				procedure: true,
+			},
+		]);
+		await coordinator().requestRun(projectId);
+		await runDurableObjectAlarm(coordinator());
+		expect((await call(`/v1/projects/${projectId}/memories/how-to-cut-a-release`, { token: tenant.token })).status).toBe(200);
+		expect((await json(await call(`/v1/projects/${projectId}/skills`, { token: tenant.token }))).skills.length).toBe(1);
+
+		// Another run with the source memory still there keeps the skill.
+		await addOutput("s-other", [statement("Never commit directly to main", "feedback", "never-commit-directly-main")]);
+		await coordinator().requestRun(projectId);
+		await runDurableObjectAlarm(coordinator());
+		expect((await json(await call(`/v1/projects/${projectId}/skills`, { token: tenant.token }))).skills.length).toBe(1);
+
+		expect((await call(`/v1/projects/${projectId}/memories/how-to-cut-a-release`, { token: tenant.token, method: "DELETE" })).status).toBe(
+			204,
+		);
+		await addOutput("s-later", [statement("Prefer small pull requests", "user", "small-pull-requests")]);
+		await coordinator().requestRun(projectId);
+		await runDurableObjectAlarm(coordinator());
+		expect((await json(await call(`/v1/projects/${projectId}/skills`, { token: tenant.token }))).skills).toEqual([]);
 	});
 
 	it("bad input and switched-off memory", async () => {

@@ -88,6 +88,20 @@ describe("a corrected current-state fact", () => {
 		const old = await (await api(`/v1/projects/${projectId}/memories/${name}/history/1`)).text();
 		expect(old).toContain("5432");
 
+		// The change events name the correction and the session it came from.
+		const events = (await (await api(`/v1/projects/${projectId}/memories/${name}/events`)).json()) as {
+			events: { op: string; outcome: string; reason: string; sessions: string[] }[];
+		};
+		expect(events.events[0]).toMatchObject({
+			op: "update",
+			outcome: "applied",
+			reason: "corrected by a newer statement",
+			sessions: ["fact-2"],
+		});
+		expect(events.events.at(-1)).toMatchObject({ op: "create", sessions: ["fact-1"] });
+		expect((await api(`/v1/projects/${projectId}/memories/no-such-memory/events`)).status).toBe(404);
+		expect((await api(`/v1/projects/${projectId}/memories/Bad_Name/events`)).status).toBe(400);
+
 		const inject = (await (
 			await api(`/v1/projects/${projectId}/inject`, { json: { query: "which port is the staging database on" } })
 		).json()) as {

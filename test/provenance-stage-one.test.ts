@@ -132,10 +132,11 @@ describe("prompt delimiters in untrusted text", () => {
 				},
 			],
 			[],
-			[],
+			[{ name: "release", description: hostile, content_hash: "h", updated_at: "2026-01-01T00:00:00.000Z", sources: "[]", body: hostile }],
+			hostile,
 			1000,
 		);
-		for (const tag of ["existing_memories", "existing_skills", "raw_memories", "rollout_summaries"]) {
+		for (const tag of ["existing_memories", "existing_skills", "previous_summary", "raw_memories", "rollout_summaries"]) {
 			expect(prompt.match(new RegExp(`<\\s*/?\\s*${tag}\\b[^>]*>`, "gi")), tag).toEqual([`<${tag}>`, `</${tag}>`]);
 		}
 		expect(prompt).not.toMatch(/<\s*\/?\s*transcript/i);

@@ -10,6 +10,8 @@ export interface Skill {
 	name: string;
 	description: string;
 	body: string;
+	/** Memory names the skill was made from; absent or empty when unknown. */
+	sources?: string[];
 }
 
 export interface SkillRow {
@@ -17,6 +19,8 @@ export interface SkillRow {
 	description: string;
 	content_hash: string;
 	updated_at: string;
+	/** JSON array of memory names. */
+	sources: string;
 }
 
 export const renderSkill = (s: Skill) => `---\nname: ${s.name}\ndescription: ${JSON.stringify(s.description)}\n---\n\n${s.body.trim()}\n`;
@@ -35,7 +39,7 @@ export async function writeSummary(env: Env, ctx: ProjectContext, text: string):
 
 export async function listSkills(db: ProjectDb, ctx: ProjectContext): Promise<SkillRow[]> {
 	const { results } = await db
-		.prepare("SELECT name, description, content_hash, updated_at FROM skills WHERE project_id = ? AND owner_id = ? ORDER BY name")
+		.prepare("SELECT name, description, content_hash, updated_at, sources FROM skills WHERE project_id = ? AND owner_id = ? ORDER BY name")
 		.bind(ctx.projectId, ctx.userId)
 		.all<SkillRow>();
 	return results;
@@ -61,6 +65,8 @@ export async function replaceSkills(
 	mode: "replace" | "add",
 	/** A statement the batch runs first; when it fails nothing is written (consolidation's clear check). */
 	guard?: ProjectStatement,
+	/** Skills to delete in the same batch (in `add` mode: the ones the run retired). */
+	retire: string[] = [],
 ): Promise<{ written: string[]; removed: string[] }> {
 	const now = nowIso();
 	const existing = await listSkills(env.PDB, ctx);
@@ -75,13 +81,17 @@ export async function replaceSkills(
 		written.push(skill.name);
 		statements.push(
 			env.PDB.prepare(
-				`INSERT INTO skills (project_id, owner_id, name, description, content_hash, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-				 ON CONFLICT (project_id, owner_id, name) DO UPDATE SET description = excluded.description, content_hash = excluded.content_hash, updated_at = excluded.updated_at`,
-			).bind(ctx.projectId, ctx.userId, skill.name, skill.description, hash, now),
+				`INSERT INTO skills (project_id, owner_id, name, description, content_hash, updated_at, sources) VALUES (?, ?, ?, ?, ?, ?, ?)
+				 ON CONFLICT (project_id, owner_id, name) DO UPDATE SET description = excluded.description, content_hash = excluded.content_hash,
+				   updated_at = excluded.updated_at, sources = excluded.sources`,
+			).bind(ctx.projectId, ctx.userId, skill.name, skill.description, hash, now, JSON.stringify(skill.sources ?? [])),
 		);
 	}
 	const keep = new Set(skills.map((s) => s.name));
-	const removed = mode === "replace" ? existing.filter((e) => !keep.has(e.name)).map((e) => e.name) : [];
+	const removed =
+		mode === "replace"
+			? existing.filter((e) => !keep.has(e.name)).map((e) => e.name)
+			: existing.filter((e) => retire.includes(e.name) && !keep.has(e.name)).map((e) => e.name);
 	for (const name of removed) {
 		statements.push(
 			env.PDB.prepare("DELETE FROM skills WHERE project_id = ? AND owner_id = ? AND name = ?").bind(ctx.projectId, ctx.userId, name),

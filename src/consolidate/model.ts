@@ -1,6 +1,7 @@
 import { generateText, type LanguageModel, Output } from "ai";
 import consolidationPrompt from "../../prompts/consolidation.md";
 import { stripDelimiters } from "../extract/delimiters";
+import { truncateToTokens } from "../inject/tokens";
 import { fillTemplate } from "../lib/template";
 import { redactSecrets } from "../security/secrets";
 import type { SkillRow } from "./artifacts";
@@ -17,14 +18,24 @@ export class ConsolidationError extends Error {
 	}
 }
 
+/** Skills with their bodies, each cut to an equal share of the budget when together they exceed it. */
+function skillsWithinBudget(skills: (SkillRow & { body?: string })[]) {
+	const share = Math.max(200, Math.floor(SKILL_TOKEN_BUDGET / Math.max(1, skills.length)));
+	return skills.map((s) => ({ name: s.name, description: s.description, body: truncateToTokens(s.body ?? "", share).text }));
+}
+
 /** Every delimiter any prompt uses, in any case and spacing (src/extract/delimiters.ts). */
 const strip = stripDelimiters;
 
 /** The prompt for one user's consolidation; the inputs are redacted again before they leave. */
+/** Skill bodies shown to the model, at most: beyond it the longest are cut (head kept). */
+export const SKILL_TOKEN_BUDGET = 8_000;
+
 export async function consolidationPromptFor(
 	outputs: PendingOutput[],
 	touched: TouchedMemory[],
-	skills: SkillRow[],
+	skills: (SkillRow & { body?: string })[],
+	previousSummary: string | null,
 	summaryTokenLimit: number,
 ): Promise<string> {
 	const existing = touched.map((m) => ({
@@ -46,7 +57,8 @@ export async function consolidationPromptFor(
 	const prompt = fillTemplate(consolidationPrompt, {
 		summary_token_limit: String(summaryTokenLimit),
 		existing_memories: strip(JSON.stringify(existing, null, 1)),
-		existing_skills: strip(JSON.stringify(skills.map((s) => ({ name: s.name, description: s.description })))),
+		existing_skills: strip(JSON.stringify(skillsWithinBudget(skills), null, 1)),
+		previous_summary: strip(previousSummary ? truncateToTokens(previousSummary, summaryTokenLimit).text : "(none yet)"),
 		raw_memories: strip(JSON.stringify(raw, null, 1)),
 		rollout_summaries: strip(summaries),
 	});
@@ -58,10 +70,11 @@ export async function modelPlan(
 	model: LanguageModel,
 	outputs: PendingOutput[],
 	touched: TouchedMemory[],
-	skills: SkillRow[],
+	skills: (SkillRow & { body?: string })[],
+	previousSummary: string | null,
 	summaryTokenLimit: number,
 ): Promise<ConsolidationPlan> {
-	const prompt = await consolidationPromptFor(outputs, touched, skills, summaryTokenLimit);
+	const prompt = await consolidationPromptFor(outputs, touched, skills, previousSummary, summaryTokenLimit);
 	try {
 		const result = await generateText({
 			model,

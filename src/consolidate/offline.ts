@@ -11,7 +11,8 @@ import { type ConsolidationPlan, isCurrentState, type Operation } from "./plan";
  * - The same statement again → `confirm` (a fresh verifiedAt). A different statement about a
  *   current-state fact (project, reference) → the memory is updated in place to the newer statement
  *   (the store keeps the old version in history). About a rule or preference → appended as a bullet.
- * - Explicit procedures ("how to X:" + steps) become skills; nothing else does.
+ * - Explicit procedures ("how to X:" + steps) become a reference memory and a skill made from it;
+ *   nothing else becomes a skill. A skill whose source memories are all gone is retired (run.ts).
  * The summary is built after the changes are applied (see summary.ts).
  */
 
@@ -139,10 +140,23 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 	for (const output of outputs) {
 		for (const c of output.candidates) {
 			if (c.procedure) {
+				// The procedure is kept as a reference memory, and the skill made from it names it as its
+				// source: when the memory is deleted, the next run retires the skill.
+				const exists = touched.some((m) => m.scope === "personal" && m.name === c.name);
+				operations.push({
+					op: exists ? "update" : "create",
+					name: c.name,
+					type: "reference",
+					description: c.description,
+					body: c.body,
+					reason: "an explicit procedure",
+					evidence: [output.session_id],
+				});
 				skills.push({
 					name: c.name,
 					description: c.description,
 					body: `## When to use\n\n${c.description}.\n\n## Procedure\n\n${c.body}\n\n## Pitfalls\n\nNone recorded.\n\n## Verification\n\nNone recorded.`,
+					sources: [c.name],
 				});
 				continue;
 			}
@@ -228,5 +242,5 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 			operations.push({ op: "confirm", name: d.name, reason: "the same statement was made again", evidence });
 		}
 	}
-	return { operations, skills, summary: "" };
+	return { operations, skills, retiredSkills: [], summary: "" };
 }

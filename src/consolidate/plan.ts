@@ -46,12 +46,20 @@ export const SkillSchema = z.object({
 	name: Name,
 	description: Description,
 	body: z.string().min(1).max(16_000),
+	/** The memories the skill was made from, when known: a skill whose sources are all gone is retired. */
+	sources: z.array(Name).max(20).optional(),
 });
 
 /** What one consolidation produces for one user: changes to topic files, the full skill set, a summary. */
 export const ConsolidationSchema = z.object({
 	operations: z.array(OperationSchema).max(100),
+	/** Skills created or changed; a skill not listed is kept as it is. */
 	skills: z.array(SkillSchema).max(50),
+	/** Skills the new material contradicts or retires, each with its reason. */
+	retiredSkills: z
+		.array(z.object({ name: Name, reason: Reason }))
+		.max(50)
+		.default([]),
 	summary: z.string().max(60_000),
 });
 export type ConsolidationPlan = z.output<typeof ConsolidationSchema>;

@@ -20,7 +20,7 @@ import type { ProjectEnv } from "../project/env";
 import type { ProjectDb, ProjectStatement } from "../project/sql";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { effectiveSettings } from "../settings/settings";
-import { listSkills, replaceSkills, writeSummary } from "./artifacts";
+import { listSkills, readSkill, readSummary, replaceSkills, type SkillRow, writeSummary } from "./artifacts";
 import { loadPending, MAX_OUTPUTS_PER_RUN, type PendingOutput, touchedMemories } from "./inputs";
 import { ConsolidationError, modelPlan } from "./model";
 import { offlinePlan } from "./offline";
@@ -206,6 +206,32 @@ async function applyOperation(
 	return events;
 }
 
+/** Existing skills with their bodies (read from R2), for the model to keep what is still true. */
+async function skillBodies(env: ProjectEnv, ctx: ProjectContext, skills: SkillRow[]): Promise<(SkillRow & { body: string })[]> {
+	return Promise.all(
+		skills.map(async (s) => {
+			const text = (await readSkill(env, ctx, s.name)) ?? "";
+			return { ...s, body: text.replace(/^---\n[\s\S]*?\n---\n+/, "") };
+		}),
+	);
+}
+
+/** Skills made from memories (their sources) of which none exists any more, with the reason. */
+async function orphanedSkills(env: ProjectEnv, ctx: ProjectContext, skills: SkillRow[]): Promise<{ name: string; reason: string }[]> {
+	const out: { name: string; reason: string }[] = [];
+	for (const skill of skills) {
+		const sources = JSON.parse(skill.sources || "[]") as string[];
+		if (sources.length === 0) continue;
+		const { results } = await env.PDB.prepare(
+			"SELECT name FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?) AND name IN (SELECT value FROM json_each(?))",
+		)
+			.bind(ctx.projectId, ctx.userId, JSON.stringify(sources))
+			.all<{ name: string }>();
+		if (results.length === 0) out.push({ name: skill.name, reason: `its source memories are gone (${sources.join(", ")})` });
+	}
+	return out;
+}
+
 /**
  * One consolidation run over a project: the unconsolidated stage-1 outputs (oldest first, at most
  * MAX_OUTPUTS_PER_RUN), grouped by the user whose sessions produced them. For each user: the
@@ -245,27 +271,43 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 				const summaryLimit = Number(settings["memories.summaryInjectionTokenLimit"].value);
 				const touched = await touchedMemories(env.PDB, ctx, candidates);
 				const skillsBefore = await listSkills(env.PDB, ctx);
+				const previousSummary = model ? await readSummary(env, ctx) : null;
 				const plan: ConsolidationPlan = model
-					? await modelPlan(model, outputs, touched, skillsBefore, summaryLimit)
+					? await modelPlan(model, outputs, touched, await skillBodies(env, ctx, skillsBefore), previousSummary, summaryLimit)
 					: offlinePlan(outputs, touched);
 				for (const op of plan.operations) events.push(...(await applyOperation(env, ctx, op, outputs, faults, guard)));
 
-				// Skills: a model returns the whole set (a skill it leaves out is deleted); offline, explicit
-				// procedures are added to the existing set.
+				// Skills: the run returns the skills it creates or changes; the rest are kept. A model retires a
+				// skill (with its reason) only when the new material contradicts it; offline, a skill whose
+				// source memories are all gone is retired.
+				const retired = model
+					? plan.retiredSkills.filter((r) => skillsBefore.some((s) => s.name === r.name))
+					: await orphanedSkills(env, ctx, skillsBefore);
 				const safeSkills = [];
 				for (const skill of plan.skills) {
 					if ((await findSecrets(`${skill.description}\n${skill.body}`)).length > 0) {
 						events.push({ op: "skill", target: skill.name, outcome: "refused", reason: "contains what looks like a secret", evidence: [] });
 					} else safeSkills.push(skill);
 				}
-				const { written, removed } = await replaceSkills(env, ctx, safeSkills, model ? "replace" : "add", guard.statement()).catch(
-					rethrowCleared,
-				);
+				const { written, removed } = await replaceSkills(
+					env,
+					ctx,
+					safeSkills,
+					"add",
+					guard.statement(),
+					retired.map((r) => r.name),
+				).catch(rethrowCleared);
 				for (const name of written) events.push({ op: "skill", target: name, outcome: "applied", reason: "skill written", evidence: [] });
-				for (const name of removed)
-					events.push({ op: "skill-delete", target: name, outcome: "applied", reason: "absent from the run's result", evidence: [] });
+				for (const name of removed) {
+					const reason = retired.find((r) => r.name === name)?.reason ?? "retired";
+					events.push({ op: "skill-delete", target: name, outcome: "applied", reason: reason.slice(0, 500), evidence: [] });
+				}
 
-				const summary = model && plan.summary.trim() ? plan.summary : await buildSummary(env.PDB, ctx, summaryLimit);
+				// A model that returns no summary leaves the previous one standing.
+				const summary =
+					model && plan.summary.trim()
+						? plan.summary
+						: ((model ? previousSummary : null) ?? (await buildSummary(env.PDB, ctx, summaryLimit)));
 				const safe = truncateToTokens((await redactSecrets(summary)).text, summaryLimit).text;
 				await guard.check();
 				await writeSummary(env, ctx, safe);

@@ -195,6 +195,28 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		});
 	}
 
+	/** What consolidation did to a memory (newest first): each change with its reason and the sessions it rests on. */
+	memoryEvents(ctx: ProjectContext, name: string, scope?: MemoryScope) {
+		return this.run(ctx.projectId, async () => {
+			const row = await findMemory(this.db, ctx, name, scope);
+			const { results } = await this.db
+				.prepare(
+					`SELECT run_id, op, outcome, reason, evidence_json, created_at FROM consolidation_events
+					 WHERE project_id = ? AND target = ? AND (owner_id = ? OR ? = 'team') ORDER BY id DESC LIMIT 200`,
+				)
+				.bind(ctx.projectId, row.name, ctx.userId, row.scope)
+				.all<{ run_id: string; op: string; outcome: string; reason: string; evidence_json: string; created_at: string }>();
+			return results.map((e) => ({
+				runId: e.run_id,
+				op: e.op,
+				outcome: e.outcome,
+				reason: e.reason,
+				sessions: JSON.parse(e.evidence_json) as string[],
+				createdAt: e.created_at,
+			}));
+		});
+	}
+
 	history(ctx: ProjectContext, name: string, scope?: MemoryScope) {
 		return this.run(ctx.projectId, async () => {
 			const row = await findMemory(this.db, ctx, name, scope);

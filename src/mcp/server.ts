@@ -177,7 +177,7 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 			title: "Read a memory file",
 			annotations: { readOnlyHint: true },
 			description:
-				"Read a memory:// file: memory://root (summary), memory://root/MEMORY.md (index), memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md.",
+				"Read a memory:// file: memory://root (summary), memory://root/MEMORY.md (index), memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md, memory://root/logs/<YYYY-MM-DD>.md (daily log).",
 			inputSchema: { url: MemoryUrlSchema.describe("A memory:// URL"), ...projectArgs },
 		},
 		async ({ url, ...args }) => {

@@ -2,15 +2,16 @@ import { readSkill, readSummary } from "../consolidate/artifacts";
 import { badRequest, CairnError, notFound } from "../errors";
 import type { ProjectEnv } from "../project/env";
 import type { ProjectDb } from "../project/sql";
+import { readDailyLog } from "./daily-log";
 import { getIndex } from "./index-file";
 import { getMemoryRow, type MemoryRow, type ProjectContext, readMemoryContent } from "./store";
 import { MEMORY_SCOPES, type MemoryScope } from "./topic-file";
 
 export const MEMORY_URL =
-	/^memory:\/\/root(?:\/(?:(MEMORY\.md)|(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md))?$/;
+	/^memory:\/\/root(?:\/(?:(MEMORY\.md)|(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md|logs\/(\d{4}-\d{2}-\d{2})\.md))?$/;
 
 export const MEMORY_URL_FORMS =
-	"memory://root, memory://root/MEMORY.md, memory://root/<name>.md, memory://root/team/<name>.md or memory://root/skills/<name>/SKILL.md";
+	"memory://root, memory://root/MEMORY.md, memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md or memory://root/logs/<YYYY-MM-DD>.md";
 
 /** The memory with this name: personal first, then team (or only the scope given). */
 export async function findMemory(db: ProjectDb, ctx: ProjectContext, name: string, scope?: MemoryScope): Promise<MemoryRow> {
@@ -25,8 +26,13 @@ export async function findMemory(db: ProjectDb, ctx: ProjectContext, name: strin
 export async function resolveMemoryUrl(env: ProjectEnv, ctx: ProjectContext, url: string): Promise<string> {
 	const m = MEMORY_URL.exec(url);
 	if (!m) throw badRequest(`url must be ${MEMORY_URL_FORMS}`, { field: "url" });
-	const [, index, team, name, skill] = m;
+	const [, index, team, name, skill, logDate] = m;
 	if (index) return getIndex(env, ctx);
+	if (logDate) {
+		const log = await readDailyLog(env, ctx, logDate);
+		if (log === null) throw new CairnError("not_found", "no daily log for that date");
+		return log;
+	}
 	if (name) return readMemoryContent(env, ctx, await findMemory(env.PDB, ctx, name, team ? "team" : undefined));
 	const found = skill ? await readSkill(env, ctx, skill) : await readSummary(env, ctx);
 	if (found === null) throw new CairnError("not_found", skill ? "skill not found" : "memory summary not found");

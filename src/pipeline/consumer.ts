@@ -9,6 +9,7 @@ import { ModelConfigError, resolveModel } from "../llm/models";
 import type { ProjectEnv } from "../project/env";
 import { GuardFailure } from "../project/sql";
 import { effectiveSettings } from "../settings/settings";
+import { sessionIsOver, writeSessionLog } from "./daily-log-writer";
 import { type ExtractMessage, ExtractMessageSchema } from "./messages";
 import { extractionAllowed } from "./triggers";
 
@@ -94,6 +95,10 @@ export async function processRange(env: ProjectEnv, message: ExtractMessage, opt
 		throw err;
 	}
 	if (output.candidates.length > 0 || output.raw_memory.trim()) await options.markDirty();
+	// The session's last range: in assistant mode, its entry in the user's daily log.
+	if (to === session.turns - 1 && sessionIsOver(session, settings)) {
+		await writeSessionLog(env, tenantId, session, settings, turns, output.summary, output.candidates);
+	}
 	return "extracted";
 }
 

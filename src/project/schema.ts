@@ -176,6 +176,9 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 		vector BLOB NOT NULL
 	);
 	CREATE INDEX memory_vectors_model ON memory_vectors (project_id, model);`,
+	// 7: the memories a skill was made from (a JSON array of names; empty when unknown), so a skill
+	// whose sources are all gone can be retired.
+	`ALTER TABLE skills ADD COLUMN sources TEXT NOT NULL DEFAULT '[]';`,
 ];
 
 /**

@@ -2,6 +2,15 @@ import { z } from "zod";
 import { badRequest } from "../errors";
 import { nowIso } from "../lib/ids";
 
+function validTimeZone(zone: string): boolean {
+	try {
+		new Intl.DateTimeFormat("en", { timeZone: zone });
+		return zone.length <= 64;
+	} catch {
+		return false;
+	}
+}
+
 /**
  * Every setting with its type and default (SPEC §5). Keys are dotted; bodies are partial objects.
  * Precedence: tenant managed policy > project settings > user settings > default.
@@ -36,6 +45,16 @@ export const SETTING_DEFINITIONS = {
 	"memories.recallLimit": { schema: z.number().int().min(1).max(20), default: 5, doc: "Memories returned by recall." },
 	"memories.dailyLogDays": { schema: z.number().int().min(0).max(30), default: 3, doc: "Recent daily logs added in assistant mode." },
 	"memories.extractionConcurrency": { schema: z.number().int().min(1).max(16), default: 2, doc: "Parallel extraction jobs per project." },
+	"memories.timeZone": {
+		schema: z.string().refine(validTimeZone, "must be an IANA time zone such as Europe/Berlin or Asia/Seoul"),
+		default: "UTC",
+		doc: "The user's time zone: which day a daily-log entry belongs to.",
+	},
+	"memories.transcriptRetentionDays": {
+		schema: z.number().int().min(1).max(3650),
+		default: 30,
+		doc: "Days a session's raw transcript is kept after its last activity, once extraction has consumed it.",
+	},
 } as const;
 
 export type SettingKey = keyof typeof SETTING_DEFINITIONS;

@@ -332,6 +332,44 @@ memoryRoutes.openapi(
 memoryRoutes.openapi(
 	createRoute({
 		method: "get",
+		path: "/v1/projects/{projectId}/memories/{name}/events",
+		tags: ["memories"],
+		summary: "What consolidation did to a topic file, newest first: each change, its reason and the sessions it rests on",
+		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
+		responses: {
+			200: {
+				description: "Change events",
+				content: {
+					"application/json": {
+						schema: z.object({
+							events: z.array(
+								z
+									.object({
+										runId: z.string(),
+										op: z.string().openapi({ example: "update" }),
+										outcome: z.enum(["applied", "unchanged", "skipped", "refused"]).or(z.string()),
+										reason: z.string(),
+										sessions: z.array(z.string()),
+										createdAt: z.string(),
+									})
+									.openapi("MemoryChangeEvent"),
+							),
+						}),
+					},
+				},
+			},
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const events = await store(c).memoryEvents(c.get("projectContext"), c.req.valid("param").name, c.req.valid("query").scope);
+		return c.json({ events }, 200);
+	},
+);
+
+memoryRoutes.openapi(
+	createRoute({
+		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history/{version}",
 		tags: ["memories"],
 		summary: "One version's markdown",
