@@ -34,7 +34,9 @@ describe("inject", () => {
 		});
 		await put(pid, "deploy-freeze", { type: "project", description: "No deploys on Fridays", body: "Freeze from Friday noon." });
 		await projectDb(pid)
-			.prepare("UPDATE memories SET updated_at = '2026-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'deploy-freeze'")
+			.prepare(
+				"UPDATE memories SET updated_at = '2026-01-01T00:00:00.000Z', verified_at = '2026-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'deploy-freeze'",
+			)
 			.bind(pid)
 			.run();
 		const body = await inject(pid, { query: "write integration tests for the database layer and deploy on friday" });

@@ -236,7 +236,9 @@ describe("recall (lexical)", () => {
 			});
 		}
 		await projectDb(pid)
-			.prepare("UPDATE memories SET updated_at = '2025-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'staging-old'")
+			.prepare(
+				"UPDATE memories SET updated_at = '2025-01-01T00:00:00.000Z', verified_at = '2025-01-01T00:00:00.000Z' WHERE project_id = ? AND name = 'staging-old'",
+			)
 			.bind(pid)
 			.run();
 		const body = await recallFor({ query: "staging host" }, pid);

@@ -26,6 +26,7 @@ const candidate = (name: string, description: string): ScoredMemory => ({
 	body: "",
 	score: 1,
 	ageDays: 0,
+	confirmed: false,
 	trace: { bm25: 1, typePrior: 1, freshness: 1, coverage: 1, matchedTerms: [] },
 });
 

@@ -69,8 +69,12 @@ export const relevanceFloor = (terms: number) => Math.min(3, Math.ceil(terms / 2
 /** A memory whose embedding is at least this similar to the query's clears the floor without shared words (hybrid retrieval). */
 export const SEMANTIC_FLOOR = 0.6;
 
-const ageNote = (days: number) =>
-	days < 1 ? "updated today" : `updated ${days} day${days === 1 ? "" : "s"} ago — verify against the repository before relying on it`;
+const ageNote = (days: number, confirmed: boolean) => {
+	const what = confirmed ? "confirmed" : "updated";
+	return days < 1
+		? `${what} today`
+		: `${what} ${days} day${days === 1 ? "" : "s"} ago — verify against the repository before relying on it`;
+};
 
 const NO_PARTS: InjectResult["parts"] = { sessionMemory: "", guidance: "", summary: "", index: "", memories: [], logs: [] };
 
@@ -155,7 +159,7 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		const content = contents[i] ?? "";
 		const cut = truncateToTokens(content, PER_MEMORY_TOKENS);
 		const path = `memory://root/${m.row.scope === "team" ? "team/" : ""}${m.row.name}.md`;
-		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
+		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
 		if (cut.truncated) truncated = true;
 		memoryBlocks.push({
 			block,

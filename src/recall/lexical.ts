@@ -62,6 +62,18 @@ export function adjacentPairs(text: string, terms: string[]): number {
 	}
 	return pairs;
 }
+/**
+ * How long ago a memory was last known true: the later of its last edit and its last confirmation
+ * (a session restating it raises `verified_at`), in whole days.
+ */
+export function freshness(row: Pick<MemoryRow, "updated_at" | "verified_at">, now = Date.now()): { ageDays: number; confirmed: boolean } {
+	const updated = Date.parse(row.updated_at);
+	const verified = Date.parse(row.verified_at);
+	const confirmed = Number.isFinite(verified) && verified > updated;
+	const at = confirmed ? verified : updated;
+	return { ageDays: Math.max(0, Math.floor((now - at) / DAY_MS)), confirmed };
+}
+
 /** Older memories fade a little (never below 0.85): a current-state fact may be stale. */
 export const freshnessPrior = (ageDays: number) => 0.85 + 0.15 * Math.exp(-ageDays / 90);
 
@@ -75,7 +87,10 @@ export interface ScoredMemory {
 	row: MemoryRow;
 	body: string;
 	score: number;
+	/** Days since the memory was last known true: the later of its last edit and its last confirmation. */
 	ageDays: number;
+	/** A session confirmed it after its last edit. */
+	confirmed: boolean;
 	trace: {
 		bm25: number;
 		typePrior: number;
@@ -129,9 +144,8 @@ export const toCandidates = (rows: CandidateRow[]): Candidate[] =>
 export function score(candidates: Candidate[], terms: string[], now = Date.now()): ScoredMemory[] {
 	return candidates
 		.map(({ row, body, bm25 }) => {
-			const ageDays = Math.max(0, Math.floor((now - Date.parse(row.updated_at)) / DAY_MS));
+			const { ageDays, confirmed } = freshness(row, now);
 			const typePrior = TYPE_PRIORS[row.type] ?? 1;
-			const freshness = freshnessPrior(ageDays);
 			const haystack = `${row.name} ${row.description} ${body}`.toLowerCase();
 			const matchedTerms = terms.filter((t) => cjkTermIn(t, haystack) ?? haystack.includes(stemPrefix(t)));
 			const coverage =
@@ -141,8 +155,9 @@ export function score(candidates: Candidate[], terms: string[], now = Date.now()
 				row,
 				body,
 				ageDays,
-				score: bm25 * typePrior * freshness * coverage,
-				trace: { bm25, typePrior, freshness, coverage, matchedTerms },
+				confirmed,
+				score: bm25 * typePrior * freshnessPrior(ageDays) * coverage,
+				trace: { bm25, typePrior, freshness: freshnessPrior(ageDays), coverage, matchedTerms },
 			};
 		})
 		.sort((a, b) => b.score - a.score);
@@ -200,6 +215,7 @@ export interface RecalledMemory {
 	path: string;
 	score: number;
 	updatedAt: string;
+	verifiedAt: string;
 	ageDays: number;
 }
 
@@ -211,5 +227,6 @@ export const toRecalled = (m: ScoredMemory): RecalledMemory => ({
 	path: memoryUrl(m.row.scope, m.row.name),
 	score: Math.round(m.score * 1000) / 1000,
 	updatedAt: m.row.updated_at,
+	verifiedAt: m.row.verified_at,
 	ageDays: m.ageDays,
 });

@@ -39,7 +39,8 @@ const RecalledMemorySchema = z.object({
 	path: z.string(),
 	score: z.number(),
 	updatedAt: z.string(),
-	ageDays: z.number().int(),
+	verifiedAt: z.string().openapi({ description: "When a session last confirmed the memory (equal to updatedAt until one does)" }),
+	ageDays: z.number().int().openapi({ description: "Days since the later of the last edit and the last confirmation" }),
 });
 
 recallRoutes.openapi(
