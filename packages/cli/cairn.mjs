@@ -23,6 +23,7 @@ import {
 } from "./lib/hooks.mjs";
 import { projectFor, repository } from "./lib/project.mjs";
 import { runSyncJob, tryLock } from "./lib/sync.mjs";
+import { teamDir, teamPull, teamPush, teamStatus } from "./lib/team.mjs";
 import { codexSessionId, uploadNewLines } from "./lib/transcripts.mjs";
 import { progress, readMemoryDir, writeUnder } from "./lib/transfer.mjs";
 
@@ -37,6 +38,12 @@ const USAGE = `cairn — long-term memory for coding agents
                                           write a memory (text from the arguments or stdin); with the
                                           agent's session id it counts as the agent's own write
   cairn rebuild                           consolidate now
+  cairn enqueue                           extract the sessions waiting for it now, then consolidate
+  cairn team pull [--merge] [--dir <d>]   team memory from the service into the team folder (default:
+                                          team/ of Claude Code's memory directory for this repository)
+  cairn team push [--merge] [--dir <d>]   send the team files changed here; a file changed on the server
+                                          meanwhile is shown as a conflict, never overwritten
+  cairn team status [--dir <d>]           new / modified / deleted-locally / changed-on-server per file
   cairn clear [--yes]                     delete every memory of this project (admin key)
   cairn export <dir>                      write topic files, MEMORY.md, summary and skills to <dir>
   cairn import <dir>                      read a Claude Code memory directory into this project
@@ -48,8 +55,8 @@ const USAGE = `cairn — long-term memory for coding agents
   cairn hooks install codex --notify      Codex's notify program instead, for versions without hooks
   cairn hooks uninstall claude|codex …    remove exactly what install added
   cairn hook <event> [--agent claude|codex]
-                                          run one hook (session-start, user-prompt-submit, stop,
-                                          subagent-stop, pre-compact, session-end); payload on stdin
+                                          run one hook (session-start, user-prompt-submit, post-tool-use,
+                                          stop, subagent-stop, pre-compact, session-end); payload on stdin
 
 CAIRN_URL and CAIRN_KEY override the saved login; CAIRN_PROJECT (a project id) overrides the repository's project.`;
 
@@ -134,6 +141,65 @@ async function rebuild(/** @type {string} */ dir) {
 	const project = await projectFor(c, dir);
 	await c.post(`/v1/projects/${project.id}/consolidate`);
 	out("consolidation scheduled; `cairn status` shows the outcome");
+}
+
+async function enqueue(/** @type {string} */ dir) {
+	const c = api();
+	const project = await projectFor(c, dir);
+	const base = `/v1/projects/${project.id}`;
+	try {
+		const { enqueued } = /** @type {any} */ (await c.post(`${base}/extract`));
+		out(
+			enqueued > 0
+				? `queued extraction for ${enqueued} session${enqueued === 1 ? "" : "s"} with turns not yet extracted`
+				: "no session has turns waiting for extraction",
+		);
+		const status = /** @type {any} */ (await c.post(`${base}/consolidate`)).pipeline;
+		out(
+			`consolidation started (pending outputs: ${status.pendingOutputs}${status.running ? "; a run is in progress, another follows it" : ""}); \`cairn status\` shows the outcome`,
+		);
+	} catch (err) {
+		if (err instanceof ApiError && err.code === "feature_disabled")
+			throw new Error(`nothing queued: ${err.message}; \`cairn init\` turns memory on for this repository`);
+		throw err;
+	}
+}
+
+/** `cairn team pull|push|status`; --dir names the team folder, the project comes from the repository. @param {string[]} args @param {Record<string, any>} values */
+async function team(args, values) {
+	const [action] = args;
+	if (action !== "pull" && action !== "push" && action !== "status")
+		throw new Error("usage: cairn team pull|push|status [--merge] [--dir <team folder>]");
+	const cwd = process.cwd();
+	const dir = teamDir(cwd, typeof values.dir === "string" ? values.dir : undefined);
+	const c = api();
+	const project = await projectFor(c, cwd);
+	const report = { out, err: (/** @type {string} */ s) => process.stderr.write(`${s}\n`) };
+	try {
+		if (action === "status") {
+			const { rows, inSync } = await teamStatus(c, { projectId: project.id, dir });
+			const width = Math.max(8, ...rows.map((r) => r.state.length));
+			for (const r of rows) out(`${r.state.padEnd(width)}  ${r.path}${r.note ? `  (${r.note})` : ""}`);
+			out(`${dir}: ${inSync} in sync${rows.length ? `, ${rows.length} not` : ""}`);
+			return;
+		}
+		if (action === "pull") {
+			const r = await teamPull(c, { projectId: project.id, dir, merge: values.merge === true, report });
+			out(
+				`pulled into ${dir}: ${r.written} written${r.removed ? `, ${r.removed} removed` : ""}${r.keptDeleted ? `, ${r.keptDeleted} deleted here left deleted` : ""}${r.conflicts ? `, ${r.conflicts} in conflict` : ""}`,
+			);
+			if (r.conflicts) process.exitCode = 1;
+			return;
+		}
+		const r = await teamPush(c, { projectId: project.id, dir, merge: values.merge === true, report });
+		out(
+			`pushed from ${dir}: ${r.pushed} sent${r.unchanged ? `, ${r.unchanged} already there` : ""}${r.conflicts ? `, ${r.conflicts} in conflict` : ""}${r.skipped ? `, ${r.skipped} skipped` : ""}`,
+		);
+		if (r.conflicts || r.skipped) process.exitCode = 1;
+	} catch (err) {
+		if (err instanceof ApiError && err.code === "feature_disabled") throw new Error(`${err.message}; nothing synced`);
+		throw err;
+	}
 }
 
 async function clear(/** @type {string} */ dir, /** @type {boolean} */ yes) {
@@ -433,6 +499,7 @@ async function main() {
 			session: { type: "string" },
 			agent: { type: "string" },
 			dir: { type: "string" },
+			merge: { type: "boolean" },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean" },
 		},
@@ -457,6 +524,10 @@ async function main() {
 			return remember(dir, rest, values);
 		case "rebuild":
 			return rebuild(dir);
+		case "enqueue":
+			return enqueue(dir);
+		case "team":
+			return team(rest, values);
 		case "clear":
 		case "reset":
 			return clear(dir, values.yes === true);

@@ -6,11 +6,13 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { projectFor, repositoryContext } from "./project.mjs";
 import { syncSession } from "./sync.mjs";
+import { teamDir, teamPull, teamPush, touchedTeamFiles } from "./team.mjs";
 
 /** `cairn hook <sub>` → the agents' event name. */
 export const HOOK_EVENTS = /** @type {const} */ ({
 	"session-start": "SessionStart",
 	"user-prompt-submit": "UserPromptSubmit",
+	"post-tool-use": "PostToolUse",
 	stop: "Stop",
 	"subagent-stop": "SubagentStop",
 	"pre-compact": "PreCompact",
@@ -60,7 +62,7 @@ export function fitForAgent(agent, text) {
  * @param {Agent} agent @param {string} event @param {string | null} context
  */
 export function hookOutput(agent, event, context) {
-	if (context && (event === "SessionStart" || event === "UserPromptSubmit"))
+	if (context && (event === "SessionStart" || event === "UserPromptSubmit" || event === "PostToolUse"))
 		return JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: fitForAgent(agent, context) } });
 	return agent === "codex" ? "{}" : "";
 }
@@ -108,6 +110,21 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 	const left = () => Math.max(100, deadline - Date.now());
 	const cwd = str(payload.cwd) && existsSync(payload.cwd) ? payload.cwd : process.cwd();
 	const sessionId = str(payload.session_id) && SESSION_ID.test(payload.session_id) ? payload.session_id : null;
+	const teamSync = process.env.CAIRN_TEAM_SYNC !== "0";
+	if (event === "PostToolUse") {
+		// Only a write into the team folder costs anything: everything else returns before any request.
+		if (!teamSync) return null;
+		const dir = teamDir(cwd);
+		const paths = touchedTeamFiles(payload, cwd, dir);
+		if (paths.length === 0) return null;
+		const project = await projectFor(api, cwd, { timeoutMs: left() });
+		/** @type {string[]} */
+		const problems = [];
+		const report = { out: () => {}, err: (/** @type {string} */ line) => problems.push(line) };
+		await teamPush(api, { projectId: project.id, dir, paths, hook: true, report, timeoutMs: left() });
+		const notes = problems.filter((l) => !l.startsWith("  "));
+		return notes.length ? `Cairn team memory: ${notes.join("\n")}` : null;
+	}
 	const project = await projectFor(api, cwd, { timeoutMs: left() });
 	const inject = async (/** @type {Record<string, unknown>} */ body) => {
 		const res = /** @type {{ text: string }} */ (
@@ -130,10 +147,20 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 				// the memory block matters more than the variables
 			}
 		}
+		// Team memory comes down alongside the injection (Claude Code reads the team folder itself); a
+		// failure or a slow service never holds the session up: what is not done by the deadline is skipped.
+		const pull =
+			agent === "claude" && teamSync
+				? teamPull(api, { projectId: project.id, dir: teamDir(cwd), report: { out: () => {}, err: () => {} }, timeoutMs: left() }).catch(
+						() => null,
+					)
+				: Promise.resolve(null);
 		const ctx = repositoryContext(cwd);
 		const query = [ctx.cwdName, ctx.branch, ...ctx.subjects].filter(Boolean).join("\n").slice(0, 2000);
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
-		return inject({ query, ...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}) });
+		const text = await inject({ query, ...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}) });
+		await Promise.race([pull, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
+		return text;
 	}
 	if (event === "UserPromptSubmit") {
 		const prompt = str(payload.prompt);

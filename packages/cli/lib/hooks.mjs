@@ -13,6 +13,8 @@ const CLI = fileURLToPath(new URL("../cairn.mjs", import.meta.url));
 export const CLAUDE_HOOKS = /** @type {const} */ ({
 	SessionStart: { sub: "session-start", timeout: 10 },
 	UserPromptSubmit: { sub: "user-prompt-submit", timeout: 5 },
+	// Pushes team memory files the agent wrote; returns at once for any other file.
+	PostToolUse: { sub: "post-tool-use", timeout: 10, matcher: "Write|Edit|MultiEdit" },
 	Stop: { sub: "stop", timeout: 10 },
 	SubagentStop: { sub: "subagent-stop", timeout: 10 },
 	PreCompact: { sub: "pre-compact", timeout: 10 },
@@ -23,13 +25,15 @@ export const CLAUDE_HOOKS = /** @type {const} */ ({
 export const CODEX_HOOKS = /** @type {const} */ ({
 	SessionStart: { sub: "session-start", timeout: 10 },
 	UserPromptSubmit: { sub: "user-prompt-submit", timeout: 5 },
+	// Codex edits files with apply_patch; the hook reads the patch's file names.
+	PostToolUse: { sub: "post-tool-use", timeout: 10, matcher: "apply_patch|Write|Edit" },
 	Stop: { sub: "stop", timeout: 10 },
 	SubagentStop: { sub: "subagent-stop", timeout: 10 },
 	PreCompact: { sub: "pre-compact", timeout: 10 },
 	SessionEnd: { sub: "session-end", timeout: 3 },
 });
 
-const MARK = /\bhook (session-start|user-prompt-submit|stop|subagent-stop|pre-compact|session-end|ingest)\b/;
+const MARK = /\bhook (session-start|user-prompt-submit|post-tool-use|stop|subagent-stop|pre-compact|session-end|ingest)\b/;
 const isOurs = (/** @type {any} */ h) =>
 	h && h.type === "command" && typeof h.command === "string" && h.command.includes("cairn") && MARK.test(h.command);
 
@@ -85,7 +89,8 @@ function readJson(/** @type {string} */ file) {
  * Adds Cairn's hooks to a Claude-style hooks file (Claude Code settings.json, Codex hooks.json): one
  * matcher group per event, keeping every other group and setting. Running it again changes nothing,
  * or brings an older Cairn command up to date.
- * @param {string} file @param {Record<string, { sub: string, timeout: number }>} events @param {(sub: string) => string} command
+ * A tool event's group carries the tools it is for (`matcher`).
+ * @param {string} file @param {Record<string, { sub: string, timeout: number, matcher?: string }>} events @param {(sub: string) => string} command
  * @returns {{ added: string[], updated: string[] }}
  */
 export function installHooks(file, events, command) {
@@ -93,12 +98,18 @@ export function installHooks(file, events, command) {
 	settings.hooks = settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {};
 	const added = [];
 	const updated = [];
-	for (const [event, { sub, timeout }] of Object.entries(events)) {
+	for (const [event, { sub, timeout, matcher }] of Object.entries(events)) {
 		const groups = Array.isArray(settings.hooks[event]) ? settings.hooks[event] : [];
 		const wanted = { type: "command", command: command(sub), timeout };
 		let present = false;
 		for (const group of groups) {
 			if (!Array.isArray(group?.hooks)) continue;
+			if (matcher && group.matcher !== matcher && group.hooks.some(isOurs)) {
+				// Ours under another matcher (an older install): move it to a group of its own below.
+				group.hooks = group.hooks.filter((/** @type {any} */ h) => !isOurs(h));
+				updated.push(event);
+				continue;
+			}
 			group.hooks = group.hooks.map((/** @type {any} */ h) => {
 				if (!isOurs(h)) return h;
 				if (present) return null; // a duplicate of ours
@@ -109,8 +120,8 @@ export function installHooks(file, events, command) {
 			group.hooks = group.hooks.filter(Boolean);
 		}
 		if (!present) {
-			groups.push({ hooks: [wanted] });
-			added.push(event);
+			groups.push(matcher ? { matcher, hooks: [wanted] } : { hooks: [wanted] });
+			if (!updated.includes(event)) added.push(event);
 		}
 		settings.hooks[event] = groups.filter((/** @type {any} */ g) => !Array.isArray(g?.hooks) || g.hooks.length > 0);
 	}

@@ -289,6 +289,7 @@ describe("hooks", () => {
 		expect(cairn(["hooks", "install", "claude"]).status).toBe(0);
 		const installed = JSON.parse(readFileSync(local, "utf8"));
 		expect(Object.keys(installed.hooks).sort()).toEqual([
+			"PostToolUse",
 			"PreCompact",
 			"PreToolUse",
 			"SessionEnd",
@@ -305,6 +306,9 @@ describe("hooks", () => {
 			/^(?:cairn|"[^"]+" "[^"]+cairn\.mjs") hook session-start --agent claude$/,
 		);
 		expect(installed.hooks.UserPromptSubmit[0].hooks[0].command).toMatch(/hook user-prompt-submit --agent claude$/);
+		// Team memory files the agent writes are pushed: only file-writing tools run that hook.
+		expect(installed.hooks.PostToolUse[0].matcher).toBe("Write|Edit|MultiEdit");
+		expect(installed.hooks.PostToolUse[0].hooks[0].command).toMatch(/hook post-tool-use --agent claude$/);
 		expect(installed.model).toBe("opus");
 		expect(cairn(["hooks", "install", "claude"]).stdout).toContain("already");
 		expect(JSON.parse(readFileSync(local, "utf8"))).toEqual(installed);
@@ -349,6 +353,7 @@ describe("hooks", () => {
 			expect(group.hooks[0].command).toMatch(new RegExp(`hook ${sub} --agent codex$`));
 			expect(group.hooks[0].timeout).toBeLessThanOrEqual(event === "SessionEnd" ? 3 : 10);
 		}
+		expect(written.hooks.PostToolUse[0].matcher).toBe("apply_patch|Write|Edit");
 		expect(cairn(["hooks", "install", "codex"]).stdout).toContain("already");
 		expect(cairn(["hooks", "uninstall", "codex"]).status).toBe(0);
 		expect(JSON.parse(readFileSync(hooksFile, "utf8"))).toEqual(mine);

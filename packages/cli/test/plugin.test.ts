@@ -1,7 +1,7 @@
 // The Claude Code plugin in this repository: manifests with the fields Claude Code requires, and hook
 // commands that work from wherever Claude Code puts the plugin (it copies it into its own cache).
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +23,7 @@ const PLUGIN_FILES = [
 	"packages/cli/lib",
 	"packages/cli/package.json",
 ];
-const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionEnd"];
+const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact", "SessionEnd"];
 
 describe("the Claude Code plugin", () => {
 	it("plugin.json and marketplace.json hold the fields Claude Code requires; the marketplace entry resolves to the plugin", () => {
@@ -55,6 +55,8 @@ describe("the Claude Code plugin", () => {
 				expect(h.timeout).toBeGreaterThanOrEqual(3);
 			}
 		}
+		// Only file-writing tools run the team push; every other tool call costs nothing.
+		expect(hooks.hooks.PostToolUse.map((g: Loose) => g.matcher)).toEqual(["Write|Edit|MultiEdit"]);
 		const mcp = json(".mcp.json").mcpServers.cairn;
 		expect(mcp.type).toBe("http");
 		expect(mcp.url).toMatch(/^\$\{CAIRN_URL(:-[^}]*)?\}\/mcp$/);
@@ -82,6 +84,7 @@ describe("the Claude Code plugin", () => {
 		const repo = gitRepo(`https://github.com/acme/plugin-${Date.now()}.git`);
 		const copy = mkdtempSync(join(tmpdir(), "cairn-plugin-cache-"));
 		let env: Record<string, string> = {};
+		let projectId = "";
 
 		beforeAll(async () => {
 			for (const f of PLUGIN_FILES) cpSync(join(root, f), join(copy, f), { recursive: true });
@@ -89,6 +92,7 @@ describe("the Claude Code plugin", () => {
 			env = { ...user.env, CAIRN_URL: url, CAIRN_KEY: key, CLAUDE_PLUGIN_ROOT: copy };
 			const init = user.run(["init"], { cwd: repo, env });
 			expect(init.status, init.stderr).toBe(0);
+			projectId = /project (prj_\w+)/.exec(init.stdout)?.[1] ?? "";
 		});
 
 		/** Runs a hooks.json command as Claude Code does: through the shell, ${CLAUDE_PLUGIN_ROOT} expanded, payload on stdin. */
@@ -120,6 +124,33 @@ describe("the Claude Code plugin", () => {
 			const output = JSON.parse(run.stdout);
 			expect(output.hookSpecificOutput.hookEventName).toBe("SessionStart");
 			expect(output.hookSpecificOutput.additionalContext).toContain("memory://root/MEMORY.md");
+		});
+
+		it("SessionStart pulls team memory into Claude Code's memory directory; an Edit there pushes it", async () => {
+			const team = { Authorization: `Bearer ${env.CAIRN_KEY}`, "Content-Type": "application/json" };
+			const content = "---\nname: releases\ndescription: Releases are cut on Tuesdays\ntype: project\n---\n\nCut releases on Tuesdays.\n";
+			const put = await fetch(`${url}/v1/projects/${projectId}/team-memory`, {
+				method: "PUT",
+				headers: team,
+				body: JSON.stringify({ entries: [{ path: "releases.md", content }] }),
+			});
+			expect(put.status).toBe(200);
+			expect(runHook("SessionStart", { source: "startup" }).status).toBe(0);
+			const top = spawnSync("git", ["rev-parse", "--show-toplevel"], { cwd: repo, encoding: "utf8" }).stdout.trim();
+			const file = join(user.home, ".claude", "projects", top.replace(/[^a-zA-Z0-9]/g, "-"), "memory", "team", "releases.md");
+			expect(readFileSync(file, "utf8")).toBe(content);
+
+			writeFileSync(file, content.replace("Tuesdays.\n", "Tuesdays.\nHotfix releases any day.\n"));
+			const edit = runHook("PostToolUse", {
+				tool_name: "Edit",
+				tool_input: { file_path: file, old_string: "Tuesdays.", new_string: "Tuesdays.\nHotfix releases any day." },
+				tool_response: { filePath: file, success: true },
+				tool_use_id: "toolu_plugin",
+			});
+			expect(edit.status, edit.stderr).toBe(0);
+			expect(edit.stdout).toBe("");
+			const server = (await (await fetch(`${url}/v1/projects/${projectId}/team-memory`, { headers: team })).json()) as Loose;
+			expect(server.entries["releases.md"].content).toContain("Hotfix releases any day.");
 		});
 
 		it("every other event exits 0 with nothing on stdout", () => {
