@@ -8,6 +8,7 @@ import { CairnError, toWire, type WireError } from "../errors";
 import { commitIngest, type IngestCommit, ingestBase, requireOwnSession, seenRecords } from "../ingest/ingest";
 import { randomId } from "../lib/ids";
 import { resolveModel } from "../llm/models";
+import { sweepTranscripts } from "../maintenance/retention";
 import { sweepProjectOrphans } from "../maintenance/sweep";
 import { clearProjectMemory } from "../memory/clear";
 import { getIndex } from "../memory/index-file";
@@ -395,6 +396,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	async sweep(projectId: string, tenantId: string, now: number, graceMs: number) {
 		this.bind(projectId);
 		const removed = await sweepProjectOrphans(this.penv, projectId, tenantId, now, graceMs);
+		await sweepTranscripts(this.penv, projectId, tenantId, now).catch((err) =>
+			console.error("transcript retention failed", err instanceof Error ? err.message : String(err)),
+		);
 		const { embedder } = this.embedding();
 		if (embedder) {
 			await backfillVectors(this.db, projectId, embedder, CRON_BACKFILL).catch((err) =>
