@@ -108,6 +108,8 @@ export interface BenchResult {
 	cjk?: { now: string[][]; words: string[][] };
 	/** Hybrid recall at the largest size: a vector for every memory, a zero-latency scripted embedder, beside lexical recall. */
 	vectors?: { size: number; dims: number; hybrid: Stats; lexical: Stats; seedSeconds: number };
+	/** What gets remembered, end to end with no model, per labelled set (bench/extraction): each project's memory texts. */
+	extraction?: Record<string, { texts: Record<string, string[]>; seconds: number }>;
 	/** The machine's 1-minute load average during the run (added by scripts/bench.ts): whole run and per tenancy step. */
 	load?: { mean: number; max: number; steps: Record<string, { mean: number; max: number }> };
 }

@@ -16,6 +16,7 @@ import { gramText } from "../src/recall/grams";
 import { type CandidateRow, candidateStatement, score, toCandidates } from "../src/recall/lexical";
 import { queryTerms } from "../src/recall/terms";
 import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats, type TenancyStep } from "./corpus";
+import { parseSessions, runEndToEnd } from "./extraction-eval";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
 const HOUR = 3_600_000;
@@ -125,11 +126,48 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	}
 	// Last, so that nothing above runs beside a million seeded memories.
 	if (largest && want("tenancy")) result.tenancy = await benchTenancy(token, largest);
+	if (want("extraction")) result.extraction = await benchExtraction(token);
 	// Recall quality on LongMemEval: after the measured phases, so that its projects are not among their neighbours.
 	if (input.longmemeval && want("longmemeval")) result.longmemeval = await benchLongMemEval(token, created.user.id, input.longmemeval);
 
 	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
 });
+
+/**
+ * What gets remembered: every labelled session of bench/extraction through the whole pipeline with no
+ * model (post, end, the queue's stage 1, consolidation), one project per eval project; the memory
+ * texts are scored by scripts/bench.ts.
+ */
+async function benchExtraction(token: string): Promise<NonNullable<BenchResult["extraction"]>> {
+	const sets = import.meta.glob<string>("./extraction/*.jsonl", { query: "?raw", import: "default", eager: true });
+	const out: NonNullable<BenchResult["extraction"]> = {};
+	for (const [path, text] of Object.entries(sets)) {
+		const set = path.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+		const t0 = performance.now();
+		const caller = (p: string, init: { method?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {}) =>
+			exports.default.fetch(
+				new Request(`https://bench.local${p}`, {
+					method: init.method ?? (init.json !== undefined || init.body !== undefined ? "POST" : "GET"),
+					headers: {
+						Authorization: `Bearer ${token}`,
+						...(init.json !== undefined ? { "Content-Type": "application/json" } : {}),
+						...init.headers,
+					},
+					body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+				}),
+			);
+		const { texts } = await runEndToEnd(caller, parseSessions(text), async (name) => {
+			const res = await call("/v1/projects", {
+				method: "POST",
+				token,
+				body: JSON.stringify({ name: `${set}-${name}`, rootPath: `/bench/extraction/${set}/${name}` }),
+			});
+			return ((await res.json()) as { project: { id: string } }).project.id;
+		});
+		out[set] = { texts: Object.fromEntries(texts), seconds: (performance.now() - t0) / 1000 };
+	}
+	return out;
+}
 
 /**
  * The CJK set: one project holding every memory; each question through `POST /recall` (limit 10), and
