@@ -239,3 +239,22 @@ export async function runEndToEnd(
 	}
 	return { texts, listed };
 }
+
+/**
+ * Precision: the share of kept texts (candidates or memories) that carry a durable statement of their
+ * own turn (candidates) or project (memories) — all of its key terms. What is left is noise: traps,
+ * fragments, statements nobody labelled durable.
+ */
+export function precision(kept: { text: string; durableKeys: string[][] }[]): number {
+	if (kept.length === 0) return 0;
+	const good = kept.filter(({ text, durableKeys }) => durableKeys.some((keys) => hasAll(text, keys))).length;
+	return good / kept.length;
+}
+
+/** The key sets of every durable statement of one session turn, or of a whole project. */
+export const durableKeysOf = (sessions: EvalSession[], where: { session?: string; turn?: number; project?: string }): string[][] =>
+	sessions
+		.filter((s) => (where.session ? s.id === where.session : s.project === where.project))
+		.flatMap((s) => s.turns.flatMap((t, i) => (where.turn === undefined || where.turn === i ? (t.labels ?? []) : [])))
+		.filter((l) => l.durable)
+		.map((l) => l.key);

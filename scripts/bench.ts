@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type BenchInput, type BenchResult, corpus } from "../bench/corpus";
-import { parseSessions, scoreEndToEnd, score as scoreExtraction, toTurns } from "../bench/extraction-eval";
+import { durableKeysOf, parseSessions, precision, scoreEndToEnd, score as scoreExtraction, toTurns } from "../bench/extraction-eval";
 import { type LabelledTurn, type Score, scoreOffline } from "../src/extract/evaluate";
 import { extractOffline } from "../src/extract/offline";
 import { normalise, readRecords } from "../src/ingest/parse";
@@ -588,10 +588,13 @@ out("The three sets were written one after another without looking at the rules;
 out("them, and the third was measured once before any change made for it (offline extractor: English 75.9 % kept /");
 out("6.5 % of traps, Korean 53.3 % / 3.1 %) and then used as well — so every figure below is on data the rules have seen.");
 out();
+out("Precision: the share of candidates (offline) or memories (end to end) that carry a labelled durable statement of");
+out("their own turn or project; the rest is noise — traps, fragments, statements nobody labelled.");
+out();
 out(
-	"| set | durable | traps | offline: kept | offline: traps leaked | end to end: kept | end to end: traps leaked | corrections in place |",
+	"| set | durable | traps | offline: kept | traps leaked | precision | end to end: kept | traps leaked | precision | corrections in place |",
 );
-out("|---|---:|---:|---:|---:|---:|---:|---:|");
+out("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const set of ["en", "ko", "holdout-en", "holdout-ko", "fresh-en", "fresh-ko"]) {
 	const file = `bench/extraction/${set}.jsonl`;
 	if (!existsSync(file)) continue;
@@ -600,10 +603,25 @@ for (const set of ["en", "ko", "holdout-en", "holdout-ko", "fresh-en", "fresh-ko
 	const offline = scoreExtraction(sessions, (s, i) =>
 		(candidates.get(s.id) ?? []).filter((c) => c.evidence.includes(`t${i}`)).map((c) => `${c.description} ${c.body}`),
 	);
+	const offlinePrecision = precision(
+		sessions.flatMap((s) =>
+			(candidates.get(s.id) ?? []).map((c) => ({
+				text: `${c.description} ${c.body}`,
+				durableKeys: c.evidence.flatMap((e) => durableKeysOf(sessions, { session: s.id, turn: Number(e.slice(1)) })),
+			})),
+		),
+	);
 	const worker = result.extraction?.[set];
 	const e2e = worker ? scoreEndToEnd(sessions, (project) => worker.texts[project] ?? []) : null;
+	const e2ePrecision = worker
+		? precision(
+				Object.entries(worker.texts).flatMap(([project, texts]) =>
+					texts.map((text) => ({ text, durableKeys: durableKeysOf(sessions, { project }) })),
+				),
+			)
+		: null;
 	out(
-		`| ${set} | ${offline.durable} | ${offline.traps} | ${pct(offline.recall)} | ${pct(offline.trapRate)} | ${e2e ? pct(e2e.recall) : "–"} | ${e2e ? pct(e2e.trapRate) : "–"} | ${e2e ? `${e2e.corrected} / ${e2e.corrections}` : "–"} |`,
+		`| ${set} | ${offline.durable} | ${offline.traps} | ${pct(offline.recall)} | ${pct(offline.trapRate)} | ${pct(offlinePrecision)} | ${e2e ? pct(e2e.recall) : "–"} | ${e2e ? pct(e2e.trapRate) : "–"} | ${e2ePrecision === null ? "–" : pct(e2ePrecision)} | ${e2e ? `${e2e.corrected} / ${e2e.corrections}` : "–"} |`,
 	);
 }
 out();
