@@ -38,7 +38,7 @@ describe("recall with a selector model", () => {
 		expect(result.engine).toBe("llm");
 		expect(result.memories.map((m) => m.name)).toEqual(["db-backups"]);
 		expect(result.trace?.candidates.find((c) => c.name === "db-tests")?.decision).toBe("not selected by model");
-		expect(JSON.stringify(model.doGenerateCalls[0]?.prompt)).toContain("db-migrations (project)");
+		expect(JSON.stringify(model.doGenerateCalls[0]?.prompt)).toContain("db-migrations (project, updated today)");
 	});
 
 	it("falls back to lexical on malformed output and says so", async () => {

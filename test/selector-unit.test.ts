@@ -53,11 +53,15 @@ const scripted = (text: string) =>
 describe("model selector", () => {
 	it("returns the model's picks in its order, from the manifest only", async () => {
 		const model = scripted(JSON.stringify({ names: ["deploy-freeze", "made-up-name", "testing-conventions"] }));
-		const result = await selectWithModel(model, "can I deploy on friday?", ["Bash(git push)"], candidates, 5);
+		const aged = candidates.map((c, i) => (i === 1 ? { ...c, ageDays: 12, confirmed: true } : c));
+		const result = await selectWithModel(model, "can I deploy on friday?", ["Bash(git push)"], aged, 5, ["commit-style"]);
 		expect(result.ok).toBe(true);
 		if (result.ok) expect(result.memories.map((m) => m.row.name)).toEqual(["deploy-freeze", "testing-conventions"]);
 		const prompt = JSON.stringify(model.doGenerateCalls[0]?.prompt);
-		expect(prompt).toContain("testing-conventions (feedback): Real DB in tests");
+		// The manifest carries each memory's type, age and description; the prompt what the session was already shown.
+		expect(prompt).toContain("testing-conventions (feedback, updated today): Real DB in tests");
+		expect(prompt).toContain("commit-style (feedback, confirmed 12 days ago): Conventional commits");
+		expect(prompt).toContain("Already shown in this session: commit-style");
 		expect(prompt).toContain("can I deploy on friday?");
 		expect(prompt).toContain("Bash(git push)");
 	});

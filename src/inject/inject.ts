@@ -128,7 +128,7 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
 		memoriesOnly ? Promise.resolve(null) : env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId)),
 		memoriesOnly ? Promise.resolve("") : store.index(ctx),
-		request.onlyNew && sessionId ? store.servedTo(ctx, sessionId) : Promise.resolve([] as string[]),
+		sessionId ? store.servedTo(ctx, sessionId) : Promise.resolve([] as string[]),
 	]);
 	if (settings["memories.enabled"].value !== true) {
 		return empty([
@@ -141,9 +141,15 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 	let truncated = false;
 	const mode = request.mode ?? (settings["memories.mode"].value === "assistant" ? "assistant" : "default");
 
-	const exclude = [...(request.exclude ?? []), ...alreadyServed];
+	const exclude = [...(request.exclude ?? []), ...(request.onlyNew ? alreadyServed : [])];
 	const recalled = request.query
-		? await recall(env, ctx, { query: request.query, recentTools: request.recentTools, exclude }, Date.now(), settings)
+		? await recall(
+				env,
+				ctx,
+				{ query: request.query, recentTools: request.recentTools, exclude, shown: alreadyServed },
+				Date.now(),
+				settings,
+			)
 		: null;
 	warnings.push(...(recalled?.warnings ?? []));
 	let served = recalled?.served ?? [];

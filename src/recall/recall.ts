@@ -21,6 +21,8 @@ export interface RecallRequest {
 	/** "lexical": word and CJK indexes only, even with an embedding model configured. */
 	retrieval?: Retrieval;
 	trace?: boolean;
+	/** Memories the agent was already shown in this session (inject with a session id): the model selector is told. */
+	shown?: string[];
 }
 
 export type Engine = "lexical" | "llm" | "lexical-fallback";
@@ -185,7 +187,14 @@ export async function recall(
 		}
 		if (!model && !fallbackReason) fallbackReason = "no model is configured for the smol role";
 		if (model) {
-			const selection = await selectWithModel(model, request.query, recentTools, eligible.slice(0, MANIFEST_SIZE), limit);
+			const selection = await selectWithModel(
+				model,
+				request.query,
+				recentTools,
+				eligible.slice(0, MANIFEST_SIZE),
+				limit,
+				request.shown ?? [],
+			);
 			if (selection.ok) {
 				engine = "llm";
 				for (const t of trace) if (t.decision === "below limit") t.decision = "not selected by model";

@@ -11,9 +11,13 @@ export type Selection = { ok: true; memories: ScoredMemory[] } | { ok: false; re
 
 const SELECTOR_TIMEOUT_MS = 8_000;
 
+/** "updated 3 days ago" / "confirmed today": how long ago the memory was last known true. */
+const ageOf = (c: ScoredMemory) =>
+	`${c.confirmed ? "confirmed" : "updated"} ${c.ageDays < 1 ? "today" : `${c.ageDays} day${c.ageDays === 1 ? "" : "s"} ago`}`;
+
 /**
  * Asks a small model to pick at most `limit` memories from the lexical candidates' manifest
- * (name + type + description). Names the model invents are dropped. Never throws: any failure is
+ * (name, type, age and description), told the tools in use and what the session was already shown. Names the model invents are dropped. Never throws: any failure is
  * a reason, and the caller falls back to the lexical ranking.
  */
 export async function selectWithModel(
@@ -22,15 +26,18 @@ export async function selectWithModel(
 	recentTools: string[],
 	candidates: ScoredMemory[],
 	limit: number,
+	/** Memories already shown to the agent in this session. */
+	shown: string[] = [],
 ): Promise<Selection> {
 	if (candidates.length === 0) return { ok: true, memories: [] };
 	const manifest = candidates
-		.map((c) => `- ${c.row.name} (${c.row.type}): ${stripDelimiters(c.row.description).replace(/[<>]/g, "")}`)
+		.map((c) => `- ${c.row.name} (${c.row.type}, ${ageOf(c)}): ${stripDelimiters(c.row.description).replace(/[<>]/g, "")}`)
 		.join("\n");
 	const prompt = fillTemplate(selectorPrompt, {
 		limit: String(limit),
 		query: stripDelimiters(query),
 		recent_tools: recentTools.length > 0 ? recentTools.join(", ") : "none",
+		already_shown: shown.length > 0 ? shown.slice(0, 50).join(", ") : "none",
 		manifest,
 	});
 	try {
