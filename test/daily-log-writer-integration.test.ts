@@ -5,20 +5,10 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { localDate, logEntry } from "../src/pipeline/daily-log-writer";
-import { call, createProject, createTenant, expectError, json, type Loose, type Tenant } from "./helpers";
+import { call, createProject, createTenant, expectError, json, type Loose, type Tenant, until } from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-	const end = Date.now() + ms;
-	let value = await read();
-	while (!done(value) && Date.now() < end) {
-		await new Promise((r) => setTimeout(r, 200));
-		value = await read();
-	}
-	return value;
-}
 
 const api = (path: string, init: Parameters<typeof call>[1] = {}) => call(path, { token: tenant.token, ...init });
 

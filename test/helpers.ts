@@ -13,6 +13,17 @@ export interface CallOptions {
 	headers?: Record<string, string>;
 }
 
+/** Reads until `done` holds (or `ms` pass), every 200 ms: for work the Worker finishes after answering (queues, alarms). */
+export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
+	const end = Date.now() + ms;
+	let value = await read();
+	while (!done(value) && Date.now() < end) {
+		await new Promise((r) => setTimeout(r, 200));
+		value = await read();
+	}
+	return value;
+}
+
 /** Sends a request through the real Worker entry point. */
 export async function call(path: string, options: CallOptions = {}): Promise<Response> {
 	const headers = new Headers(options.headers);

@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { call, createProject, createTenant, json, type Loose } from "./helpers";
+import { call, createProject, createTenant, json, type Loose, until } from "./helpers";
 
 const own = import.meta.glob<string>("./fixtures/transcripts/*", { query: "?raw", import: "default", eager: true });
 const bench = import.meta.glob<string>("../../shared/bench/transcripts/*/*.jsonl", { query: "?raw", import: "default", eager: true });
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-	const end = Date.now() + ms;
-	let value = await read();
-	while (!done(value) && Date.now() < end) {
-		await new Promise((r) => setTimeout(r, 200));
-		value = await read();
-	}
-	return value;
-}
 
 describe("end to end with no model configured", () => {
 	it("transcripts in, ended, consolidated: topic files, a summary and a MEMORY.md listing them", async () => {
