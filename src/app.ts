@@ -13,6 +13,7 @@ import { operatorRoutes } from "./api/routes/operator";
 import { pipelineRoutes } from "./api/routes/pipeline";
 import { projectRoutes } from "./api/routes/projects";
 import { recallRoutes } from "./api/routes/recall";
+import { reviewRoutes } from "./api/routes/reviews";
 import { sessionRoutes, TRANSCRIPT_BODY_LIMIT } from "./api/routes/sessions";
 import { settingsRoutes } from "./api/routes/settings";
 import { TEAM_SYNC_BODY_LIMIT, teamMemoryRoutes } from "./api/routes/team-memory";
@@ -119,6 +120,7 @@ export function createApp() {
 	app.route("/", sessionRoutes);
 	app.route("/", pipelineRoutes);
 	app.route("/", teamMemoryRoutes);
+	app.route("/", reviewRoutes);
 
 	app.openAPIRegistry.register("BatchMemoryInput", BatchItemSchema);
 	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {

@@ -327,7 +327,7 @@ describe("freshness", () => {
 			.prepare("SELECT outcome, reason FROM consolidation_events WHERE project_id = ?")
 			.bind(projectId)
 			.first<Loose>();
-		expect(event).toEqual({ outcome: "skipped", reason: "written explicitly; no newer explicit statement" });
+		expect(event).toEqual({ outcome: "proposed", reason: "written explicitly; proposed for review" });
 	});
 });
 

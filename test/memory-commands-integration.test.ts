@@ -14,6 +14,7 @@ const PROJECT_DATA_TABLES = [
 	"memory_vectors",
 	"memory_versions",
 	"memory_visibility",
+	"review_items",
 	"session_chunks",
 	"session_records",
 	"session_served",
@@ -89,6 +90,8 @@ async function populated(tenant: Tenant, remote?: string) {
 				content: "Here's how to cut a release:\n1. bump\n2. tag\n3. push",
 				ts: new Date().toISOString(),
 			}),
+			// A team rule: proposed for team scope, so the review queue holds an item.
+			JSON.stringify({ id: "3", role: "user", content: "Never push directly to main. That's a team rule.", ts: new Date().toISOString() }),
 		].join("\n"),
 	});
 	// The agent's own write during the session, and an inject for it: what the session wrote and was handed.

@@ -38,6 +38,10 @@ const USAGE = `cairn — long-term memory for coding agents
                                           write a memory (text from the arguments or stdin); with the
                                           agent's session id it counts as the agent's own write
   cairn rebuild                           consolidate now
+  cairn review [list] [--status <s>]      proposed changes to memories you wrote and team promotions waiting
+                                          for you (--status pending, approved or rejected)
+  cairn review show|approve|reject <id>   one item in full; apply it (a promotion moves the memory to team
+                                          scope) or turn it down
   cairn enqueue                           extract the sessions waiting for it now, then consolidate
   cairn team pull [--merge] [--dir <d>]   team memory from the service into the team folder (default:
                                           team/ of Claude Code's memory directory for this repository)
@@ -161,6 +165,68 @@ async function enqueue(/** @type {string} */ dir) {
 	} catch (err) {
 		if (err instanceof ApiError && err.code === "feature_disabled")
 			throw new Error(`nothing queued: ${err.message}; \`cairn init\` turns memory on for this repository`);
+		throw err;
+	}
+}
+
+/** One line per review item. @param {any} item */
+const reviewLine = (item) => {
+	const p = item.proposal;
+	const what =
+		item.kind === "promote"
+			? `promote ${item.memory.name} to team`
+			: p.op === "delete"
+				? `delete ${item.memory.name}`
+				: `${p.op} ${item.memory.name}: ${p.description}${p.from.length ? ` (folding in ${p.from.join(", ")})` : ""}`;
+	const stale =
+		item.status === "pending" && item.memory.currentVersion !== item.memory.baseVersion
+			? item.memory.currentVersion === null
+				? " [memory gone]"
+				: " [memory changed since]"
+			: "";
+	return `${item.id}  ${item.status.padEnd(8)}  ${what}${stale}`;
+};
+
+/** `cairn review [list|show|approve|reject]`: the review queue of this repository's project. @param {string} dir @param {string[]} args @param {Record<string, any>} values */
+async function review(dir, args, values) {
+	const [action = "list", id] = args;
+	const usage = "usage: cairn review [list [--status pending|approved|rejected]] | cairn review show|approve|reject <id>";
+	if (!["list", "show", "approve", "reject"].includes(action)) throw new Error(usage);
+	if (action !== "list" && !id) throw new Error(usage);
+	const c = api();
+	const project = await projectFor(c, dir);
+	const base = `/v1/projects/${project.id}/reviews`;
+	if (action === "list") {
+		const status = typeof values.status === "string" ? values.status : "pending";
+		const { items } = /** @type {any} */ (await c.get(`${base}?status=${encodeURIComponent(status)}&limit=200`));
+		if (items.length === 0) out(`no ${status} review items`);
+		for (const item of items) out(reviewLine(item));
+		return;
+	}
+	const path = `${base}/${encodeURIComponent(String(id))}`;
+	if (action === "show") {
+		const { item } = /** @type {any} */ (await c.get(path));
+		out(reviewLine(item));
+		out(
+			`kind: ${item.kind}; memory: ${item.memory.name} (${item.memory.scope}, proposed against version ${item.memory.baseVersion ?? "-"}, now ${item.memory.currentVersion ?? "gone"})`,
+		);
+		if (item.proposal.type) out(`type: ${item.proposal.type}`);
+		if (item.proposal.description) out(`description: ${item.proposal.description}`);
+		if (item.proposal.body) out(`\n${item.proposal.body.trimEnd()}\n`);
+		if (item.reason) out(`reason: ${item.reason}`);
+		if (item.evidence.length) out(`sessions: ${item.evidence.join(", ")}`);
+		if (item.decidedAt) out(`${item.status} at ${item.decidedAt} by ${item.decidedBy}`);
+		return;
+	}
+	try {
+		const { item, memory } = /** @type {any} */ (await c.post(`${path}/${action}`));
+		if (action === "reject") out(`rejected ${item.id}; ${item.memory.name} is unchanged`);
+		else if (item.kind === "promote") out(`approved ${item.id}: ${item.memory.name} is now a team memory`);
+		else if (!memory) out(`approved ${item.id}: ${item.memory.name} deleted`);
+		else out(`approved ${item.id}: ${memory.name} is at version ${memory.version}`);
+	} catch (err) {
+		if (err instanceof ApiError && err.code === "version_conflict")
+			throw new Error(`${err.message}: ${id} was proposed against an older version; reject it or edit the memory yourself`);
 		throw err;
 	}
 }
@@ -500,6 +566,7 @@ async function main() {
 			agent: { type: "string" },
 			dir: { type: "string" },
 			merge: { type: "boolean" },
+			status: { type: "string" },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean" },
 		},
@@ -524,6 +591,8 @@ async function main() {
 			return remember(dir, rest, values);
 		case "rebuild":
 			return rebuild(dir);
+		case "review":
+			return review(dir, rest, values);
 		case "enqueue":
 			return enqueue(dir);
 		case "team":

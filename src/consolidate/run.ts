@@ -6,6 +6,7 @@ import { truncateToTokens } from "../inject/tokens";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
 import { summaryKey } from "../memory/paths";
+import { proposalProblem, type ReviewProposal, reviewStatements } from "../memory/reviews";
 import {
 	deleteMemory,
 	getMemoryRow,
@@ -51,7 +52,8 @@ export interface RunOutcome {
 interface Event {
 	op: string;
 	target: string;
-	outcome: "applied" | "unchanged" | "skipped" | "refused";
+	/** `proposed`: a change to a memory written on purpose, kept in the review queue instead of applied. */
+	outcome: "applied" | "unchanged" | "skipped" | "refused" | "proposed";
 	reason: string;
 	evidence: string[];
 }
@@ -127,6 +129,28 @@ function mayChange(row: MemoryRow, op: Operation, evidence: string[], outputs: P
 	);
 }
 
+const PROPOSED = "written explicitly; proposed for review";
+
+/**
+ * A change to a memory written on purpose, kept for its owner to decide (src/memory/reviews.ts), or the
+ * reason it cannot be (text the write path would refuse).
+ */
+async function propose(proposal: ReviewProposal, proposals: ReviewProposal[], base: Omit<Event, "outcome">): Promise<Event> {
+	const problem = await proposalProblem(proposal);
+	if (problem) return { ...base, outcome: "refused", reason: problem };
+	proposals.push(proposal);
+	return { ...base, outcome: "proposed", reason: PROPOSED };
+}
+
+/** The review proposal for an operation on an explicit memory that consolidation may not change alone. */
+function changeProposal(op: Operation, row: MemoryRow, evidence: string[]): ReviewProposal {
+	const common = { kind: "change" as const, name: row.name, scope: row.scope, baseVersion: row.version, reason: op.reason, evidence };
+	if (op.op === "delete" || op.op === "confirm") return { ...common, op: "delete", proposed: {} };
+	const file = { type: op.type, description: op.description, body: op.body };
+	if (op.op === "merge") return { ...common, op: "merge", proposed: { ...file, from: op.from.filter((f) => f !== op.name) } };
+	return { ...common, op: "update", proposed: { ...file, ...(op.proposedScope ? { scope: op.proposedScope } : {}) } };
+}
+
 async function applyOperation(
 	env: ProjectEnv,
 	ctx: ProjectContext,
@@ -134,6 +158,7 @@ async function applyOperation(
 	outputs: PendingOutput[],
 	faults: ConsolidationFaults,
 	guard: RunGuard,
+	proposals: ReviewProposal[],
 ): Promise<Event[]> {
 	const evidence = op.evidence.filter((e) => outputs.some((o) => o.session_id === e));
 	const base = { op: op.op, target: op.name, reason: op.reason.slice(0, 500), evidence };
@@ -155,7 +180,8 @@ async function applyOperation(
 		return [{ ...base, outcome: "skipped", reason: "team memories are changed by their authors, not by consolidation" }];
 	}
 	if (personal && !mayChange(personal, op, evidence, outputs)) {
-		return [{ ...base, outcome: "skipped", reason: "written explicitly; no newer explicit statement" }];
+		// Not dropped: kept in the owner's review queue, with the version it was based on.
+		return [await propose(changeProposal(op, personal, evidence), proposals, base)];
 	}
 	if (op.op === "delete") {
 		if (!personal) return [{ ...base, outcome: "skipped", reason: "no such memory" }];
@@ -181,6 +207,19 @@ async function applyOperation(
 		);
 		await faults.afterBatch?.();
 		events.push({ ...base, outcome: written.status === "unchanged" ? "unchanged" : "applied" });
+		if (op.op !== "merge" && op.proposedScope === "team" && written.memory.proposedScope === "team") {
+			// One pending "promote to team" item per memory: a person decides, never consolidation.
+			proposals.push({
+				kind: "promote",
+				name: op.name,
+				scope: "personal",
+				op: "promote",
+				baseVersion: written.memory.version,
+				proposed: { scope: "team" },
+				reason: op.reason,
+				evidence,
+			});
+		}
 	} catch (err) {
 		if (err instanceof CairnError && err.code === "secret_detected")
 			return [{ ...base, outcome: "refused", reason: "contains what looks like a secret" }];
@@ -194,7 +233,17 @@ async function applyOperation(
 			const row = await getMemoryRow(env.PDB, ctx, "personal", from);
 			if (!row) continue;
 			if (!mayChange(row, op, evidence, outputs)) {
-				events.push({ ...base, op: "delete", target: from, outcome: "skipped", reason: "written explicitly; no newer explicit statement" });
+				const proposal: ReviewProposal = {
+					kind: "change",
+					name: from,
+					scope: "personal",
+					op: "delete",
+					baseVersion: row.version,
+					proposed: {},
+					reason: `merged into ${op.name}`,
+					evidence,
+				};
+				events.push(await propose(proposal, proposals, { ...base, op: "delete", target: from, reason: "" }));
 				continue;
 			}
 			await guard.check();
@@ -267,6 +316,7 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 			if (settings["memories.enabled"].value !== true) continue; // left pending until memory is on again
 			const candidates = outputs.flatMap((o) => o.candidates);
 			const events: Event[] = [];
+			const proposals: ReviewProposal[] = [];
 			if (candidates.length > 0 || outputs.some((o) => o.raw_memory.trim())) {
 				const summaryLimit = Number(settings["memories.summaryInjectionTokenLimit"].value);
 				const touched = await touchedMemories(env.PDB, ctx, candidates);
@@ -275,7 +325,7 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 				const plan: ConsolidationPlan = model
 					? await modelPlan(model, outputs, touched, await skillBodies(env, ctx, skillsBefore), previousSummary, summaryLimit)
 					: offlinePlan(outputs, touched);
-				for (const op of plan.operations) events.push(...(await applyOperation(env, ctx, op, outputs, faults, guard)));
+				for (const op of plan.operations) events.push(...(await applyOperation(env, ctx, op, outputs, faults, guard, proposals)));
 
 				// Skills: the run returns the skills it creates or changes; the rest are kept. A model retires a
 				// skill (with its reason) only when the new material contradicts it; offline, a skill whose
@@ -329,6 +379,7 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 					 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					).bind(projectId, userId, runId, e.op, e.target, e.outcome, e.reason, JSON.stringify(e.evidence), now),
 				),
+				...reviewStatements(env.PDB, ctx, proposals, runId, now),
 				...outputs.map((o) =>
 					env.PDB.prepare(
 						"UPDATE stage1_outputs SET consolidated_at = ? WHERE project_id = ? AND session_id = ? AND from_seq = ? AND consolidated_at IS NULL",

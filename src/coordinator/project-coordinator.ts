@@ -13,6 +13,7 @@ import { sweepProjectOrphans } from "../maintenance/sweep";
 import { clearProjectMemory } from "../memory/clear";
 import { getIndex } from "../memory/index-file";
 import { findMemory, resolveMemoryUrl } from "../memory/resolve";
+import { decideReview, getReview, listReviews, type ReviewFilter } from "../memory/reviews";
 import {
 	deleteMemory,
 	getMemoryRow,
@@ -241,7 +242,26 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	clear(ctx: ProjectContext) {
-		return this.run(ctx.projectId, () => clearProjectMemory(this.penv, ctx));
+		return this.run(ctx.projectId, async () => {
+			const cleared = await clearProjectMemory(this.penv, ctx);
+			// The review queue holds proposed memory text: it goes with the memories.
+			await this.db.prepare("DELETE FROM review_items WHERE project_id = ?").bind(ctx.projectId).run();
+			return cleared;
+		});
+	}
+
+	// The review queue ---------------------------------------------------------------------------------
+
+	reviews(ctx: ProjectContext, filter: ReviewFilter) {
+		return this.run(ctx.projectId, () => listReviews(this.db, ctx, filter));
+	}
+
+	review(ctx: ProjectContext, id: string) {
+		return this.run(ctx.projectId, () => getReview(this.db, ctx, id));
+	}
+
+	decideReview(ctx: ProjectContext, id: string, decision: "approve" | "reject") {
+		return this.run(ctx.projectId, () => decideReview(this.penv, ctx, id, decision));
 	}
 
 	// Recall -----------------------------------------------------------------------------------------
@@ -313,6 +333,20 @@ export class ProjectCoordinator extends DurableObject<Env> {
 			const session = await requireOwnSession(this.db, ctx, sessionId);
 			const queued = enqueue ? await enqueueSessions(this.penv, [session]) : 0;
 			return queued > 0 ? { ...session, extraction_state: "queued" } : session;
+		});
+	}
+
+	/** Queues a failed session's unprocessed turns again (dead-lettered or retrying); anything else is a 409. */
+	retrySession(ctx: ProjectContext, sessionId: string) {
+		return this.run(ctx.projectId, async () => {
+			const session = await requireOwnSession(this.db, ctx, sessionId);
+			if (session.extraction_state !== "dead_letter" && session.extraction_state !== "retrying")
+				throw new CairnError("conflict", `nothing to retry: extraction is ${session.extraction_state}`, {
+					state: session.extraction_state,
+				});
+			if ((await enqueueSessions(this.penv, [session])) === 0)
+				throw new CairnError("conflict", "nothing to retry: the session has no unprocessed turns", { state: session.extraction_state });
+			return requireOwnSession(this.db, ctx, sessionId);
 		});
 	}
 

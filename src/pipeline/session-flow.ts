@@ -63,14 +63,25 @@ export async function endSession(env: Env, ctx: ProjectContext, sessionId: strin
 	return projectStore(env, ctx.projectId).endSession(ctx, sessionId, extractionAllowed(settings));
 }
 
-/** Queues every session of the caller's with unprocessed turns; refused while extraction is off. */
-export async function extractNow(env: Env, ctx: ProjectContext): Promise<number> {
+/** Refuses while extraction is off (`feature_disabled`, naming the setting that turns it off). */
+async function requireExtraction(env: Env, ctx: ProjectContext): Promise<void> {
 	const settings = await settingsOf(env, ctx);
 	if (!extractionAllowed(settings)) {
 		const key = settings["memories.enabled"].value === true ? "memories.autoMemory" : "memories.enabled";
 		throw new CairnError("feature_disabled", `extraction is off (${key}, set by ${settings[key].source})`);
 	}
+}
+
+/** Queues every session of the caller's with unprocessed turns; refused while extraction is off. */
+export async function extractNow(env: Env, ctx: ProjectContext): Promise<number> {
+	await requireExtraction(env, ctx);
 	return projectStore(env, ctx.projectId).enqueue(ctx);
+}
+
+/** Queues a dead-lettered (or retrying) session's unprocessed turns again; refused while extraction is off. */
+export async function retrySession(env: Env, ctx: ProjectContext, sessionId: string) {
+	await requireExtraction(env, ctx);
+	return projectStore(env, ctx.projectId).retrySession(ctx, sessionId);
 }
 
 /** The session memory (built on first read); `rebuild` makes it again now, as before a compaction. */

@@ -1,3 +1,4 @@
+import { randomId } from "../lib/ids";
 import { gramText } from "../recall/grams";
 
 /**
@@ -179,6 +180,31 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 7: the memories a skill was made from (a JSON array of names; empty when unknown), so a skill
 	// whose sources are all gone can be retired.
 	`ALTER TABLE skills ADD COLUMN sources TEXT NOT NULL DEFAULT '[]';`,
+	// 8: the review queue (src/memory/reviews.ts): changes consolidation proposes to memories written on
+	// purpose ('change': op update | merge | delete with the proposed type, description, body as JSON, and
+	// the memory version it was based on) and memories proposed for team scope ('promote'). At most one
+	// pending item per owner, kind and memory; a decision is recorded on the item (when, by whom). Items
+	// for the memories already proposed for team scope are made by the step below.
+	`CREATE TABLE review_items (
+		id TEXT PRIMARY KEY,
+		project_id TEXT NOT NULL,
+		owner_id TEXT NOT NULL,
+		kind TEXT NOT NULL,
+		memory_name TEXT NOT NULL,
+		memory_scope TEXT NOT NULL,
+		base_version INTEGER,
+		op TEXT NOT NULL,
+		proposal_json TEXT NOT NULL,
+		reason TEXT NOT NULL,
+		evidence_json TEXT NOT NULL,
+		run_id TEXT,
+		status TEXT NOT NULL DEFAULT 'pending',
+		created_at TEXT NOT NULL,
+		decided_at TEXT,
+		decided_by TEXT
+	);
+	CREATE UNIQUE INDEX review_items_pending ON review_items (project_id, owner_id, kind, memory_scope, memory_name) WHERE status = 'pending';
+	CREATE INDEX review_items_listing ON review_items (project_id, owner_id, status, created_at);`,
 ];
 
 /**
@@ -194,6 +220,25 @@ export const PROJECT_MIGRATION_STEPS: Readonly<Record<number, (sql: SqlStorage) 
 			const fields = [gramText(r.name), gramText(r.description), gramText(r.body)];
 			if (fields.some((f) => f !== ""))
 				sql.exec("INSERT INTO memories_grams (rowid, name, description, body) VALUES (?, ?, ?, ?)", r.rowid, ...fields);
+		}
+	},
+	8: (sql) => {
+		const rows = sql
+			.exec<{ project_id: string; owner_id: string; name: string; version: number; updated_at: string }>(
+				"SELECT project_id, owner_id, name, version, updated_at FROM memories WHERE scope = 'personal' AND proposed_scope = 'team'",
+			)
+			.toArray();
+		for (const r of rows) {
+			sql.exec(
+				`INSERT OR IGNORE INTO review_items (id, project_id, owner_id, kind, memory_name, memory_scope, base_version, op, proposal_json, reason, evidence_json, created_at)
+				 VALUES (?, ?, ?, 'promote', ?, 'personal', ?, 'promote', '{"scope":"team"}', 'proposed for team scope before the review queue existed', '[]', ?)`,
+				`rev_${randomId(16)}`,
+				r.project_id,
+				r.owner_id,
+				r.name,
+				r.version,
+				r.updated_at,
+			);
 		}
 	},
 };

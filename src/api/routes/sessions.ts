@@ -3,7 +3,7 @@ import type { SessionRow } from "../../ingest/ingest";
 import { FORMATS } from "../../ingest/parse";
 import { LINE_LIMIT } from "../../ingest/receive";
 import { AGENTS, SESSION_ID_PATTERN } from "../../ingest/turns";
-import { endSession, extractNow, postTranscript, sessionMemory } from "../../pipeline/session-flow";
+import { endSession, extractNow, postTranscript, retrySession, sessionMemory } from "../../pipeline/session-flow";
 import { projectStore } from "../../project/client";
 import type { AppEnv } from "../context";
 import { errors, ProjectIdParam } from "../schemas";
@@ -124,6 +124,26 @@ sessionRoutes.openapi(
 		const { sessionId } = c.req.valid("param");
 		const session = await endSession(c.env, ctx, sessionId);
 		return c.json({ session: toSession(session) }, 202);
+	},
+);
+
+sessionRoutes.openapi(
+	createRoute({
+		method: "post",
+		path: "/v1/projects/{projectId}/sessions/{sessionId}/retry",
+		tags: ["sessions"],
+		summary: "Queue extraction again for a session whose extraction failed (`dead_letter` or `retrying`)",
+		description:
+			"Re-queues the session's unprocessed turns and answers 202 with the session (`extraction.state` is `queued`; `lastError` " +
+			"stays until a run succeeds). Nothing to retry (`idle` or `queued`, or no unprocessed turns) is a 409 conflict; " +
+			"extraction switched off is a 403 feature_disabled; another user's session is a 404.",
+		request: { params: SessionParams },
+		responses: { 202: { description: "Queued again", content: sessionResponse }, ...errors(400, 401, 403, 404, 409) },
+	}),
+	async (c) => {
+		const ctx = c.get("projectContext");
+		const { sessionId } = c.req.valid("param");
+		return c.json({ session: toSession(await retrySession(c.env, ctx, sessionId)) }, 202);
 	},
 );
 

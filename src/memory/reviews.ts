@@ -1,0 +1,394 @@
+/**
+ * The review queue: what consolidation would change about a person's memories but may not decide alone.
+ *
+ * - `change`: consolidation planned an update, merge or delete of a memory written on purpose (by a
+ *   person, an agent or an import) with no newer explicit statement to justify it. Instead of dropping
+ *   the change, it is kept here with the version of the memory it was based on.
+ * - `promote`: a memory proposed for team scope (`proposed_scope = 'team'`, a rule its author called a
+ *   team rule). Approving it moves the memory: the team memory is written and the personal one removed,
+ *   so the same rule is not recalled twice.
+ *
+ * Items live in the project's object (`review_items`, schema version 8), one pending item per owner,
+ * kind and memory: a newer proposal replaces the pending one (a new id; the old one is gone). Approval
+ * goes through the ordinary write path (`writeMemory`: validation, the secret scan, the scope switches
+ * and policy, history). Every decision is recorded on the item and as an audit event beside
+ * consolidation's own.
+ */
+import { CairnError, notFound } from "../errors";
+import { nowIso, randomId } from "../lib/ids";
+import type { ProjectEnv } from "../project/env";
+import type { ProjectDb, ProjectStatement } from "../project/sql";
+import { findSecrets } from "../security/secrets";
+import {
+	assertScopeWritable,
+	deleteMemory,
+	getMemoryRow,
+	guardStatement,
+	isGuardFailure,
+	type MemoryMetadata,
+	type ProjectContext,
+	readMemoryContent,
+	toMetadata,
+	type WriteGuard,
+	writeMemory,
+} from "./store";
+import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, parseTopicFile, validateFields } from "./topic-file";
+
+export const REVIEW_KINDS = ["change", "promote"] as const;
+export type ReviewKind = (typeof REVIEW_KINDS)[number];
+export const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+export const REVIEW_OPS = ["update", "merge", "delete", "promote"] as const;
+export type ReviewOp = (typeof REVIEW_OPS)[number];
+
+/** What an item proposes. `update`/`merge`: the new file; `merge` also the memories folded in; `promote`: the scope. */
+export interface ProposedChange {
+	type?: MemoryType;
+	description?: string;
+	body?: string;
+	/** merge: the other memories folded into this one (deleted on approval). */
+	from?: string[];
+	/** update: the memory is also proposed for team scope; promote: the scope it goes to. */
+	scope?: "team";
+}
+
+/** A proposal as consolidation makes it, before it is stored. */
+export interface ReviewProposal {
+	kind: ReviewKind;
+	name: string;
+	scope: MemoryScope;
+	op: ReviewOp;
+	/** The memory's version the proposal was made against (approval refuses a memory changed since). */
+	baseVersion: number | null;
+	proposed: ProposedChange;
+	reason: string;
+	evidence: string[];
+}
+
+interface ReviewRow {
+	id: string;
+	project_id: string;
+	owner_id: string;
+	kind: ReviewKind;
+	memory_name: string;
+	memory_scope: MemoryScope;
+	base_version: number | null;
+	op: ReviewOp;
+	proposal_json: string;
+	reason: string;
+	evidence_json: string;
+	run_id: string | null;
+	status: ReviewStatus;
+	created_at: string;
+	decided_at: string | null;
+	decided_by: string | null;
+	current_version?: number | null;
+}
+
+/** A review item as the API shows it. */
+export interface ReviewItem {
+	id: string;
+	kind: ReviewKind;
+	status: ReviewStatus;
+	memory: { name: string; scope: MemoryScope; baseVersion: number | null; currentVersion: number | null };
+	proposal: {
+		op: ReviewOp;
+		type: MemoryType | null;
+		description: string | null;
+		body: string | null;
+		from: string[];
+		scope: "team" | null;
+	};
+	reason: string;
+	evidence: string[];
+	runId: string | null;
+	createdAt: string;
+	decidedAt: string | null;
+	decidedBy: string | null;
+}
+
+export interface ReviewFilter {
+	status: ReviewStatus;
+	kind?: ReviewKind;
+	limit: number;
+}
+
+export const newReviewId = () => `rev_${randomId(16)}`;
+
+function toItem(row: ReviewRow): ReviewItem {
+	const p = JSON.parse(row.proposal_json) as ProposedChange;
+	return {
+		id: row.id,
+		kind: row.kind,
+		status: row.status,
+		memory: {
+			name: row.memory_name,
+			scope: row.memory_scope,
+			baseVersion: row.base_version,
+			currentVersion: row.current_version ?? null,
+		},
+		proposal: {
+			op: row.op,
+			type: p.type ?? null,
+			description: p.description ?? null,
+			body: p.body ?? null,
+			from: p.from ?? [],
+			scope: p.scope ?? null,
+		},
+		reason: row.reason,
+		evidence: JSON.parse(row.evidence_json) as string[],
+		runId: row.run_id,
+		createdAt: row.created_at,
+		decidedAt: row.decided_at,
+		decidedBy: row.decided_by,
+	};
+}
+
+/** The item's row with the version its memory is at now (null: the memory is gone). Only the owner's items. */
+const SELECT = `SELECT r.*, m.version AS current_version FROM review_items r
+	LEFT JOIN memories m ON m.project_id = r.project_id AND m.scope = r.memory_scope
+		AND m.owner_id = (CASE r.memory_scope WHEN 'team' THEN '' ELSE r.owner_id END) AND m.name = r.memory_name`;
+
+/** The caller's items (their personal changes and the promotions proposed for them), newest first. */
+export async function listReviews(db: ProjectDb, ctx: ProjectContext, filter: ReviewFilter): Promise<ReviewItem[]> {
+	const where = ["r.project_id = ?", "r.owner_id = ?", "r.status = ?"];
+	const args: unknown[] = [ctx.projectId, ctx.userId, filter.status];
+	if (filter.kind) {
+		where.push("r.kind = ?");
+		args.push(filter.kind);
+	}
+	const { results } = await db
+		.prepare(`${SELECT} WHERE ${where.join(" AND ")} ORDER BY coalesce(r.decided_at, r.created_at) DESC, r.id LIMIT ?`)
+		.bind(...args, filter.limit)
+		.all<ReviewRow>();
+	return results.map(toItem);
+}
+
+async function reviewRow(db: ProjectDb, ctx: ProjectContext, id: string): Promise<ReviewRow> {
+	const row = await db
+		.prepare(`${SELECT} WHERE r.project_id = ? AND r.owner_id = ? AND r.id = ?`)
+		.bind(ctx.projectId, ctx.userId, id)
+		.first<ReviewRow>();
+	// Another user's item is indistinguishable from a missing one.
+	if (!row) throw notFound("review item");
+	return row;
+}
+
+export async function getReview(db: ProjectDb, ctx: ProjectContext, id: string): Promise<ReviewItem> {
+	return toItem(await reviewRow(db, ctx, id));
+}
+
+/**
+ * Why a proposed file could not be written (a name, field, size or secret problem), or null. Checked
+ * when the proposal is made, so an item never holds text the write path would refuse.
+ */
+export async function proposalProblem(p: ReviewProposal): Promise<string | null> {
+	try {
+		assertValidName(p.name);
+		for (const from of p.proposed.from ?? []) assertValidName(from);
+		if (p.op === "update" || p.op === "merge") {
+			validateFields({ type: p.proposed.type, description: p.proposed.description });
+			assertBodySize(p.proposed.body ?? "");
+			if ((await findSecrets(`${p.proposed.description ?? ""}\n${p.proposed.body ?? ""}`)).length > 0)
+				return "contains what looks like a secret";
+		}
+	} catch (err) {
+		if (err instanceof CairnError) return err.message;
+		throw err;
+	}
+	return null;
+}
+
+/**
+ * Statements that store proposals for one owner (run inside consolidation's final batch, so they land
+ * with its events or not at all). A change replaces the pending change for the same memory; a promotion
+ * already pending for the memory is kept as it is.
+ */
+export function reviewStatements(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	proposals: ReviewProposal[],
+	runId: string | null,
+	now: string,
+): ProjectStatement[] {
+	const statements: ProjectStatement[] = [];
+	for (const p of proposals) {
+		const values = [
+			ctx.projectId,
+			ctx.userId,
+			p.kind,
+			p.name,
+			p.scope,
+			p.baseVersion,
+			p.op,
+			JSON.stringify(p.proposed),
+			p.reason.slice(0, 500),
+			JSON.stringify(p.evidence.slice(0, 50)),
+			runId,
+			now,
+		];
+		const insert = `INTO review_items (id, project_id, owner_id, kind, memory_name, memory_scope, base_version, op, proposal_json, reason, evidence_json, run_id, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+		if (p.kind === "change") {
+			statements.push(
+				db
+					.prepare(
+						"DELETE FROM review_items WHERE project_id = ? AND owner_id = ? AND kind = 'change' AND memory_scope = ? AND memory_name = ? AND status = 'pending'",
+					)
+					.bind(ctx.projectId, ctx.userId, p.scope, p.name),
+				db.prepare(`INSERT ${insert}`).bind(newReviewId(), ...values),
+			);
+		} else {
+			statements.push(db.prepare(`INSERT OR IGNORE ${insert}`).bind(newReviewId(), ...values));
+		}
+	}
+	return statements;
+}
+
+const stale = (current: number | null) =>
+	new CairnError("version_conflict", "the memory changed since this was proposed; nothing was changed", { currentVersion: current });
+
+/** Applies an approved item through the ordinary write path; returns the memory as it is now (null: deleted). */
+async function apply(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	row: ReviewRow,
+	guard: WriteGuard,
+): Promise<{ memory: MemoryMetadata | null; promote: ReviewProposal | null }> {
+	const p = JSON.parse(row.proposal_json) as ProposedChange;
+	const name = row.memory_name;
+	const current = await getMemoryRow(env.PDB, ctx, row.memory_scope, name);
+	if (row.kind === "promote") {
+		if (!current) throw stale(null);
+		// What a team write needs, before anything is read or written.
+		await assertScopeWritable(env, ctx, "team");
+		const team = await getMemoryRow(env.PDB, ctx, "team", name);
+		if (team && team.content_hash !== current.content_hash)
+			throw new CairnError("conflict", "a different team memory of this name exists; rename or merge it first", { name });
+		const file = parseTopicFile(await readMemoryContent(env, ctx, current));
+		const written = await writeMemory(
+			env,
+			ctx,
+			{ scope: "team", file: { ...file, name }, source: "user", ifMatch: team ? team.version : undefined, proposedScope: null },
+			{},
+			guard,
+		);
+		// A move, not a copy: the personal memory would be recalled beside the team one.
+		await deleteMemory(env, ctx, row.memory_scope, name);
+		return { memory: written.memory, promote: null };
+	}
+	if (!current || current.version !== row.base_version) throw stale(current?.version ?? null);
+	if (row.op === "delete") {
+		await guardStatement(env.PDB, guard.condition, guard.args)
+			.first()
+			.catch((err) => {
+				throw isGuardFailure(err) ? guard.error() : err;
+			});
+		await deleteMemory(env, ctx, row.memory_scope, name);
+		return { memory: null, promote: null };
+	}
+	const written = await writeMemory(
+		env,
+		ctx,
+		{
+			scope: row.memory_scope,
+			file: { name, type: p.type as MemoryType, description: p.description ?? "", body: p.body ?? "" },
+			// The person approved it: the memory stays one written on purpose.
+			source: "user",
+			ifMatch: row.base_version ?? "*",
+			...(p.scope === "team" ? { proposedScope: "team" as const } : {}),
+		},
+		{},
+		guard,
+	);
+	if (row.op === "merge") {
+		for (const from of p.from ?? []) {
+			if (from === name || !(await getMemoryRow(env.PDB, ctx, row.memory_scope, from))) continue;
+			await deleteMemory(env, ctx, row.memory_scope, from);
+		}
+	}
+	const promote: ReviewProposal | null =
+		p.scope === "team" && written.memory.proposedScope === "team"
+			? {
+					kind: "promote",
+					name,
+					scope: row.memory_scope,
+					op: "promote",
+					baseVersion: written.memory.version,
+					proposed: { scope: "team" },
+					reason: row.reason,
+					evidence: JSON.parse(row.evidence_json) as string[],
+				}
+			: null;
+	return { memory: written.memory, promote };
+}
+
+/**
+ * Approves or rejects one of the caller's pending items. Approval applies it first (a memory changed
+ * since the proposal: 412 version_conflict; a team promotion refused by settings or policy: 403
+ * feature_disabled, as a team write would be) and leaves the item pending when that fails. An item
+ * already decided (or decided meanwhile) is a 409 conflict. Rejection changes nothing but the item
+ * (and, for a promotion, clears the memory's proposed scope).
+ */
+export async function decideReview(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	id: string,
+	decision: "approve" | "reject",
+): Promise<{ item: ReviewItem; memory: MemoryMetadata | null }> {
+	const db = env.PDB;
+	const row = await reviewRow(db, ctx, id);
+	if (row.status !== "pending") throw new CairnError("conflict", `this review item was already ${row.status}`, { status: row.status });
+	const pending = "EXISTS (SELECT 1 FROM review_items WHERE id = ? AND status = 'pending')";
+	const decidedMeanwhile = () => new CairnError("conflict", "this review item was decided by another request");
+	const guard: WriteGuard = { condition: pending, args: [id], error: decidedMeanwhile };
+
+	let memory: MemoryMetadata | null = null;
+	let promote: ReviewProposal | null = null;
+	if (decision === "approve") ({ memory, promote } = await apply(env, ctx, row, guard));
+	else if (row.kind === "change") {
+		const current = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
+		memory = current ? toMetadata(current) : null;
+	}
+
+	const now = nowIso();
+	const status: ReviewStatus = decision === "approve" ? "approved" : "rejected";
+	const statements: ProjectStatement[] = [
+		guardStatement(db, pending, [id]),
+		db.prepare("UPDATE review_items SET status = ?, decided_at = ?, decided_by = ? WHERE id = ?").bind(status, now, ctx.userId, id),
+		// The audit trail beside consolidation's: the memory's events show who decided what, and when.
+		db
+			.prepare(
+				`INSERT INTO consolidation_events (project_id, owner_id, run_id, op, target, outcome, reason, evidence_json, created_at)
+				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			)
+			.bind(
+				ctx.projectId,
+				ctx.userId,
+				id,
+				`review-${row.op}`,
+				row.memory_name,
+				status,
+				`${status} by ${ctx.userId}: ${row.reason}`.slice(0, 500),
+				row.evidence_json,
+				now,
+			),
+		...(promote ? reviewStatements(db, ctx, [promote], row.run_id, now) : []),
+	];
+	if (row.kind === "promote" && decision === "reject") {
+		statements.push(
+			db
+				.prepare("UPDATE memories SET proposed_scope = NULL WHERE project_id = ? AND scope = ? AND owner_id = ? AND name = ?")
+				.bind(ctx.projectId, row.memory_scope, ctx.userId, row.memory_name),
+		);
+		const current = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
+		memory = current ? { ...toMetadata(current), proposedScope: null } : null;
+	}
+	try {
+		await db.batch(statements);
+	} catch (err) {
+		if (isGuardFailure(err)) throw decidedMeanwhile();
+		throw err;
+	}
+	return { item: await getReview(db, ctx, id), memory };
+}
