@@ -104,6 +104,11 @@ export interface BenchResult {
 		recallSeconds: number;
 		answers: Record<string, string[]>;
 	};
+	/**
+	 * Each ranking step's contribution: recall (limit 10) with the steps switched on one by one, `steps[0]`
+	 * with none; per step, the names returned per LoCoMo conversation and question, and per LongMemEval question.
+	 */
+	contributions?: { steps: string[]; locomo: Record<string, string[][]>[]; longmemeval: Record<string, string[]>[] };
 	/** CJK set: per question, the names `POST /recall` returned (limit 10), and those of the word index alone (recall before the CJK index). */
 	cjk?: { now: string[][]; words: string[][] };
 	/** Hybrid recall at the largest size: a vector for every memory, a zero-latency scripted embedder, beside lexical recall. */

@@ -14,6 +14,7 @@ import { type MemoryType, renderTopicFile } from "../src/memory/topic-file";
 import { MAX_ATTEMPTS } from "../src/pipeline/consumer";
 import { gramText } from "../src/recall/grams";
 import { type CandidateRow, candidateStatement, score, toCandidates } from "../src/recall/lexical";
+import { type Ranking, recall } from "../src/recall/recall";
 import { queryTerms } from "../src/recall/terms";
 import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats, type TenancyStep } from "./corpus";
 import { parseSessions, runEndToEnd } from "./extraction-eval";
@@ -58,6 +59,21 @@ async function timed(f: () => Promise<Response>): Promise<number> {
 
 const stubOf = (projectId: string) => env.PROJECT_COORDINATOR.getByName(projectId);
 
+/** The ranking steps, switched on one at a time (each row keeps the ones above): what each adds. */
+const STEPS: { label: string; ranking: Ranking }[] = [
+	{ label: "without the steps below", ranking: { questionWords: false } },
+	{ label: "+ question-shaping words dropped", ranking: { questionWords: true } },
+];
+
+/** The names recall returns (limit 10) for `query` under each step, called in the Worker as the route calls it. */
+function stepAnswers(ctx: { tenantId: string; userId: string; projectId: string }, query: string): Promise<string[][]> {
+	return Promise.all(
+		STEPS.map(async ({ ranking }) =>
+			(await recall(env as unknown as Env, ctx, { query, limit: 10, engine: "lexical", ranking })).memories.map((m) => m.name),
+		),
+	);
+}
+
 it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	const tenant = await call("/v1/admin/tenants", {
 		method: "POST",
@@ -83,16 +99,25 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	for (let i = 0; i < input.samples; i++) health.push(await timed(() => call("/health")));
 	result.health = stats(health);
 
-	// Recall quality: one project per LoCoMo conversation, every question through /recall.
+	// Recall quality: one project per LoCoMo conversation, every question through /recall, and under each ranking step.
+	const contributions: NonNullable<BenchResult["contributions"]> = {
+		steps: STEPS.map((s) => s.label),
+		locomo: STEPS.map(() => ({})),
+		longmemeval: STEPS.map(() => ({})),
+	};
 	for (const conv of want("quality") ? input.locomo : []) {
 		const { id } = await seed(token, `locomo-${conv.id}`, conv.memories);
+		const ctx = { tenantId: created.tenant.id, userId: created.user.id, projectId: id };
 		const answers: string[][] = [];
+		for (const c of contributions.locomo) c[conv.id] = [];
 		for (const question of conv.questions) {
 			const r = await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: question, limit: 10 }) });
 			answers.push(((await r.json()) as { memories: { name: string }[] }).memories.map((m) => m.name));
+			for (const [k, names] of (await stepAnswers(ctx, question)).entries()) contributions.locomo[k]?.[conv.id]?.push(names);
 		}
 		result.locomo[conv.id] = answers;
 	}
+	result.contributions = contributions;
 
 	// Recall and inject latency at each size.
 	const projects: { size: number; id: string }[] = [];
@@ -128,7 +153,8 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	if (largest && want("tenancy")) result.tenancy = await benchTenancy(token, largest);
 	if (want("extraction")) result.extraction = await benchExtraction(token);
 	// Recall quality on LongMemEval: after the measured phases, so that its projects are not among their neighbours.
-	if (input.longmemeval && want("longmemeval")) result.longmemeval = await benchLongMemEval(token, created.user.id, input.longmemeval);
+	if (input.longmemeval && want("longmemeval"))
+		result.longmemeval = await benchLongMemEval(token, created.user.id, created.tenant.id, input.longmemeval, contributions.longmemeval);
 
 	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
 });
@@ -362,7 +388,9 @@ async function benchTenancy(token: string, target: { size: number; id: string })
 async function benchLongMemEval(
 	token: string,
 	ownerId: string,
+	tenantId: string,
 	lme: NonNullable<BenchInput["longmemeval"]>,
+	steps: Record<string, string[]>[],
 ): Promise<NonNullable<BenchResult["longmemeval"]>> {
 	const answers: Record<string, string[]> = {};
 	let seedMs = 0;
@@ -387,6 +415,10 @@ async function benchLongMemEval(
 		const t2 = performance.now();
 		seedMs += t1 - t0;
 		recallMs += t2 - t1;
+		(await stepAnswers({ tenantId, userId: ownerId, projectId: id }, q.query)).forEach((names, k) => {
+			const step = steps[k];
+			if (step) step[q.id] = names;
+		});
 		await evictDurableObject(stubOf(id)).catch((err) => console.warn(`longmemeval: could not evict ${id}: ${String(err)}`));
 		if ((n + 1) % 50 === 0) console.log(`longmemeval: ${n + 1} of ${lme.questions.length} questions`);
 	}

@@ -18,7 +18,7 @@ import { candidateSql } from "../src/recall/lexical";
 import { matchExpression, queryTerms } from "../src/recall/terms";
 import { BEFORE } from "./bench/before";
 import { CATEGORIES, evidenceRecall, loadLocomo, summarise, toMemory } from "./bench/locomo";
-import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection } from "./bench/longmemeval";
+import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection, summariseLongMemEval } from "./bench/longmemeval";
 import { benchSecrets } from "./bench/secrets";
 
 const BENCH_DATA = resolve(process.env.CAIRN_BENCH_DATA ?? "../shared/bench");
@@ -227,12 +227,14 @@ out("Node v22.23.3), kept for comparison (`scripts/bench/before.ts`); ratios on 
 out();
 out("## Recall quality — LoCoMo");
 out();
-if (locomo) {
-	const perQuestion = locomo.data.flatMap((c) => {
+/** Per LoCoMo question: its category, and the evidence recall at 5 and 10 of `answers` (names per conversation) and of plain BM25. */
+function locomoPerQuestion(answers: Record<string, string[][]>) {
+	if (!locomo) return [];
+	return locomo.data.flatMap((c) => {
 		const obs = locomo.observations.filter((o) => o.conv === c.sample_id);
 		const byName = new Map(obs.map((o) => [o.name, o.diaId]));
 		return c.qa.map((qa, j) => {
-			const mine = (result.locomo[c.sample_id]?.[j] ?? []).map((n) => byName.get(n) ?? "");
+			const mine = (answers[c.sample_id]?.[j] ?? []).map((n) => byName.get(n) ?? "");
 			const base = (sqlite.baseline?.[c.sample_id]?.[j] ?? []).map((k) => obs[k]?.diaId ?? "");
 			const ev = qa.evidence.map(String);
 			return {
@@ -242,6 +244,9 @@ if (locomo) {
 			};
 		});
 	});
+}
+if (locomo) {
+	const perQuestion = locomoPerQuestion(result.locomo);
 	out("Each LoCoMo observation is one memory (linked to its dia_id); every QA question goes through `POST /recall` (limit 10).");
 	out("Metric: LoCoMo's recall — the share of a question's evidence dia_ids among the top k. Plain BM25 is computed in the");
 	out("same run (one FTS5 column, porter stemming, every question token, default `bm25()`). Published: LoCoMo paper Table 3,");
@@ -284,6 +289,36 @@ if (longmemeval) {
 	for (const line of longMemEvalSection(longmemeval, result.longmemeval, baseline)) out(line);
 } else out(`LongMemEval data not found under ${BENCH_DATA}/longmemeval; set CAIRN_BENCH_DATA.`);
 out();
+// Each ranking step's contribution: the same questions through recall with the steps switched on one by one.
+if (result.contributions && (locomo || longmemeval)) {
+	const c = result.contributions;
+	out("### Each ranking step's contribution");
+	out();
+	out("The questions above through recall again (limit 10, lexical), inside the Worker, with the ranking's optional steps");
+	out("(`Ranking` in `src/recall/recall.ts`) switched on one at a time; each row keeps the steps above it, the last is");
+	out("recall as served. Overall figures: LoCoMo categories 1–4, every counted LongMemEval question.");
+	out();
+	out("| ranking | LoCoMo R@5 | R@10 | LongMemEval any@5 | all@5 | any@10 | all@10 |");
+	out("|---|---:|---:|---:|---:|---:|---:|");
+	c.steps.forEach((label, k) => {
+		const lo = locomo && result.locomo && Object.keys(c.locomo[k] ?? {}).length ? summarise(locomoPerQuestion(c.locomo[k] ?? {})) : [];
+		const overall = lo.find((r) => r.category === "overall (1-4)");
+		const lm =
+			longmemeval && Object.keys(c.longmemeval[k] ?? {}).length ? summariseLongMemEval(longmemeval, c.longmemeval[k] ?? {}, undefined) : [];
+		const all = lm.find((r) => r.type === "overall");
+		out(
+			`| ${label} | ${overall ? pct(overall.cairnR5) : "–"} | ${overall ? pct(overall.cairnR10) : "–"} | ${all ? all.cairn.map((x) => x.toFixed(3)).join(" | ") : "– | – | – | –"} |`,
+		);
+		// Per category and type, for a closer look (not in the doc).
+		if (ONLY)
+			console.error(
+				`step ${label}: ${lo.map((r) => `${r.category} ${pct(r.cairnR5)}/${pct(r.cairnR10)}`).join("; ")} || ${lm
+					.map((r) => `${r.type} ${r.cairn.map((x) => x.toFixed(3)).join("/")}`)
+					.join("; ")}`,
+			);
+	});
+	out();
+}
 // ---- end LongMemEval ----
 out("## Recall quality — Korean, Japanese, Chinese");
 out();

@@ -168,6 +168,20 @@ describe("recall (lexical)", () => {
 		expect(next.memories.map((m: { name: string }) => m.name)).not.toContain(first.memories[0].name);
 	});
 
+	it("leaves question-shaping words out of the query's terms", async () => {
+		const pid = await createProject(tenant.token);
+		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
+		const put = (name: string, description: string, body: string) =>
+			call(`/v1/projects/${pid}/memories/${name}`, { token: tenant.token, method: "PUT", json: { type: "project", description, body } });
+		await put("deploy-freeze", "No production deploys on Fridays", "Deploy freeze: Friday 12:00 UTC until Monday.");
+		await put("slow-builds", "Release builds take long", "As mentioned many times, how long a release build takes depends on the cache.");
+		const body = await recallFor({ query: "How many times have I mentioned how long the deploy freeze lasts?", trace: true }, pid);
+		expect(body.trace.terms).toEqual(["times", "deploy", "freeze", "lasts"]);
+		expect(body.memories[0].name).toBe("deploy-freeze");
+		// A question made only of such words still searches for them.
+		expect((await recallFor({ query: "how long ago?", trace: true }, pid)).trace.terms).toEqual(["long", "ago"]);
+	});
+
 	it("explains every score with trace", async () => {
 		const body = await recallFor({ query: "grafana latency", trace: true });
 		expect(body.trace.terms).toEqual(["grafana", "latency"]);

@@ -13,6 +13,14 @@ describe("query terms", () => {
 		expect(queryTerms('"""*^:{}')).toEqual([]);
 	});
 
+	it("drops question-shaping words when asked, unless nothing else is left", () => {
+		const q = "How many days ago did I mention the kind of yoga class I took recently?";
+		expect(queryTerms(q)).toEqual(["many", "days", "ago", "mention", "kind", "yoga", "class", "took", "recently"]);
+		expect(queryTerms(q, true)).toEqual(["days", "mention", "yoga", "class", "took"]);
+		expect(queryTerms("What happened?", true)).toEqual(["happened"]);
+		expect(queryTerms("How long ago?", true)).toEqual(["long", "ago"]);
+	});
+
 	it("keeps non-Latin words and numbers", () => {
 		expect(queryTerms("데이터베이스 테스트 2024")).toEqual(["데이터베이스", "테스트", "2024"]);
 	});

@@ -23,7 +23,17 @@ export interface RecallRequest {
 	trace?: boolean;
 	/** Memories the agent was already shown in this session (inject with a session id): the model selector is told. */
 	shown?: string[];
+	/** Internal (not part of the API): switches ranking steps off or on, to measure each one's contribution. */
+	ranking?: Partial<Ranking>;
 }
+
+/** The lexical ranking's optional steps, each switchable. */
+export interface Ranking {
+	/** Leave question-shaping words ("how many", "what kind", "how long ago") out of the query's terms (QUESTION_WORDS in src/recall/terms.ts). */
+	questionWords: boolean;
+}
+
+export const RANKING: Ranking = { questionWords: true };
 
 export type Engine = "lexical" | "llm" | "lexical-fallback";
 
@@ -101,7 +111,8 @@ export async function recall(
 	/** The selector model; by default the `smol` role from the environment. */
 	selectorModel?: LanguageModel | null,
 ): Promise<RecallResult> {
-	const words = queryTerms(request.query);
+	const ranking: Ranking = { ...RANKING, ...request.ranking };
+	const words = queryTerms(request.query, ranking.questionWords);
 	const grams = queryGrams(request.query);
 	// Relevance is counted per word; a CJK run written without spaces counts as its bigrams.
 	const terms = scoringTerms(words);

@@ -13,8 +13,20 @@ const STOPWORDS = new Set(
 	use using used make made do did done let's go going one two`.split(/\s+/),
 );
 
-/** The distinct content words of a query, in order, at most 32. */
-export function queryTerms(text: string): string[] {
+/**
+ * Words that shape a question rather than name what it is about ("how many", "how long ago", "what
+ * kind of", "what happened", "do you remember", "I mentioned previously"): a memory holding the answer
+ * rarely repeats them, and one that happens to share them is no more relevant for it.
+ */
+export const QUESTION_WORDS = new Set(
+	"happen happened happens kind sort many much long recently remember mentioned previously ago".split(" "),
+);
+
+/**
+ * The distinct content words of a query, in order, at most 32. With `question`, question-shaping
+ * words are dropped too — unless nothing else is left.
+ */
+export function queryTerms(text: string, question = false): string[] {
 	const seen = new Set<string>();
 	for (const raw of text
 		.toLowerCase()
@@ -22,10 +34,11 @@ export function queryTerms(text: string): string[] {
 		.match(/[\p{L}\p{N}]+/gu) ?? []) {
 		if (raw.length < 2 && !/\d/.test(raw)) continue;
 		if (STOPWORDS.has(raw) || raw.length > 64) continue;
+		if (question && QUESTION_WORDS.has(raw)) continue;
 		seen.add(raw);
 		if (seen.size >= 32) break;
 	}
-	return [...seen];
+	return question && seen.size === 0 ? queryTerms(text) : [...seen];
 }
 
 /** An FTS5 MATCH expression: every term quoted, any term may match (BM25 ranks the overlap). */
