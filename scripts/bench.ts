@@ -508,9 +508,9 @@ out();
 out("## Ingest and stage 1");
 out();
 if (result.ingest?.length) {
-	out("Each real session file is posted whole to a new session through `POST …/sessions/:id/transcript` (parse, normalise");
-	out("and de-duplicate in the Worker; in the project's object: new record keys, secret redaction, one R2 chunk, one");
-	out("transaction), then posted again (every turn a duplicate). Stage 1 runs each session as one range through the method");
+	out("Each real session file is posted whole to a new session through `POST …/sessions/:id/transcript` (read as it streams,");
+	out("parsed, normalised, checked against the session's record keys, secret-redacted and staged as R2 chunks in the Worker;");
+	out("then one transaction in the project's object), then posted again (every turn a duplicate). Stage 1 runs each session as one range through the method");
 	out("the queue consumer calls on the project's object (`extractRange` → `processRange`: cursor read, settings, agent-write");
 	out("check, R2 read, prompt with redaction, output validation and sanitising, commit, coordinator notice), alternating a");
 	out("zero-latency scripted model and the offline extractor, so the numbers are Cairn's own overhead per range.");
