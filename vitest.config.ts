@@ -6,11 +6,15 @@ export default defineConfig({
 		projects: [
 			{
 				// The Worker, inside workerd against local D1, R2, Queues and Durable Objects.
-				plugins: [await workersPlugin({ CAIRN_ADMIN_TOKEN: "test-admin-token" })],
+				plugins: [await workersPlugin({ CAIRN_ADMIN_TOKEN: "test-admin-token", CAIRN_CONSOLE_SECRET: "test-console-secret" })],
 				test: {
 					name: "worker",
 					include: ["test/**/*.test.ts"],
 					exclude: ["test/node/**"],
+					// One runtime for every file (each test makes its own tenant and projects). With a fresh runtime
+					// per file, the Worker's module graph is sent to each new one in a message past workerd's 1 MB
+					// WebSocket limit once the console is part of it, and every file after the first fails.
+					isolate: false,
 					setupFiles: ["./test/setup.ts"],
 					// Generous: some tests seed hundreds of memories or wait for the local queue; a loaded machine must not fail them.
 					testTimeout: 30_000,

@@ -18,6 +18,7 @@ import { sessionRoutes, TRANSCRIPT_BODY_LIMIT } from "./api/routes/sessions";
 import { settingsRoutes } from "./api/routes/settings";
 import { TEAM_SYNC_BODY_LIMIT, teamMemoryRoutes } from "./api/routes/team-memory";
 import { BatchItemSchema } from "./api/schemas";
+import { consoleRoutes } from "./console";
 import { bearerChallenge, mcpPostOnly, mcpRoute } from "./mcp/route";
 
 /** Request bodies: a topic file is ≤ 64 KB; a batch of 100 needs more room. */
@@ -121,6 +122,12 @@ export function createApp() {
 	app.route("/", pipelineRoutes);
 	app.route("/", teamMemoryRoutes);
 	app.route("/", reviewRoutes);
+
+	// The web console: its own session cookie, honoured only under /console; it calls the routes above.
+	app.route(
+		"/console",
+		consoleRoutes((request, env, ctx) => app.fetch(request, env, ctx)),
+	);
 
 	app.openAPIRegistry.register("BatchMemoryInput", BatchItemSchema);
 	app.openAPIRegistry.registerComponent("securitySchemes", "apiKey", {

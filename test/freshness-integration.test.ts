@@ -48,7 +48,7 @@ describe("freshness", () => {
 
 		const inject = await json(await call(`/v1/projects/${projectId}/inject`, { token: tenant.token, json: { query: "staging database" } }));
 		expect(inject.text).toMatch(/staging-db-port\.md\nproject, personal, confirmed 3 days ago/);
-		expect(inject.text).toMatch(/staging-db-host\.md\nproject, personal, updated 40 days ago/);
+		expect(inject.text).not.toMatch(/staging-db-port\.md\nproject, personal, updated/);
 	});
 
 	it("takes the later of edit and confirmation", () => {
