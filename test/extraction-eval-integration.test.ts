@@ -83,8 +83,14 @@ describe("a corrected current-state fact", () => {
 		const current = await (await api(`/v1/projects/${projectId}/memories/${name}`)).text();
 		expect(current).toContain("5433");
 		expect(current).not.toContain("5432");
-		const history = (await (await api(`/v1/projects/${projectId}/memories/${name}/history`)).json()) as { versions: { version: number }[] };
+		const history = (await (await api(`/v1/projects/${projectId}/memories/${name}/history`)).json()) as {
+			versions: { version: number; runId: string | null; evidence: { session: string; turns: string[] }[] }[];
+		};
 		expect(history.versions.length).toBe(2);
+		// Each version records the run that wrote it and the session and turn it rests on.
+		expect(history.versions[0]?.runId).toEqual(expect.any(String));
+		expect(history.versions[0]?.evidence).toEqual([{ session: "fact-2", turns: ["t0"] }]);
+		expect(history.versions[1]?.evidence).toEqual([{ session: "fact-1", turns: ["t0"] }]);
 		const old = await (await api(`/v1/projects/${projectId}/memories/${name}/history/1`)).text();
 		expect(old).toContain("5432");
 

@@ -376,8 +376,17 @@ ${
 				String(latest),
 			)}</select></div>
 <button type="submit" class="secondary">Compare side by side</button></form>
-<div class="table-wrap" tabindex="0" role="region" aria-label="Scrollable table"><table><thead><tr><th scope="col">Version</th><th scope="col">When</th><th scope="col">Source</th><th scope="col">Session</th></tr></thead>
-<tbody>${versions.map((v) => html`<tr><td>${v.version}</td><td>${when(v.updatedAt)}</td><td>${v.source}</td><td>${v.sessionId ?? "—"}</td></tr>`)}</tbody></table></div>`
+<div class="table-wrap" tabindex="0" role="region" aria-label="Scrollable table"><table><thead><tr><th scope="col">Version</th><th scope="col">When</th><th scope="col">Source</th><th scope="col">Session</th><th scope="col">Run</th><th scope="col">Rests on</th></tr></thead>
+<tbody>${versions.map(
+				(v) =>
+					html`<tr><td>${v.version}</td><td>${when(v.updatedAt)}</td><td>${v.source}</td><td>${v.sessionId ?? "—"}</td><td>${v.runId ?? "—"}</td><td>${
+						((v.evidence ?? []) as Loose[]).length === 0
+							? "—"
+							: ((v.evidence ?? []) as Loose[])
+									.map((e) => `${e.session}${e.turns?.length ? ` (${(e.turns as string[]).join(", ")})` : ""}`)
+									.join("; ")
+					}</td></tr>`,
+			)}</tbody></table></div>`
 }
 <h2 id="evidence">Evidence</h2>
 ${

@@ -14,6 +14,7 @@ import {
 	isGuardFailure,
 	type MemoryRow,
 	type ProjectContext,
+	type VersionEvidence,
 	type WriteGuard,
 	writeMemory,
 } from "../memory/store";
@@ -74,6 +75,8 @@ export class RunCleared extends Error {
  * every write of the run checks it in the transaction that commits the write.
  */
 export interface RunGuard extends WriteGuard {
+	/** The run this guard belongs to: recorded on every version it writes. */
+	runId: string;
 	/** Throws RunCleared when the guard no longer holds. Synchronous SQL: nothing runs in between. */
 	check: () => Promise<void>;
 	statement: () => ProjectStatement;
@@ -84,13 +87,14 @@ const rethrowCleared = (err: unknown): never => {
 	throw isGuardFailure(err) ? new RunCleared() : err;
 };
 
-function runGuard(db: ProjectDb, projectId: string, outputs: PendingOutput[]): RunGuard {
+function runGuard(db: ProjectDb, projectId: string, outputs: PendingOutput[], runId: string): RunGuard {
 	const first = outputs[0] as PendingOutput;
 	const condition =
 		"EXISTS (SELECT 1 FROM stage1_outputs WHERE project_id = ? AND session_id = ? AND from_seq = ? AND created_at = ? AND consolidated_at IS NULL)";
 	const args = [projectId, first.session_id, first.from_seq, first.created_at];
 	const statement = () => guardStatement(db, condition, args);
 	return {
+		runId,
 		condition,
 		args,
 		error: () => new RunCleared(),
@@ -151,6 +155,25 @@ function changeProposal(op: Operation, row: MemoryRow, evidence: string[]): Revi
 	return { ...common, op: "update", proposed: { ...file, ...(op.proposedScope ? { scope: op.proposedScope } : {}) } };
 }
 
+/**
+ * The turns behind an operation: in each evidence session, the candidates named like its memory (or
+ * a memory it merges), or whose statement its body carries.
+ */
+function supportingTurns(op: Operation, sessions: string[], outputs: PendingOutput[]): VersionEvidence[] {
+	const names = new Set([op.name, ...(op.op === "merge" ? op.from : [])]);
+	const body = "body" in op ? op.body.toLowerCase() : "";
+	return sessions.map((session) => {
+		const turns = new Set<string>();
+		for (const o of outputs.filter((x) => x.session_id === session)) {
+			for (const c of o.candidates) {
+				const statement = c.description.replace(/[.!]+$/, "").toLowerCase();
+				if (names.has(c.name) || (statement.length > 8 && body.includes(statement))) for (const t of c.evidence) turns.add(t);
+			}
+		}
+		return { session, turns: [...turns].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))) };
+	});
+}
+
 async function applyOperation(
 	env: ProjectEnv,
 	ctx: ProjectContext,
@@ -201,6 +224,7 @@ async function applyOperation(
 				source: "consolidation",
 				sessionId: evidence.at(-1) ?? null,
 				...(op.op !== "merge" && op.proposedScope ? { proposedScope: op.proposedScope } : {}),
+				provenance: { runId: guard.runId, evidence: supportingTurns(op, evidence, outputs) },
 			},
 			{ afterObjectPut: faults.afterObjectPut },
 			guard,
@@ -311,7 +335,7 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 		for (const userId of [...new Set(batch.map((o) => o.user_id))]) {
 			const outputs = batch.filter((o) => o.user_id === userId);
 			const ctx: ProjectContext = { tenantId: project.tenant_id, userId, projectId };
-			const guard = runGuard(env.PDB, projectId, outputs);
+			const guard = runGuard(env.PDB, projectId, outputs, runId);
 			const settings = await effectiveSettings(env.DB, ctx.tenantId, userId, projectId);
 			if (settings["memories.enabled"].value !== true) continue; // left pending until memory is on again
 			const candidates = outputs.flatMap((o) => o.candidates);

@@ -102,6 +102,14 @@ export interface WriteInput {
 	ifMatch?: number | "*";
 	/** Records (or, with null, clears) a scope the memory is proposed for; left as is when absent. */
 	proposedScope?: MemoryScope | null;
+	/** The consolidation run that writes this version, and the sessions and turns it rests on. */
+	provenance?: { runId: string; evidence: VersionEvidence[] };
+}
+
+/** A session and the turns in it (`t<seq>`) that a version rests on. */
+export interface VersionEvidence {
+	session: string;
+	turns: string[];
 }
 
 export interface WriteResult {
@@ -278,6 +286,16 @@ export async function writeMemory(
 					.bind(...identityArgs),
 				bumpIndex,
 			];
+	if (input.provenance) {
+		statements.push(
+			db
+				.prepare(
+					`UPDATE memory_versions SET run_id = ?, evidence_json = ?
+					 WHERE memory_id = (SELECT id FROM memories WHERE ${identity}) AND version = (SELECT version FROM memories WHERE ${identity})`,
+				)
+				.bind(input.provenance.runId, JSON.stringify(input.provenance.evidence), ...identityArgs, ...identityArgs),
+		);
+	}
 	if (input.proposedScope !== undefined) {
 		statements.push(db.prepare(`UPDATE memories SET proposed_scope = ? WHERE ${identity}`).bind(input.proposedScope, ...identityArgs));
 	}
@@ -358,12 +376,14 @@ export interface VersionRow {
 	source: MemorySource;
 	session_id: string | null;
 	created_at: string;
+	run_id: string | null;
+	evidence_json: string;
 }
 
 export async function listVersions(db: ProjectDb, memoryId: number): Promise<VersionRow[]> {
 	const { results } = await db
 		.prepare(
-			"SELECT version, content_hash, source, session_id, created_at FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000",
+			"SELECT version, content_hash, source, session_id, created_at, run_id, evidence_json FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000",
 		)
 		.bind(memoryId)
 		.all<VersionRow>();
@@ -372,7 +392,9 @@ export async function listVersions(db: ProjectDb, memoryId: number): Promise<Ver
 
 export async function getVersion(db: ProjectDb, memoryId: number, version: number) {
 	return db
-		.prepare("SELECT version, content_hash, source, session_id, created_at FROM memory_versions WHERE memory_id = ? AND version = ?")
+		.prepare(
+			"SELECT version, content_hash, source, session_id, created_at, run_id, evidence_json FROM memory_versions WHERE memory_id = ? AND version = ?",
+		)
 		.bind(memoryId, version)
 		.first<VersionRow>();
 }

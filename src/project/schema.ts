@@ -205,6 +205,10 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	);
 	CREATE UNIQUE INDEX review_items_pending ON review_items (project_id, owner_id, kind, memory_scope, memory_name) WHERE status = 'pending';
 	CREATE INDEX review_items_listing ON review_items (project_id, owner_id, status, created_at);`,
+	// 9: what each version rests on: the consolidation run that wrote it and the sessions and turns of
+	// the candidates behind it (a JSON array of {session, turns}).
+	`ALTER TABLE memory_versions ADD COLUMN run_id TEXT;
+	ALTER TABLE memory_versions ADD COLUMN evidence_json TEXT NOT NULL DEFAULT '[]';`,
 ];
 
 /**

@@ -311,7 +311,16 @@ memoryRoutes.openapi(
 					"application/json": {
 						schema: z.object({
 							versions: z.array(
-								z.object({ version: z.number().int(), updatedAt: z.string(), source: z.string(), sessionId: z.string().nullable() }),
+								z.object({
+									version: z.number().int(),
+									updatedAt: z.string(),
+									source: z.string(),
+									sessionId: z.string().nullable(),
+									runId: z.string().nullable().openapi({ description: "The consolidation run that wrote this version" }),
+									evidence: z
+										.array(z.object({ session: z.string(), turns: z.array(z.string()) }))
+										.openapi({ description: "The sessions and turns (t<seq>) of the candidates this version rests on" }),
+								}),
 							),
 						}),
 					},
@@ -323,7 +332,16 @@ memoryRoutes.openapi(
 	async (c) => {
 		const { versions } = await store(c).history(c.get("projectContext"), c.req.valid("param").name, c.req.valid("query").scope);
 		return c.json(
-			{ versions: versions.map((v) => ({ version: v.version, updatedAt: v.created_at, source: v.source, sessionId: v.session_id })) },
+			{
+				versions: versions.map((v) => ({
+					version: v.version,
+					updatedAt: v.created_at,
+					source: v.source,
+					sessionId: v.session_id,
+					runId: v.run_id,
+					evidence: JSON.parse(v.evidence_json || "[]") as { session: string; turns: string[] }[],
+				})),
+			},
 			200,
 		);
 	},
