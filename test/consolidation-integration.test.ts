@@ -6,7 +6,18 @@ import type { ConsolidationFaults } from "../src/consolidate/run";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
 import { objectKey } from "../src/memory/paths";
-import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
+import {
+	addStageOneOutput,
+	call,
+	createProject,
+	createTenant,
+	expectError,
+	json,
+	type Loose,
+	projectDb,
+	putMemory,
+	type Tenant,
+} from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -42,32 +53,8 @@ const statement = (description: string, type: Candidate["type"] = "feedback", na
 });
 
 /** A stage-1 output for the tenant's user, as the extractor would have committed it. */
-async function addOutput(sessionId: string, candidates: Candidate[], activity = new Date().toISOString(), fromSeq = 0) {
-	const db = projectDb(projectId);
-	await db.batch([
-		db
-			.prepare(
-				`INSERT INTO sessions (project_id, id, user_id, agent, started_at, last_activity_at, turns, cursor, updated_at)
-			 VALUES (?, ?, ?, 'generic', ?, ?, 1, 1, ?) ON CONFLICT DO UPDATE SET last_activity_at = excluded.last_activity_at`,
-			)
-			.bind(projectId, sessionId, tenant.userId, activity, activity, activity),
-		db
-			.prepare(
-				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at)
-			 VALUES (?, ?, ?, ?, ?, 'offline', ?, 'A session.', ?, ?)`,
-			)
-			.bind(
-				projectId,
-				sessionId,
-				fromSeq,
-				fromSeq,
-				tenant.userId,
-				candidates.map((c) => `- ${c.description}`).join("\n"),
-				JSON.stringify(candidates),
-				activity,
-			),
-	]);
-}
+const addOutput = (sessionId: string, candidates: Candidate[], activity?: string, fromSeq?: number) =>
+	addStageOneOutput(projectId, tenant.userId, sessionId, candidates, activity, fromSeq);
 
 const status = async () => (await json(await call(`/v1/projects/${projectId}/status`, { token: tenant.token }))).pipeline;
 const memories = async () => {

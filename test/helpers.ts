@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
+import type { Candidate } from "../src/extract/schema";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "https://cairn.test";
@@ -11,6 +12,44 @@ export interface CallOptions {
 	json?: unknown;
 	body?: string;
 	headers?: Record<string, string>;
+}
+
+/**
+ * A stage-1 output for a user's session, as the extractor would have committed it (the session row
+ * too): how consolidation tests hand candidates to a run.
+ */
+export async function addStageOneOutput(
+	projectId: string,
+	userId: string,
+	sessionId: string,
+	candidates: Candidate[],
+	activity = new Date().toISOString(),
+	fromSeq = 0,
+): Promise<void> {
+	const db = projectDb(projectId);
+	await db.batch([
+		db
+			.prepare(
+				`INSERT INTO sessions (project_id, id, user_id, agent, started_at, last_activity_at, turns, cursor, updated_at)
+				 VALUES (?, ?, ?, 'generic', ?, ?, 1, 1, ?) ON CONFLICT DO UPDATE SET last_activity_at = excluded.last_activity_at`,
+			)
+			.bind(projectId, sessionId, userId, activity, activity, activity),
+		db
+			.prepare(
+				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at)
+				 VALUES (?, ?, ?, ?, ?, 'offline', ?, 'A session.', ?, ?)`,
+			)
+			.bind(
+				projectId,
+				sessionId,
+				fromSeq,
+				fromSeq,
+				userId,
+				candidates.map((c) => `- ${c.description}`).join("\n"),
+				JSON.stringify(candidates),
+				activity,
+			),
+	]);
 }
 
 /** Reads until `done` holds (or `ms` pass), every 200 ms: for work the Worker finishes after answering (queues, alarms). */

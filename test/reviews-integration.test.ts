@@ -6,7 +6,18 @@ import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
-import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
+import {
+	addStageOneOutput,
+	call,
+	createProject,
+	createTenant,
+	expectError,
+	json,
+	type Loose,
+	projectDb,
+	putMemory,
+	type Tenant,
+} from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -27,23 +38,8 @@ const configure = (setup: (instance: ProjectCoordinator) => void) =>
 	runInDurableObject(coordinator(), async (instance: ProjectCoordinator) => setup(instance));
 
 /** A stage-1 output for the tenant's user, as the extractor would have committed it. */
-async function addOutput(sessionId: string, candidates: Candidate[], activity = new Date().toISOString()) {
-	const db = projectDb(projectId);
-	await db.batch([
-		db
-			.prepare(
-				`INSERT INTO sessions (project_id, id, user_id, agent, started_at, last_activity_at, turns, cursor, updated_at)
-				 VALUES (?, ?, ?, 'generic', ?, ?, 1, 1, ?) ON CONFLICT DO UPDATE SET last_activity_at = excluded.last_activity_at`,
-			)
-			.bind(projectId, sessionId, tenant.userId, activity, activity, activity),
-		db
-			.prepare(
-				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at)
-				 VALUES (?, ?, 0, 0, ?, 'offline', '', 'A session.', ?, ?)`,
-			)
-			.bind(projectId, sessionId, tenant.userId, JSON.stringify(candidates), activity),
-	]);
-}
+const addOutput = (sessionId: string, candidates: Candidate[], activity?: string, fromSeq?: number) =>
+	addStageOneOutput(projectId, tenant.userId, sessionId, candidates, activity, fromSeq);
 
 /** One consolidation run with this model (null: the offline consolidator). */
 async function consolidate(model: ReturnType<typeof scripted> | null) {
