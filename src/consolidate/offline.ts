@@ -1,5 +1,6 @@
 import type { Candidate } from "../extract/schema";
 import type { MemoryType } from "../memory/topic-file";
+import { CJK_RUN, grams } from "../recall/grams";
 import type { PendingOutput, TouchedMemory } from "./inputs";
 import { type ConsolidationPlan, isCurrentState, type Operation } from "./plan";
 
@@ -22,28 +23,16 @@ const STOP = new Set(
 		" ",
 	),
 );
-/** Han, kana and Hangul: scripts written without spaces between words, or with particles attached. */
-const CJK = /[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/;
-
 /**
  * Content terms of a statement, in any script: Latin words (stop words and bare numbers left out),
- * and for CJK runs their two-character pieces, so "스테이징 DB는" and "스테이징 DB 포트" share terms
- * whatever particles and endings are attached.
+ * and for CJK text the grams the recall index uses (src/recall/grams.ts), so "스테이징 DB는" and
+ * "스테이징 DB 포트" share terms whatever particles and endings are attached.
  */
 export function contentWords(text: string): Set<string> {
-	const out = new Set<string>();
-	for (const token of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-		if (!CJK.test(token)) {
-			if (token.length > 1 && !STOP.has(token) && !/^\d+$/.test(token)) out.add(token);
-			continue;
-		}
-		for (const run of token.split(/([^\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+)/)) {
-			if (!run) continue;
-			if (!CJK.test(run)) {
-				if (run.length > 1 && !/^\d+$/.test(run)) out.add(run);
-			} else if (run.length === 1) out.add(run);
-			else for (let i = 0; i + 1 < run.length; i++) out.add(run.slice(i, i + 2));
-		}
+	const lower = text.toLowerCase();
+	const out = new Set<string>(grams(lower));
+	for (const token of lower.replace(CJK_RUN, " ").match(/[\p{L}\p{N}]+/gu) ?? []) {
+		if (token.length > 1 && !STOP.has(token) && !/^\d+$/.test(token)) out.add(token);
 	}
 	return out;
 }

@@ -10,7 +10,7 @@
  */
 
 /** Hangul, Hiragana, Katakana (with the prolonged sound mark) and Han (with the iteration mark). */
-const CJK_RUN = /[\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}\u30FC\u3005]+/gu;
+export const CJK_RUN = /[\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}\u30FC\u3005]+/gu;
 const HAN = /\p{Script=Han}/u;
 const HAS_CJK = /[\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}]/u;
 /** Kana and Han: scripts written without spaces between words. */
