@@ -163,7 +163,8 @@ export type Caller = (
 	init?: { method?: string; json?: unknown; body?: string; headers?: Record<string, string> },
 ) => Promise<Response>;
 
-const waitFor = async <T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 60_000): Promise<T> => {
+/** Reads until `done` holds (or `ms` pass), every 200 ms: for work the Worker finishes after answering (queues, alarms). */
+export const waitFor = async <T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 60_000): Promise<T> => {
 	const end = Date.now() + ms;
 	let value = await read();
 	while (!done(value) && Date.now() < end) {

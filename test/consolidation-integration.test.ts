@@ -16,6 +16,7 @@ import {
 	type Loose,
 	projectDb,
 	putMemory,
+	scriptedModel,
 	type Tenant,
 } from "./helpers";
 
@@ -23,15 +24,7 @@ let tenant: Tenant;
 let projectId: string;
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const scripted = (answer: unknown) =>
-	new MockLanguageModelV4({
-		doGenerate: async () => ({
-			content: [{ type: "text", text: typeof answer === "string" ? answer : JSON.stringify(answer) }],
-			finishReason: { unified: "stop", raw: "stop" },
-			usage,
-			warnings: [],
-		}),
-	});
+const scripted = scriptedModel;
 
 const coordinator = () => env.PROJECT_COORDINATOR.getByName(projectId);
 /** Sets the coordinator's test seams (model, faults, a hook at run start). */

@@ -1,5 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { MockLanguageModelV4 } from "ai/test";
+import { waitFor } from "../bench/extraction-eval";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
 
@@ -52,15 +54,25 @@ export async function addStageOneOutput(
 	]);
 }
 
-/** Reads until `done` holds (or `ms` pass), every 200 ms: for work the Worker finishes after answering (queues, alarms). */
-export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-	const end = Date.now() + ms;
-	let value = await read();
-	while (!done(value) && Date.now() < end) {
-		await new Promise((r) => setTimeout(r, 200));
-		value = await read();
-	}
-	return value;
+/** Reads until `done` holds (or `ms` pass, 20 s by default), every 200 ms. */
+export const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> => waitFor(read, done, ms);
+
+/** A scripted model that answers `answer` (JSON-encoded unless a string) to every call. */
+export const scriptedModel = (answer: unknown) =>
+	new MockLanguageModelV4({
+		doGenerate: async () => ({
+			content: [{ type: "text", text: typeof answer === "string" ? answer : JSON.stringify(answer) }],
+			finishReason: { unified: "stop", raw: "stop" },
+			usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+			warnings: [],
+		}),
+	});
+
+/** `POST …/recall` as the token's caller; expects 200. */
+export async function recallAs(token: string, projectId: string, body: Record<string, unknown>): Promise<Loose> {
+	const res = await call(`/v1/projects/${projectId}/recall`, { token, json: body });
+	if (res.status !== 200) throw new Error(`recall answered ${res.status}`);
+	return json(res);
 }
 
 /** Sends a request through the real Worker entry point. */

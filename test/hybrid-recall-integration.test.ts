@@ -4,7 +4,7 @@ import { MockEmbeddingModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { type Embedder, embedderFromModel, nearest, normalise, resolveEmbedder } from "../src/recall/embedding";
-import { call, createProject, createTenant, expectError, json, type Loose, projectDb, type Tenant } from "./helpers";
+import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, recallAs, type Tenant } from "./helpers";
 
 /** A scripted embedding model: one dimension per concept, so related words are near without sharing a word. */
 const CONCEPTS = [
@@ -49,19 +49,10 @@ const useEmbedder = (embedder: Embedder | null | undefined) =>
 	});
 
 async function write(name: string, type: string, description: string, body: string) {
-	const res = await call(`/v1/projects/${projectId}/memories/${name}`, {
-		token: tenant.token,
-		method: "PUT",
-		json: { type, description, body },
-	});
-	expect(res.status).toBeLessThan(300);
+	expect((await putMemory(tenant.token, projectId, name, body, { type, description })).status).toBeLessThan(300);
 }
 
-async function recall(query: string, extra: Loose = {}): Promise<Loose> {
-	const res = await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, json: { query, ...extra } });
-	expect(res.status).toBe(200);
-	return json(res);
-}
+const recall = (query: string, extra: Loose = {}) => recallAs(tenant.token, projectId, { query, ...extra });
 
 const vectorRow = (name: string) =>
 	projectDb(projectId)

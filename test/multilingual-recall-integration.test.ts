@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { migrateProjectSchema } from "../src/project/schema";
-import { call, createProject, createTenant, json, type Loose, projectDb, type Tenant } from "./helpers";
+import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, recallAs, type Tenant } from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -31,19 +31,10 @@ const MEMORIES: [string, string, string, string][] = [
 ];
 
 async function write(name: string, type: string, description: string, body: string) {
-	const res = await call(`/v1/projects/${projectId}/memories/${name}`, {
-		token: tenant.token,
-		method: "PUT",
-		json: { type, description, body },
-	});
-	expect(res.status).toBeLessThan(300);
+	expect((await putMemory(tenant.token, projectId, name, body, { type, description })).status).toBeLessThan(300);
 }
 
-async function recall(query: string, extra: Loose = {}): Promise<Loose> {
-	const res = await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, json: { query, ...extra } });
-	expect(res.status).toBe(200);
-	return json(res);
-}
+const recall = (query: string, extra: Loose = {}) => recallAs(tenant.token, projectId, { query, ...extra });
 
 const names = (body: Loose) => body.memories.map((m: Loose) => m.name);
 

@@ -2,7 +2,6 @@
 // retry of a failed session's extraction, through the real Worker and the project's object.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
@@ -16,22 +15,14 @@ import {
 	type Loose,
 	projectDb,
 	putMemory,
+	scriptedModel,
 	type Tenant,
 } from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const scripted = (answer: unknown) =>
-	new MockLanguageModelV4({
-		doGenerate: async () => ({
-			content: [{ type: "text", text: JSON.stringify(answer) }],
-			finishReason: { unified: "stop", raw: "stop" },
-			usage,
-			warnings: [],
-		}),
-	});
+const scripted = scriptedModel;
 
 const coordinator = () => env.PROJECT_COORDINATOR.getByName(projectId);
 const configure = (setup: (instance: ProjectCoordinator) => void) =>
