@@ -91,10 +91,17 @@ const inGroups = <T>(items: T[], size: number): T[][] =>
 
 /** The session a post adds to; a session id another user holds is a conflict. */
 export async function ingestBase(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<IngestBase> {
+	return baseOf(await postableSession(db, ctx, sessionId));
+}
+
+/** The session a post adds to (null when new); a session id another user holds is a conflict. */
+async function postableSession(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<SessionRow | null> {
 	const session = await getSession(db, ctx.projectId, sessionId);
 	if (session && session.user_id !== ctx.userId) throw new CairnError("conflict", "this session id is already used by another user");
-	return { turns: session?.turns ?? 0, agent: session?.agent ?? null };
+	return session;
 }
+
+const baseOf = (session: SessionRow | null): IngestBase => ({ turns: session?.turns ?? 0, agent: session?.agent ?? null });
 
 /** The record keys among `keys` that the session already holds. */
 export async function seenRecords(db: ProjectDb, ctx: ProjectContext, sessionId: string, keys: string[]): Promise<string[]> {
@@ -145,7 +152,9 @@ export async function commitIngest(
 	sessionId: string,
 	commit: IngestCommit,
 ): Promise<{ session: CommittedSession } | { stale: IngestBase }> {
-	const current = await ingestBase(db, ctx, sessionId);
+	// The batch below changes neither cursor nor memory turns, so the row read here is also the answer's.
+	const row = await postableSession(db, ctx, sessionId);
+	const current = baseOf(row);
 	if (current.turns !== commit.base) return { stale: current };
 	if (current.agent && current.agent !== commit.agent) {
 		throw new CairnError("conflict", `this session holds a ${current.agent} transcript; the posted lines read as ${commit.agent}`);
@@ -197,15 +206,8 @@ export async function commitIngest(
 			return { stale: await ingestBase(db, ctx, sessionId) };
 		throw err;
 	}
-	const session = await getSession(db, ctx.projectId, sessionId);
 	return {
-		session: {
-			project_id: ctx.projectId,
-			id: sessionId,
-			turns: last + 1,
-			cursor: session?.cursor ?? 0,
-			memory_turns: session?.memory_turns ?? 0,
-		},
+		session: { project_id: ctx.projectId, id: sessionId, turns: last + 1, cursor: row?.cursor ?? 0, memory_turns: row?.memory_turns ?? 0 },
 	};
 }
 
