@@ -23,6 +23,10 @@ export interface CandidateOptions {
 	grams?: string[];
 	/** The query text, to embed for semantic candidates; absent for lexical retrieval only. */
 	semanticQuery?: string;
+	/** Windows of time the query names (src/recall/dates.ts): the best matches written in each are candidates too. */
+	windows?: { from: string; to: string }[];
+	/** Also read the memories written next to the best this many lexical candidates (`neighbourRows`). */
+	neighbours?: number;
 }
 
 export type Retrieval = "lexical" | "hybrid";
@@ -37,7 +41,14 @@ export interface CandidateSet {
 	retrieval: Retrieval;
 	/** Why retrieval is lexical although semantic candidates were asked for. */
 	note?: string;
+	/** With `neighbours`: memories of the same session written next to a top lexical candidate (`seed`, its id), not among `rows`. */
+	neighbourRows?: (CandidateRow & { seed: number })[];
 }
+
+/** The best word matches read from each window of time the query names, beyond the ordinary candidates. */
+export const DATED_CANDIDATES = 10;
+/** How many ids either side of a seed are looked at for its neighbours. */
+export const NEIGHBOUR_SPAN = 2;
 
 const scopeFilter = (scopes: MemoryScope[], alias: string) =>
 	scopes.length === 2
@@ -46,8 +57,16 @@ const scopeFilter = (scopes: MemoryScope[], alias: string) =>
 			? `${alias}.scope = 'team'`
 			: `${alias}.scope = 'personal' AND ${alias}.owner_id = ?3`;
 
-/** The lexical candidates: both indexes, BM25 added per memory, best `limit` first. */
-export function lexicalCandidates(db: ProjectDb, ctx: ProjectContext, terms: string[], options: CandidateOptions): Promise<CandidateRow[]> {
+/**
+ * The lexical candidates: both indexes, BM25 added per memory, best `limit` first; then, per window of
+ * time the query names, the best DATED_CANDIDATES word matches written in it that are not there yet.
+ */
+export async function lexicalCandidates(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	terms: string[],
+	options: CandidateOptions,
+): Promise<CandidateRow[]> {
 	const lists: Promise<{ results: CandidateRow[] }>[] = [];
 	if (terms.length > 0)
 		lists.push(
@@ -60,17 +79,71 @@ export function lexicalCandidates(db: ProjectDb, ctx: ProjectContext, terms: str
 				.bind(gramMatchExpression(options.grams), ctx.projectId, ctx.userId, options.limit)
 				.all<CandidateRow>(),
 		);
-	return Promise.all(lists).then((results) => {
-		if (results.length === 1) return results[0]?.results ?? [];
+	const matchable = terms.length > 0 || (options.grams?.length ?? 0) > 0;
+	const dated = (matchable ? (options.windows ?? []) : []).map((w) =>
+		terms.length > 0
+			? db
+					.prepare(candidateSql(options.scopes, "memories_fts", true))
+					.bind(matchExpression(terms), ctx.projectId, ctx.userId, DATED_CANDIDATES, w.from, w.to)
+					.all<CandidateRow>()
+			: db
+					.prepare(candidateSql(options.scopes, "memories_grams", true))
+					.bind(gramMatchExpression(options.grams ?? []), ctx.projectId, ctx.userId, DATED_CANDIDATES, w.from, w.to)
+					.all<CandidateRow>(),
+	);
+	const [results, datedResults] = await Promise.all([Promise.all(lists), Promise.all(dated)]);
+	let rows: CandidateRow[];
+	if (results.length === 1) rows = results[0]?.results ?? [];
+	else {
 		const byId = new Map<number, CandidateRow>();
-		for (const { results: rows } of results) {
-			for (const row of rows) {
+		for (const { results: found } of results) {
+			for (const row of found) {
 				const seen = byId.get(row.id);
 				if (seen) seen.rank += row.rank;
 				else byId.set(row.id, { ...row });
 			}
 		}
-		return [...byId.values()].sort((a, b) => a.rank - b.rank).slice(0, options.limit);
+		rows = [...byId.values()].sort((a, b) => a.rank - b.rank).slice(0, options.limit);
+	}
+	const known = new Set(rows.map((r) => r.id));
+	for (const { results: found } of datedResults) {
+		for (const row of found) {
+			if (known.has(row.id)) continue;
+			known.add(row.id);
+			rows.push(row);
+		}
+	}
+	return rows;
+}
+
+/**
+ * The memories written next to the best `count` rows: ids within NEIGHBOUR_SPAN of a seed and
+ * recorded by the same session, visible to the caller, not among `rows`. A session's memories are
+ * written together, so ids close to each other and one session are what "written next to" means.
+ */
+export async function neighbourCandidates(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	rows: CandidateRow[],
+	options: CandidateOptions,
+): Promise<(CandidateRow & { seed: number })[]> {
+	const seeds = rows.slice(0, options.neighbours ?? 0).filter((r) => r.session_id);
+	if (seeds.length === 0) return [];
+	const known = new Set(rows.map((r) => r.id));
+	const wanted = new Set<number>();
+	for (const s of seeds) for (let d = -NEIGHBOUR_SPAN; d <= NEIGHBOUR_SPAN; d++) if (!known.has(s.id + d)) wanted.add(s.id + d);
+	if (wanted.size === 0) return [];
+	const { results } = await db
+		.prepare(
+			`SELECT m.*, f.body AS fts_body, 0 AS rank FROM memories m JOIN memories_fts f ON f.rowid = m.id
+			 JOIN memory_visibility v ON v.memory_id = m.id
+			 WHERE m.id IN (SELECT value FROM json_each(?1)) AND v.project_id = ?2 AND ${scopeFilter(options.scopes, "v")}`,
+		)
+		.bind(JSON.stringify([...wanted]), ctx.projectId, ctx.userId)
+		.all<CandidateRow>();
+	return results.flatMap((row) => {
+		const seed = seeds.find((s) => Math.abs(s.id - row.id) <= NEIGHBOUR_SPAN && s.session_id === row.session_id);
+		return seed ? [{ ...row, seed: seed.id }] : [];
 	});
 }
 
@@ -107,6 +180,18 @@ export function vectorCandidates(db: ProjectDb, ctx: ProjectContext, model: stri
  * says why.
  */
 export async function findCandidates(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	terms: string[],
+	options: CandidateOptions,
+	embedding: { embedder: Embedder | null; reason?: string },
+): Promise<CandidateSet> {
+	const set = await gatherCandidates(db, ctx, terms, options, embedding);
+	if (options.neighbours) set.neighbourRows = await neighbourCandidates(db, ctx, set.rows, options);
+	return set;
+}
+
+async function gatherCandidates(
 	db: ProjectDb,
 	ctx: ProjectContext,
 	terms: string[],

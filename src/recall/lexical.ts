@@ -2,6 +2,7 @@ import { memoryUrl } from "../memory/paths";
 import type { MemoryRow, ProjectContext } from "../memory/store";
 import type { MemoryScope, MemoryType } from "../memory/topic-file";
 import type { ProjectDb } from "../project/sql";
+import { otherForms } from "./forms";
 import { cjkTermIn } from "./grams";
 import { matchExpression } from "./terms";
 
@@ -97,6 +98,10 @@ export interface ScoredMemory {
 		freshness: number;
 		coverage: number;
 		matchedTerms: string[];
+		/** Written inside a window of time the query names (src/recall/dates.ts). */
+		dated?: boolean;
+		/** Added as a neighbour of this memory (written next to it by the same session). */
+		neighbourOf?: string;
 		/** Hybrid retrieval only: cosine similarity to the query, and the ranks fused (1-based; absent when not in that list). */
 		similarity?: number;
 		lexicalRank?: number;
@@ -108,21 +113,25 @@ export interface ScoredMemory {
  * The candidate query: ?1 MATCH expression, ?2 project, ?3 user, ?4 limit. Exported so the
  * benchmark runs exactly this statement on plain SQLite as the latency floor. The same query runs
  * over the CJK index (`memories_grams`, src/recall/grams.ts) with a MATCH over grams; bodies always
- * come from `memories_fts`.
+ * come from `memories_fts`. `dated` keeps only memories written (created or last changed) between
+ * ?5 and ?6 (ISO instants, src/recall/dates.ts).
  */
-export function candidateSql(scopes: MemoryScope[], index: "memories_fts" | "memories_grams" = "memories_fts"): string {
+export function candidateSql(scopes: MemoryScope[], index: "memories_fts" | "memories_grams" = "memories_fts", dated = false): string {
 	const scopeFilter =
 		scopes.length === 2
 			? "(v.scope = 'team' OR v.owner_id = ?3)"
 			: scopes[0] === "team"
 				? "v.scope = 'team'"
 				: "v.scope = 'personal' AND v.owner_id = ?3";
+	const written = dated
+		? ` AND ${index}.rowid IN (SELECT id FROM memories WHERE project_id = ?2 AND ((created_at >= ?5 AND created_at < ?6) OR (updated_at >= ?5 AND updated_at < ?6)))`
+		: "";
 	// Rank inside, fetch outside: every match is checked against the narrow visibility table and the
 	// sorter holds only (id, rank); full rows and bodies are read only for the candidates kept.
 	return `SELECT m.*, f.body AS fts_body, top.rank AS rank FROM (
 	   SELECT ${index}.rowid AS id, bm25(${index}, ${FIELD_WEIGHTS.join(", ")}) AS rank
 	   FROM ${index} JOIN memory_visibility v ON v.memory_id = ${index}.rowid
-	   WHERE ${index} MATCH ?1 AND v.project_id = ?2 AND ${scopeFilter}
+	   WHERE ${index} MATCH ?1 AND v.project_id = ?2 AND ${scopeFilter}${written}
 	   ORDER BY rank LIMIT ?4
 	 ) AS top
 	 JOIN memories m ON m.id = top.id
@@ -140,14 +149,18 @@ export type CandidateRow = MemoryRow & { fts_body: string; rank: number };
 export const toCandidates = (rows: CandidateRow[]): Candidate[] =>
 	rows.map(({ fts_body, rank, ...row }) => ({ row: row as MemoryRow, body: fts_body, bm25: -rank }));
 
-/** Applies type and freshness priors to BM25 relevance. */
-export function score(candidates: Candidate[], terms: string[], now = Date.now()): ScoredMemory[] {
+/**
+ * Applies type and freshness priors to BM25 relevance. With `forms`, a query word also counts as
+ * matched by its other forms (src/recall/forms.ts: won → win).
+ */
+export function score(candidates: Candidate[], terms: string[], now = Date.now(), forms = false): ScoredMemory[] {
+	const spellings = terms.map((t) => (forms ? [t, ...otherForms(t)] : [t]).map(stemPrefix));
 	return candidates
 		.map(({ row, body, bm25 }) => {
 			const { ageDays, confirmed } = freshness(row, now);
 			const typePrior = TYPE_PRIORS[row.type] ?? 1;
 			const haystack = `${row.name} ${row.description} ${body}`.toLowerCase();
-			const matchedTerms = terms.filter((t) => cjkTermIn(t, haystack) ?? haystack.includes(stemPrefix(t)));
+			const matchedTerms = terms.filter((t, i) => cjkTermIn(t, haystack) ?? (spellings[i] ?? []).some((p) => haystack.includes(p)));
 			const coverage =
 				(terms.length > 1 ? (Math.max(1, matchedTerms.length) / terms.length) ** COVERAGE_WEIGHT : 1) *
 				(1 + PROXIMITY_BONUS * adjacentPairs(haystack, terms));

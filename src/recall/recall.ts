@@ -5,7 +5,9 @@ import type { MemoryScope } from "../memory/topic-file";
 import { projectStore } from "../project/client";
 import { type EffectiveSettings, effectiveSettings } from "../settings/settings";
 import type { CandidateSet, Retrieval } from "./candidates";
+import { type DateWindow, dateWindows, writtenIn } from "./dates";
 import { MAX_EMBED_CHARS, type VectorHit } from "./embedding";
+import { withForms } from "./forms";
 import { queryGrams, scoringTerms } from "./grams";
 import { type CandidateRow, documentsToolInUse, type RecalledMemory, type ScoredMemory, score, toCandidates, toRecalled } from "./lexical";
 import { selectWithModel } from "./selector";
@@ -23,6 +25,8 @@ export interface RecallRequest {
 	trace?: boolean;
 	/** Memories the agent was already shown in this session (inject with a session id): the model selector is told. */
 	shown?: string[];
+	/** The moment the question is asked from (ISO 8601): relative dates in the query ("last week") count back from it. Default: now. */
+	at?: string;
 	/** Internal (not part of the API): switches ranking steps off or on, to measure each one's contribution. */
 	ranking?: Partial<Ranking>;
 }
@@ -31,9 +35,24 @@ export interface RecallRequest {
 export interface Ranking {
 	/** Leave question-shaping words ("how many", "what kind", "how long ago") out of the query's terms (QUESTION_WORDS in src/recall/terms.ts). */
 	questionWords: boolean;
+	/** Search irregular forms of the query's words too: went → go, children → child (src/recall/forms.ts). */
+	wordForms: boolean;
+	/** Prefer memories written when the query says ("a week ago", "in March"), and read the best matches written then (src/recall/dates.ts). */
+	dateCues: boolean;
+	/** Add the memories the best match's session wrote next to it, below the first places (NEIGHBOUR_* below). */
+	neighbours: boolean;
 }
 
-export const RANKING: Ranking = { questionWords: true };
+export const RANKING: Ranking = { questionWords: true, wordForms: true, dateCues: true, neighbours: true };
+
+/** A memory written inside a window of time the query names scores this much more (×3 at 2). */
+export const DATE_CUE_WEIGHT = 2;
+/** The best this many raw lexical candidates lend their neighbours; only the final first one's are used. */
+const NEIGHBOUR_SEEDS = 3;
+/** A neighbour scores this share of its seed's score... */
+export const NEIGHBOUR_SHARE = 0.15;
+/** ...and never reaches this place or above: the direct matches keep the first places. */
+export const NEIGHBOUR_FIRST_RANK = 6;
 
 export type Engine = "lexical" | "llm" | "lexical-fallback";
 
@@ -45,6 +64,8 @@ export interface TraceEntry {
 	typePrior: number;
 	freshness: number;
 	matchedTerms: string[];
+	dated?: boolean;
+	neighbourOf?: string;
 	similarity?: number;
 	lexicalRank?: number;
 	vectorRank?: number;
@@ -92,6 +113,33 @@ export function fuse(lexical: ScoredMemory[], vectorOnly: ScoredMemory[], vector
 	return [...fused.values()].sort((a, b) => b.score - a.score || b.trace.bm25 - a.trace.bm25);
 }
 
+/** Memories written inside one of the windows score DATE_CUE_WEIGHT more; the ranking is sorted again. */
+export function withDateCues(ranked: ScoredMemory[], windows: DateWindow[]): ScoredMemory[] {
+	if (windows.length === 0) return ranked;
+	return ranked
+		.map((m) => (writtenIn(m.row, windows) ? { ...m, score: m.score * (1 + DATE_CUE_WEIGHT), trace: { ...m.trace, dated: true } } : m))
+		.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * A session's memories written next to each other often hold the rest of one story (what happened,
+ * then why): the first result's neighbours (`seeds`: neighbour id → seed id) join the ranking at
+ * NEIGHBOUR_SHARE of its score, or their own when higher, but below the first NEIGHBOUR_FIRST_RANK − 1 places.
+ */
+export function withNeighbours(ranked: ScoredMemory[], neighbours: ScoredMemory[], seeds: Map<number, number>): ScoredMemory[] {
+	const first = ranked[0];
+	if (!first) return ranked;
+	const mine = neighbours.filter((m) => seeds.get(m.row.id) === first.row.id);
+	if (mine.length === 0) return ranked;
+	const ceiling = (ranked[NEIGHBOUR_FIRST_RANK - 2]?.score ?? 0) * 0.999;
+	const added = mine.map((m) => ({
+		...m,
+		score: Math.min(ceiling, Math.max(m.score, NEIGHBOUR_SHARE * first.score)),
+		trace: { ...m.trace, neighbourOf: first.row.name },
+	}));
+	return [...ranked, ...added].sort((a, b) => b.score - a.score);
+}
+
 /** How many lexical candidates are scored (and shown to the model as a manifest). */
 const MANIFEST_SIZE = 25;
 /** Candidates read and scored: enough for the model's manifest and the largest limit, no more (each costs a row read). */
@@ -113,6 +161,7 @@ export async function recall(
 ): Promise<RecallResult> {
 	const ranking: Ranking = { ...RANKING, ...request.ranking };
 	const words = queryTerms(request.query, ranking.questionWords);
+	const windows = ranking.dateCues ? dateWindows(request.query, new Date(request.at ?? now)) : [];
 	const grams = queryGrams(request.query);
 	// Relevance is counted per word; a CJK run written without spaces counts as its bigrams.
 	const terms = scoringTerms(words);
@@ -124,10 +173,12 @@ export async function recall(
 	const [settings, candidates] = await Promise.all([
 		preloaded ?? effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
 		words.length > 0 || grams.length > 0 || semantic
-			? projectStore(env, ctx.projectId).recallCandidates(ctx, words, {
+			? projectStore(env, ctx.projectId).recallCandidates(ctx, ranking.wordForms ? withForms(words) : words, {
 					scopes: request.scope ? [request.scope] : ["personal", "team"],
 					limit: CANDIDATES + exclude.size,
 					grams,
+					...(windows.length > 0 ? { windows: windows.map(({ from, to }) => ({ from, to })) } : {}),
+					...(ranking.neighbours ? { neighbours: NEIGHBOUR_SEEDS } : {}),
 					...(semantic ? { semanticQuery: request.query.slice(0, MAX_EMBED_CHARS) } : {}),
 				})
 			: ({ rows: [] as CandidateRow[], vectorRows: [], vector: [], retrieval: "lexical" } as CandidateSet),
@@ -150,22 +201,22 @@ export async function recall(
 			warnings.push(`${s} memory is turned off (${key})`);
 		}
 	}
-	const lexicallyRanked = score(
-		toCandidates(rows).filter((c) => !off.has(c.row.scope)),
-		terms,
-		now,
+	const visible = (rows: CandidateRow[]) =>
+		score(
+			toCandidates(rows).filter((c) => !off.has(c.row.scope)),
+			terms,
+			now,
+			ranking.wordForms,
+		);
+	const neighbourRows = candidates.neighbourRows ?? [];
+	const lexicallyRanked = withNeighbours(
+		withDateCues(visible(rows), windows),
+		visible(neighbourRows),
+		new Map(neighbourRows.map((r) => [r.id, r.seed])),
 	);
 	const ranked =
 		retrieval === "hybrid"
-			? fuse(
-					lexicallyRanked,
-					score(
-						toCandidates(candidates.vectorRows).filter((c) => !off.has(c.row.scope)),
-						terms,
-						now,
-					),
-					candidates.vector,
-				)
+			? fuse(lexicallyRanked, withDateCues(visible(candidates.vectorRows), windows), candidates.vector)
 			: lexicallyRanked;
 
 	const trace: TraceEntry[] = [];

@@ -28,6 +28,11 @@ const RecallBody = z
 				'"lexical": the word and CJK indexes only. By default ("hybrid") embedding candidates are fused in when an embedding model is configured',
 		}),
 		trace: z.boolean().optional(),
+		at: z.iso.datetime({ offset: true }).optional().openapi({
+			description:
+				'The moment the query is asked from (ISO 8601). Dates in the query ("a week ago", "last Saturday", "in March", 지난주, 3日前) are read against it and memories written then are preferred. Default: now',
+			example: "2026-03-14T09:30:00Z",
+		}),
 	})
 	.openapi("RecallRequest");
 
