@@ -5,6 +5,10 @@ export interface SeedMemory {
 	type: string;
 	description: string;
 	body: string;
+	/** When the memory was written (ISO 8601): the date of the session it came from. Now when absent. */
+	writtenAt?: string;
+	/** The session that wrote it. */
+	session?: string;
 }
 
 export interface BenchInput {
@@ -12,7 +16,8 @@ export interface BenchInput {
 	sizes: number[];
 	sentences: string[];
 	queries: string[];
-	locomo: { id: string; memories: SeedMemory[]; questions: string[] }[];
+	/** `at`: when the questions are asked (the day after the last session), for dates in them. */
+	locomo: { id: string; memories: SeedMemory[]; questions: string[]; at?: string }[];
 	/** Real session files (Claude Code, Codex) for ingest and stage-1 measurements. */
 	transcripts: { name: string; text: string }[];
 	/** Tenancy: how many other projects of the largest size are present at each step after "alone", ascending. */
@@ -26,7 +31,7 @@ export interface BenchInput {
 		/** How each question's project is filled: directly inside its object, or through the batch endpoint. */
 		seed: "direct" | "batch";
 		sessions: Record<string, SeedMemory[]>;
-		questions: { id: string; query: string; haystack: string[] }[];
+		questions: { id: string; query: string; haystack: string[]; at?: string }[];
 	};
 }
 

@@ -43,7 +43,9 @@ async function seed(token: string, name: string, memories: SeedMemory[]) {
 		const r = await call(`/v1/projects/${id}/memories/batch`, {
 			method: "POST",
 			token,
-			body: JSON.stringify({ memories: memories.slice(i, i + 100) }),
+			body: JSON.stringify({
+				memories: memories.slice(i, i + 100).map(({ name, type, description, body }) => ({ name, type, description, body })),
+			}),
 		});
 		const { results } = (await r.json()) as { results: { status: string }[] };
 		if (results.some((x) => x.status === "error")) throw new Error(`seeding ${name} failed`);
@@ -61,17 +63,50 @@ const stubOf = (projectId: string) => env.PROJECT_COORDINATOR.getByName(projectI
 
 /** The ranking steps, switched on one at a time (each row keeps the ones above): what each adds. */
 const STEPS: { label: string; ranking: Ranking }[] = [
-	{ label: "without the steps below", ranking: { questionWords: false } },
-	{ label: "+ question-shaping words dropped", ranking: { questionWords: true } },
+	{ label: "without the steps below", ranking: { questionWords: false, wordForms: false, dateCues: false, neighbours: false } },
+	{ label: "+ question-shaping words dropped", ranking: { questionWords: true, wordForms: false, dateCues: false, neighbours: false } },
+	{ label: "+ irregular word forms", ranking: { questionWords: true, wordForms: true, dateCues: false, neighbours: false } },
+	{ label: "+ date cues", ranking: { questionWords: true, wordForms: true, dateCues: true, neighbours: false } },
+	{ label: "+ neighbours of the first result", ranking: { questionWords: true, wordForms: true, dateCues: true, neighbours: true } },
 ];
 
-/** The names recall returns (limit 10) for `query` under each step, called in the Worker as the route calls it. */
-function stepAnswers(ctx: { tenantId: string; userId: string; projectId: string }, query: string): Promise<string[][]> {
+/** The names recall returns (limit 10) for `query` asked at `at` under each step, called in the Worker as the route calls it. */
+function stepAnswers(ctx: { tenantId: string; userId: string; projectId: string }, query: string, at?: string): Promise<string[][]> {
 	return Promise.all(
 		STEPS.map(async ({ ranking }) =>
-			(await recall(env as unknown as Env, ctx, { query, limit: 10, engine: "lexical", ranking })).memories.map((m) => m.name),
+			(await recall(env as unknown as Env, ctx, { query, limit: 10, engine: "lexical", ranking, ...(at ? { at } : {}) })).memories.map(
+				(m) => m.name,
+			),
 		),
 	);
+}
+
+/**
+ * Gives memories filled through the API the time and session they were written by (`writtenAt`,
+ * `session`), as a consolidation run after that session would have: the write path stamps the
+ * present, and the API has no way to backdate a memory.
+ */
+async function stampWritten(projectId: string, memories: SeedMemory[]) {
+	const dated = memories.filter((m) => m.writtenAt || m.session);
+	if (dated.length === 0) return;
+	await runInDurableObject(stubOf(projectId), async (_instance: ProjectCoordinator, state) => {
+		const sql = state.storage.sql;
+		state.storage.transactionSync(() => {
+			for (const m of dated) {
+				const ids = sql.exec<{ id: number }>("SELECT id FROM memories WHERE project_id = ? AND name = ?", projectId, m.name).toArray();
+				for (const { id } of ids) {
+					if (m.writtenAt) {
+						sql.exec("UPDATE memories SET created_at = ?1, updated_at = ?1, verified_at = ?1 WHERE id = ?2", m.writtenAt, id);
+						sql.exec("UPDATE memory_versions SET created_at = ? WHERE memory_id = ?", m.writtenAt, id);
+					}
+					if (m.session) {
+						sql.exec("UPDATE memories SET session_id = ? WHERE id = ?", m.session, id);
+						sql.exec("UPDATE memory_versions SET session_id = ? WHERE memory_id = ?", m.session, id);
+					}
+				}
+			}
+		});
+	});
 }
 
 it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
@@ -107,13 +142,19 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	};
 	for (const conv of want("quality") ? input.locomo : []) {
 		const { id } = await seed(token, `locomo-${conv.id}`, conv.memories);
+		await stampWritten(id, conv.memories);
 		const ctx = { tenantId: created.tenant.id, userId: created.user.id, projectId: id };
 		const answers: string[][] = [];
+		const at = conv.at ? { at: conv.at } : {};
 		for (const c of contributions.locomo) c[conv.id] = [];
 		for (const question of conv.questions) {
-			const r = await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: question, limit: 10 }) });
+			const r = await call(`/v1/projects/${id}/recall`, {
+				method: "POST",
+				token,
+				body: JSON.stringify({ query: question, limit: 10, ...at }),
+			});
 			answers.push(((await r.json()) as { memories: { name: string }[] }).memories.map((m) => m.name));
-			for (const [k, names] of (await stepAnswers(ctx, question)).entries()) contributions.locomo[k]?.[conv.id]?.push(names);
+			for (const [k, names] of (await stepAnswers(ctx, question, conv.at)).entries()) contributions.locomo[k]?.[conv.id]?.push(names);
 		}
 		result.locomo[conv.id] = answers;
 	}
@@ -401,8 +442,10 @@ async function benchLongMemEval(
 		memories += haystack.length;
 		const t0 = performance.now();
 		let id: string;
-		if (lme.seed === "batch") id = (await seed(token, `longmemeval-${q.id}`, haystack)).id;
-		else {
+		if (lme.seed === "batch") {
+			id = (await seed(token, `longmemeval-${q.id}`, haystack)).id;
+			await stampWritten(id, haystack);
+		} else {
 			const name = `longmemeval-${q.id}`;
 			const res = await call("/v1/projects", { method: "POST", token, body: JSON.stringify({ name, rootPath: `/bench/${name}` }) });
 			id = ((await res.json()) as { project: { id: string } }).project.id;
@@ -410,12 +453,16 @@ async function benchLongMemEval(
 			await seedDirect(id, ownerId, haystack);
 		}
 		const t1 = performance.now();
-		const r = await call(`/v1/projects/${id}/recall`, { method: "POST", token, body: JSON.stringify({ query: q.query, limit: 10 }) });
+		const r = await call(`/v1/projects/${id}/recall`, {
+			method: "POST",
+			token,
+			body: JSON.stringify({ query: q.query, limit: 10, ...(q.at ? { at: q.at } : {}) }),
+		});
 		answers[q.id] = ((await r.json()) as { memories: { name: string }[] }).memories.map((m) => m.name);
 		const t2 = performance.now();
 		seedMs += t1 - t0;
 		recallMs += t2 - t1;
-		(await stepAnswers({ tenantId, userId: ownerId, projectId: id }, q.query)).forEach((names, k) => {
+		(await stepAnswers({ tenantId, userId: ownerId, projectId: id }, q.query, q.at)).forEach((names, k) => {
 			const step = steps[k];
 			if (step) step[q.id] = names;
 		});
@@ -458,7 +505,7 @@ async function seedDirect(projectId: string, ownerId: string, memories: SeedMemo
 					const { id } = sql
 						.exec<{ id: number }>(
 							`INSERT INTO memories (project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, session_id, author_id, created_at, updated_at, verified_at)
-							 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, 'user', NULL, ?, ?, ?, ?) RETURNING id`,
+							 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, 'user', ?, ?, ?, ?, ?) RETURNING id`,
 							projectId,
 							r.scope,
 							r.owner,
@@ -467,22 +514,24 @@ async function seedDirect(projectId: string, ownerId: string, memories: SeedMemo
 							r.description,
 							r.hash,
 							r.bytes,
+							r.session ?? null,
 							ownerId,
-							now,
-							now,
-							now,
+							r.writtenAt ?? now,
+							r.writtenAt ?? now,
+							r.writtenAt ?? now,
 						)
 						.one();
 					sql.exec(
 						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, type, description, source, session_id, author_id, created_at)
-						 VALUES (?, ?, 1, ?, ?, ?, 'user', NULL, ?, ?)`,
+						 VALUES (?, ?, 1, ?, ?, ?, 'user', ?, ?, ?)`,
 						id,
 						projectId,
 						r.hash,
 						r.type,
 						r.description,
+						r.session ?? null,
 						ownerId,
-						now,
+						r.writtenAt ?? now,
 					);
 					sql.exec(
 						"INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) VALUES (?, ?, ?, ?)",

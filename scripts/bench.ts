@@ -17,7 +17,7 @@ import { PROJECT_MIGRATIONS } from "../src/project/schema";
 import { candidateSql } from "../src/recall/lexical";
 import { matchExpression, queryTerms } from "../src/recall/terms";
 import { BEFORE } from "./bench/before";
-import { CATEGORIES, evidenceRecall, loadLocomo, summarise, toMemory } from "./bench/locomo";
+import { CATEGORIES, evidenceRecall, loadLocomo, questionTime, summarise, toMemory } from "./bench/locomo";
 import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection, summariseLongMemEval } from "./bench/longmemeval";
 import { benchSecrets } from "./bench/secrets";
 
@@ -68,6 +68,10 @@ const input: BenchInput = {
 		memories:
 			locomo?.observations.filter((o) => o.conv === c.sample_id).map((o) => toMemory(o, c.conversation[`${o.session}_date_time`])) ?? [],
 		questions: c.qa.map((q) => q.question),
+		...(() => {
+			const at = questionTime(c);
+			return at ? { at } : {};
+		})(),
 	})),
 	transcripts: [],
 	neighbours: NEIGHBOURS,
@@ -247,7 +251,10 @@ function locomoPerQuestion(answers: Record<string, string[][]>) {
 }
 if (locomo) {
 	const perQuestion = locomoPerQuestion(result.locomo);
-	out("Each LoCoMo observation is one memory (linked to its dia_id); every QA question goes through `POST /recall` (limit 10).");
+	out("Each LoCoMo observation is one memory (linked to its dia_id), written on its session's date by that session; every QA");
+	out("question goes through `POST /recall` (limit 10) asked the day after the last session (`at`). The write path stamps the");
+	out("present and the API cannot backdate a memory, so after filling a project through the batch endpoint the benchmark");
+	out("sets each memory's `created_at` and `session_id` inside the project's object, as a consolidation run after that session would.");
 	out("Metric: LoCoMo's recall — the share of a question's evidence dia_ids among the top k. Plain BM25 is computed in the");
 	out("same run (one FTS5 column, porter stemming, every question token, default `bm25()`). Published: LoCoMo paper Table 3,");
 	out("DRAGON retriever over observations (on the paper's 50-conversation release). *Before*: Cairn on the shared layout,");
@@ -309,15 +316,34 @@ if (result.contributions && (locomo || longmemeval)) {
 		out(
 			`| ${label} | ${overall ? pct(overall.cairnR5) : "–"} | ${overall ? pct(overall.cairnR10) : "–"} | ${all ? all.cairn.map((x) => x.toFixed(3)).join(" | ") : "– | – | – | –"} |`,
 		);
-		// Per category and type, for a closer look (not in the doc).
-		if (ONLY)
-			console.error(
-				`step ${label}: ${lo.map((r) => `${r.category} ${pct(r.cairnR5)}/${pct(r.cairnR10)}`).join("; ")} || ${lm
-					.map((r) => `${r.type} ${r.cairn.map((x) => x.toFixed(3)).join("/")}`)
-					.join("; ")}`,
-			);
 	});
 	out();
+	// The same steps per LoCoMo category (R@5 / R@10) and per LongMemEval type (all@5 / all@10).
+	const perStep = c.steps.map((label, k) => ({
+		label,
+		lo: locomo && Object.keys(c.locomo[k] ?? {}).length ? summarise(locomoPerQuestion(c.locomo[k] ?? {})) : [],
+		lm:
+			longmemeval && Object.keys(c.longmemeval[k] ?? {}).length ? summariseLongMemEval(longmemeval, c.longmemeval[k] ?? {}, undefined) : [],
+	}));
+	const categories = perStep[0]?.lo.map((r) => r.category) ?? [];
+	if (categories.length > 0) {
+		out("Per LoCoMo category, R@5 / R@10:");
+		out();
+		out(`| ranking | ${categories.join(" | ")} |`);
+		out(`|---|${categories.map(() => "---:").join("|")}|`);
+		for (const step of perStep) out(`| ${step.label} | ${step.lo.map((r) => `${pct(r.cairnR5)} / ${pct(r.cairnR10)}`).join(" | ")} |`);
+		out();
+	}
+	const types = perStep[0]?.lm.map((r) => r.type) ?? [];
+	if (types.length > 0) {
+		out("Per LongMemEval question type, all@5 / all@10:");
+		out();
+		out(`| ranking | ${types.join(" | ")} |`);
+		out(`|---|${types.map(() => "---:").join("|")}|`);
+		for (const step of perStep)
+			out(`| ${step.label} | ${step.lm.map((r) => `${r.cairn[1].toFixed(3)} / ${r.cairn[3].toFixed(3)}`).join(" | ")} |`);
+		out();
+	}
 }
 // ---- end LongMemEval ----
 out("## Recall quality — Korean, Japanese, Chinese");
@@ -510,7 +536,9 @@ out();
 if (result.ingest?.length) {
 	out("Each real session file is posted whole to a new session through `POST …/sessions/:id/transcript` (read as it streams,");
 	out("parsed, normalised, checked against the session's record keys, secret-redacted and staged as R2 chunks in the Worker;");
-	out("then one transaction in the project's object), then posted again (every turn a duplicate). Stage 1 runs each session as one range through the method");
+	out(
+		"then one transaction in the project's object), then posted again (every turn a duplicate). Stage 1 runs each session as one range through the method",
+	);
 	out("the queue consumer calls on the project's object (`extractRange` → `processRange`: cursor read, settings, agent-write");
 	out("check, R2 read, prompt with redaction, output validation and sanitising, commit, coordinator notice), alternating a");
 	out("zero-latency scripted model and the offline extractor, so the numbers are Cairn's own overhead per range.");

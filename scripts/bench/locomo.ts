@@ -34,14 +34,39 @@ export function loadLocomo(file: string) {
 	return { data, observations };
 }
 
-/** One observation as one memory: the fact, who said it and when. */
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/** A LoCoMo session time, "1:56 pm on 8 May, 2023", as ISO 8601 (UTC); undefined when it is not one. */
+export function sessionTime(date: unknown): string | undefined {
+	const m = typeof date === "string" ? /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})$/i.exec(date.trim()) : null;
+	const month = m ? MONTHS.indexOf((m[5] ?? "").toLowerCase()) : -1;
+	if (!m || month < 0) return undefined;
+	const hour = (Number(m[1]) % 12) + (m[3]?.toLowerCase() === "pm" ? 12 : 0);
+	return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
+}
+
+/** One observation as one memory: the fact, who said it and when; written on its session's date by that session. */
 export function toMemory(o: Observation, date: unknown): SeedMemory {
+	const writtenAt = sessionTime(date);
 	return {
 		name: o.name,
 		type: "user",
 		description: o.fact.slice(0, 500),
 		body: `${o.fact}\n\nSaid by ${o.speaker}${typeof date === "string" ? ` on ${date}` : ""}.`,
+		...(writtenAt ? { writtenAt } : {}),
+		session: `${o.conv}-${o.session}`,
 	};
+}
+
+/** When a conversation's questions are asked: the day after its last session. */
+export function questionTime(conv: Conversation): string | undefined {
+	const times = Object.entries(conv.conversation)
+		.filter(([k]) => k.endsWith("_date_time"))
+		.map(([, v]) => sessionTime(v))
+		.filter((t): t is string => t !== undefined)
+		.sort();
+	const last = times.at(-1);
+	return last ? new Date(Date.parse(last) + 86_400_000).toISOString() : undefined;
 }
 
 export const CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial" };

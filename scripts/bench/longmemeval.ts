@@ -13,6 +13,8 @@ interface Question {
 	id: string;
 	type: string;
 	question: string;
+	/** When the question is asked: "2023/05/30 (Tue) 23:40". */
+	date?: string;
 	answer_turns: [string, number][];
 	haystack: string[];
 }
@@ -45,13 +47,22 @@ export const turnName = (session: string, index: number) =>
 		.replace(/^answer_/, "")
 		.replace(/[^a-z0-9]+/g, "-")}-${index}`.slice(0, 64);
 
-/** One user turn as one memory: the turn and when the user said it (as LoCoMo's `toMemory`). */
+/** A LongMemEval date, "2023/05/20 (Sat) 02:21", as ISO 8601 (UTC); undefined when it is not one. */
+export function lmeTime(date: string | undefined): string | undefined {
+	const m = date ? /^(\d{4})\/(\d{2})\/(\d{2})(?:\s*\([A-Za-z]+\))?\s*(\d{2}):(\d{2})/.exec(date.trim()) : null;
+	return m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]))).toISOString() : undefined;
+}
+
+/** One user turn as one memory: the turn and when the user said it (as LoCoMo's `toMemory`), written then by its session. */
 export function toMemory(session: string, index: number, text: string, date: string): SeedMemory {
+	const writtenAt = lmeTime(date);
 	return {
 		name: turnName(session, index),
 		type: "user",
 		description: text.replace(/\s+/g, " ").trim().slice(0, 150),
 		body: `${text}\n\nSaid by the user on ${date}.`,
+		...(writtenAt ? { writtenAt } : {}),
+		session,
 	};
 }
 
@@ -98,7 +109,10 @@ export function longMemEvalInput(lme: LongMemEval): NonNullable<BenchInput["long
 	return {
 		seed: process.env.CAIRN_BENCH_LME_SEED === "batch" ? "batch" : "direct",
 		sessions,
-		questions: lme.questions.map((q) => ({ id: q.id, query: q.question, haystack: q.haystack })),
+		questions: lme.questions.map((q) => {
+			const at = lmeTime(q.date);
+			return { id: q.id, query: q.question, haystack: q.haystack, ...(at ? { at } : {}) };
+		}),
 	};
 }
 
@@ -179,7 +193,8 @@ export function longMemEvalSection(
 	lines.push(
 		"Turn-level retrieval on LongMemEval (oracle split): per question, each user turn of its haystack (its evidence sessions",
 		"and 45 distractor sessions from other questions) is one memory — description the turn's first 150 characters, body",
-		"the turn and its session date — in a project of its own; the question goes through `POST /recall` (limit 10). A",
+		"the turn and its session date, written on that date by its session — in a project of its own; the question goes",
+		"through `POST /recall` (limit 10) asked at the question's date (`at`). A",
 		"question is answered at k when the user turns holding its answer are among the top k: any@k when one of them is,",
 		"all@k when all are. Plain BM25 is computed in the same run over the same turns (one FTS5 column, porter stemming,",
 		"every question token, default `bm25()`).",
