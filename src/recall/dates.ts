@@ -9,7 +9,9 @@
  * expressions in Korean, Japanese and Chinese ("N일 전", "先週", "上个月"), which chrono-node does
  * not read, are parsed here.
  */
-import * as chrono from "chrono-node";
+import * as en from "chrono-node/en";
+import * as ja from "chrono-node/ja";
+import * as zh from "chrono-node/zh";
 import { hasCjk } from "./grams";
 
 export interface DateWindow {
@@ -43,7 +45,7 @@ const RELATIVE_WORDS = /\b(?:ago|last|past|previous|this|yesterday|today|tonight
 const ABSOLUTE_WORDS = /\b\d{4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?(?:\s|$|,)/i;
 
 function chronoWindows(query: string, anchor: Date): DateWindow[] {
-	const parsers = hasCjk(query) ? [chrono.casual, chrono.ja, chrono.zh] : [chrono.casual];
+	const parsers = hasCjk(query) ? [en.casual, ja.casual, zh.casual] : [en.casual];
 	const out: DateWindow[] = [];
 	const now = anchor.getTime();
 	for (const parser of parsers) {
