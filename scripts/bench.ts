@@ -305,45 +305,51 @@ if (result.contributions && (locomo || longmemeval)) {
 	out("(`Ranking` in `src/recall/recall.ts`) switched on one at a time; each row keeps the steps above it, the last is");
 	out("recall as served. Overall figures: LoCoMo categories 1–4, every counted LongMemEval question.");
 	out();
-	out("| ranking | LoCoMo R@5 | R@10 | LongMemEval any@5 | all@5 | any@10 | all@10 |");
-	out("|---|---:|---:|---:|---:|---:|---:|");
-	c.steps.forEach((label, k) => {
-		const lo = locomo && result.locomo && Object.keys(c.locomo[k] ?? {}).length ? summarise(locomoPerQuestion(c.locomo[k] ?? {})) : [];
-		const overall = lo.find((r) => r.category === "overall (1-4)");
-		const lm =
-			longmemeval && Object.keys(c.longmemeval[k] ?? {}).length ? summariseLongMemEval(longmemeval, c.longmemeval[k] ?? {}, undefined) : [];
-		const all = lm.find((r) => r.type === "overall");
-		out(
-			`| ${label} | ${overall ? pct(overall.cairnR5) : "–"} | ${overall ? pct(overall.cairnR10) : "–"} | ${all ? all.cairn.map((x) => x.toFixed(3)).join(" | ") : "– | – | – | –"} |`,
-		);
-	});
-	out();
-	// The same steps per LoCoMo category (R@5 / R@10) and per LongMemEval type (all@5 / all@10).
+	// Each step summarised once: overall here, then per LoCoMo category and per LongMemEval type.
 	const perStep = c.steps.map((label, k) => ({
 		label,
 		lo: locomo && Object.keys(c.locomo[k] ?? {}).length ? summarise(locomoPerQuestion(c.locomo[k] ?? {})) : [],
 		lm:
 			longmemeval && Object.keys(c.longmemeval[k] ?? {}).length ? summariseLongMemEval(longmemeval, c.longmemeval[k] ?? {}, undefined) : [],
 	}));
-	const categories = perStep[0]?.lo.map((r) => r.category) ?? [];
-	if (categories.length > 0) {
-		out("Per LoCoMo category, R@5 / R@10:");
-		out();
-		out(`| ranking | ${categories.join(" | ")} |`);
-		out(`|---|${categories.map(() => "---:").join("|")}|`);
-		for (const step of perStep) out(`| ${step.label} | ${step.lo.map((r) => `${pct(r.cairnR5)} / ${pct(r.cairnR10)}`).join(" | ")} |`);
-		out();
+	out("| ranking | LoCoMo R@5 | R@10 | LongMemEval any@5 | all@5 | any@10 | all@10 |");
+	out("|---|---:|---:|---:|---:|---:|---:|");
+	for (const { label, lo, lm } of perStep) {
+		const overall = lo.find((r) => r.category === "overall (1-4)");
+		const all = lm.find((r) => r.type === "overall");
+		out(
+			`| ${label} | ${overall ? pct(overall.cairnR5) : "–"} | ${overall ? pct(overall.cairnR10) : "–"} | ${all ? all.cairn.map((x) => x.toFixed(3)).join(" | ") : "– | – | – | –"} |`,
+		);
 	}
-	const types = perStep[0]?.lm.map((r) => r.type) ?? [];
-	if (types.length > 0) {
-		out("Per LongMemEval question type, all@5 / all@10:");
+	out();
+	/** One row per step, one column per group (the first step's groups). */
+	const stepTable = <R>(
+		title: string,
+		rowsOf: (step: (typeof perStep)[number]) => R[],
+		group: (r: R) => string,
+		cell: (r: R) => string,
+	) => {
+		const groups = perStep[0] ? rowsOf(perStep[0]).map(group) : [];
+		if (groups.length === 0) return;
+		out(title);
 		out();
-		out(`| ranking | ${types.join(" | ")} |`);
-		out(`|---|${types.map(() => "---:").join("|")}|`);
-		for (const step of perStep)
-			out(`| ${step.label} | ${step.lm.map((r) => `${r.cairn[1].toFixed(3)} / ${r.cairn[3].toFixed(3)}`).join(" | ")} |`);
+		out(`| ranking | ${groups.join(" | ")} |`);
+		out(`|---|${groups.map(() => "---:").join("|")}|`);
+		for (const step of perStep) out(`| ${step.label} | ${rowsOf(step).map(cell).join(" | ")} |`);
 		out();
-	}
+	};
+	stepTable(
+		"Per LoCoMo category, R@5 / R@10:",
+		(step) => step.lo,
+		(r) => r.category,
+		(r) => `${pct(r.cairnR5)} / ${pct(r.cairnR10)}`,
+	);
+	stepTable(
+		"Per LongMemEval question type, all@5 / all@10:",
+		(step) => step.lm,
+		(r) => r.type,
+		(r) => `${r.cairn[1].toFixed(3)} / ${r.cairn[3].toFixed(3)}`,
+	);
 }
 // ---- end LongMemEval ----
 out("## Recall quality — Korean, Japanese, Chinese");

@@ -67,30 +67,24 @@ export async function lexicalCandidates(
 	terms: string[],
 	options: CandidateOptions,
 ): Promise<CandidateRow[]> {
+	/** The best `limit` matches in one index, optionally only those written inside `window`. */
+	const matches = (index: "memories_fts" | "memories_grams", limit: number, window?: { from: string; to: string }) =>
+		db
+			.prepare(candidateSql(options.scopes, index, window !== undefined))
+			.bind(
+				index === "memories_fts" ? matchExpression(terms) : gramMatchExpression(options.grams ?? []),
+				ctx.projectId,
+				ctx.userId,
+				limit,
+				...(window ? [window.from, window.to] : []),
+			)
+			.all<CandidateRow>();
 	const lists: Promise<{ results: CandidateRow[] }>[] = [];
-	if (terms.length > 0)
-		lists.push(
-			db.prepare(candidateSql(options.scopes)).bind(matchExpression(terms), ctx.projectId, ctx.userId, options.limit).all<CandidateRow>(),
-		);
-	if (options.grams?.length)
-		lists.push(
-			db
-				.prepare(candidateSql(options.scopes, "memories_grams"))
-				.bind(gramMatchExpression(options.grams), ctx.projectId, ctx.userId, options.limit)
-				.all<CandidateRow>(),
-		);
-	const matchable = terms.length > 0 || (options.grams?.length ?? 0) > 0;
-	const dated = (matchable ? (options.windows ?? []) : []).map((w) =>
-		terms.length > 0
-			? db
-					.prepare(candidateSql(options.scopes, "memories_fts", true))
-					.bind(matchExpression(terms), ctx.projectId, ctx.userId, DATED_CANDIDATES, w.from, w.to)
-					.all<CandidateRow>()
-			: db
-					.prepare(candidateSql(options.scopes, "memories_grams", true))
-					.bind(gramMatchExpression(options.grams ?? []), ctx.projectId, ctx.userId, DATED_CANDIDATES, w.from, w.to)
-					.all<CandidateRow>(),
-	);
+	if (terms.length > 0) lists.push(matches("memories_fts", options.limit));
+	if (options.grams?.length) lists.push(matches("memories_grams", options.limit));
+	// Dated reads go through the word index when the query has words, else through the grams.
+	const datedIndex = terms.length > 0 ? "memories_fts" : options.grams?.length ? "memories_grams" : undefined;
+	const dated = datedIndex ? (options.windows ?? []).map((w) => matches(datedIndex, DATED_CANDIDATES, w)) : [];
 	const [results, datedResults] = await Promise.all([Promise.all(lists), Promise.all(dated)]);
 	let rows: CandidateRow[];
 	if (results.length === 1) rows = results[0]?.results ?? [];

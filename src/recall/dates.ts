@@ -18,8 +18,6 @@ export interface DateWindow {
 	/** ISO 8601 instants, `from` inclusive and `to` exclusive: comparable with the stored timestamps as text. */
 	from: string;
 	to: string;
-	/** The words of the query that named it. */
-	text: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -35,9 +33,9 @@ const RELATIVE_SLACK = 0.15;
 const startOfDay = (t: number) => Math.floor(t / DAY_MS) * DAY_MS;
 
 /** The window for a calendar span [from, to) named `relative`ly or not, as of `anchor`. */
-function widen(from: number, to: number, anchor: number, relative: boolean, text: string): DateWindow {
+function widen(from: number, to: number, anchor: number, relative: boolean): DateWindow {
 	const slack = DAY_MS + (relative ? RELATIVE_SLACK * Math.max(0, anchor - from) : 0);
-	return { from: new Date(from - slack).toISOString(), to: new Date(to + slack).toISOString(), text };
+	return { from: new Date(from - slack).toISOString(), to: new Date(to + slack).toISOString() };
 }
 
 /** An expression is relative unless it names a year or a month by name and no relative word. */
@@ -71,7 +69,7 @@ function chronoWindows(query: string, anchor: Date): DateWindow[] {
 			} else continue; // a time of day only ("at 3pm")
 			if (from > now + DAY_MS) continue; // the future: nothing was written then
 			const relative = RELATIVE_WORDS.test(result.text) || !ABSOLUTE_WORDS.test(result.text);
-			out.push(widen(from, to, now, relative, result.text));
+			out.push(widen(from, to, now, relative));
 		}
 	}
 	return out;
@@ -128,14 +126,14 @@ function cjkWindows(query: string, anchor: Date): DateWindow[] {
 		const unit = UNIT_DAYS.find(([re]) => re.test(m[2] ?? ""))?.[1];
 		if (!Number.isFinite(n) || !unit) continue;
 		const from = today - n * unit * DAY_MS;
-		out.push(widen(from, from + DAY_MS, now, true, m[0]));
+		out.push(widen(from, from + DAY_MS, now, true));
 	}
 	for (const [re, span] of CASUAL) {
 		const m = re.exec(query);
 		if (!m) continue;
 		// A named calendar span ("last week", 지난달) is exact: no widening beyond the day.
 		const [from, to] = span(anchor);
-		out.push(widen(from, to, now, false, m[0]));
+		out.push(widen(from, to, now, false));
 	}
 	for (const m of query.matchAll(KO_DATE)) {
 		const year = m[1] ? Number(m[1]) : anchor.getUTCFullYear();
@@ -146,7 +144,7 @@ function cjkWindows(query: string, anchor: Date): DateWindow[] {
 		// Without a year, the last such date on or before the anchor.
 		if (!m[1] && from > now) from = Date.UTC(year - 1, month, day ?? 1);
 		const to = day ? from + DAY_MS : Date.UTC(new Date(from).getUTCFullYear(), month + 1, 1);
-		out.push(widen(from, to, now, false, m[0]));
+		out.push(widen(from, to, now, false));
 	}
 	return out;
 }

@@ -177,7 +177,7 @@ export async function recall(
 					scopes: request.scope ? [request.scope] : ["personal", "team"],
 					limit: CANDIDATES + exclude.size,
 					grams,
-					...(windows.length > 0 ? { windows: windows.map(({ from, to }) => ({ from, to })) } : {}),
+					...(windows.length > 0 ? { windows } : {}),
 					...(ranking.neighbours ? { neighbours: NEIGHBOUR_SEEDS } : {}),
 					...(semantic ? { semanticQuery: request.query.slice(0, MAX_EMBED_CHARS) } : {}),
 				})
@@ -214,10 +214,7 @@ export async function recall(
 		visible(neighbourRows),
 		new Map(neighbourRows.map((r) => [r.id, r.seed])),
 	);
-	const ranked =
-		retrieval === "hybrid"
-			? fuse(lexicallyRanked, withDateCues(visible(candidates.vectorRows), windows), candidates.vector)
-			: lexicallyRanked;
+	const ranked = retrieval === "hybrid" ? fuse(lexicallyRanked, visible(candidates.vectorRows), candidates.vector) : lexicallyRanked;
 
 	const trace: TraceEntry[] = [];
 	const eligible: ScoredMemory[] = [];
