@@ -118,8 +118,36 @@ export interface BenchResult {
 	cjk?: { now: string[][]; words: string[][] };
 	/** Hybrid recall at the largest size: a vector for every memory, a zero-latency scripted embedder, beside lexical recall. */
 	vectors?: { size: number; dims: number; hybrid: Stats; lexical: Stats; seedSeconds: number };
+	/**
+	 * Per-prompt recall (bench/prompts): per set and project, each prompt through `POST /inject` as the
+	 * Claude Code prompt hook calls it — the names served and the time taken — and, for calibration, the
+	 * relevance decision's view of the candidates (recall with a trace, in the Worker).
+	 */
+	prompts?: PromptSetResult[];
 	/** What gets remembered, end to end with no model, per labelled set (bench/extraction): each project's memory texts. */
 	extraction?: Record<string, { texts: Record<string, string[]>; seconds: number }>;
 	/** The machine's 1-minute load average during the run (added by scripts/bench.ts): whole run and per tenancy step. */
 	load?: { mean: number; max: number; steps: Record<string, { mean: number; max: number }> };
+}
+
+/** One labelled project of the per-prompt benchmark (bench/prompts/<set>/<project>.json). */
+export interface PromptProject {
+	project: string;
+	memories: SeedMemory[];
+	prompts: { id: string; lang: string; kind: string; text: string; needs: string[] }[];
+}
+
+export interface PromptSetResult {
+	set: string;
+	project: string;
+	memories: number;
+	prompts: {
+		id: string;
+		lang: string;
+		kind: string;
+		needs: string[];
+		served: string[];
+		ms: number;
+		candidates?: { name: string; evidence: number; coverage: number; score: number }[];
+	}[];
 }
