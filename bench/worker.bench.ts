@@ -16,7 +16,16 @@ import { gramText } from "../src/recall/grams";
 import { type CandidateRow, candidateStatement, score, toCandidates } from "../src/recall/lexical";
 import { type Ranking, recall } from "../src/recall/recall";
 import { queryTerms } from "../src/recall/terms";
-import { type BenchInput, type BenchResult, corpus, type SeedMemory, stats, type TenancyStep } from "./corpus";
+import {
+	type BenchInput,
+	type BenchResult,
+	corpus,
+	type PromptProject,
+	type PromptSetResult,
+	type SeedMemory,
+	stats,
+	type TenancyStep,
+} from "./corpus";
 import { parseSessions, runEndToEnd } from "./extraction-eval";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
@@ -63,11 +72,24 @@ const stubOf = (projectId: string) => env.PROJECT_COORDINATOR.getByName(projectI
 
 /** The ranking steps, switched on one at a time (each row keeps the ones above): what each adds. */
 const STEPS: { label: string; ranking: Ranking }[] = [
-	{ label: "without the steps below", ranking: { questionWords: false, wordForms: false, dateCues: false, neighbours: false } },
-	{ label: "+ question-shaping words dropped", ranking: { questionWords: true, wordForms: false, dateCues: false, neighbours: false } },
-	{ label: "+ irregular word forms", ranking: { questionWords: true, wordForms: true, dateCues: false, neighbours: false } },
-	{ label: "+ date cues", ranking: { questionWords: true, wordForms: true, dateCues: true, neighbours: false } },
-	{ label: "+ neighbours of the first result", ranking: { questionWords: true, wordForms: true, dateCues: true, neighbours: true } },
+	{
+		label: "without the steps below",
+		ranking: { questionWords: false, wordForms: false, dateCues: false, neighbours: false, concepts: false },
+	},
+	{
+		label: "+ question-shaping words dropped",
+		ranking: { questionWords: true, wordForms: false, dateCues: false, neighbours: false, concepts: false },
+	},
+	{
+		label: "+ irregular word forms",
+		ranking: { questionWords: true, wordForms: true, dateCues: false, neighbours: false, concepts: false },
+	},
+	{ label: "+ date cues", ranking: { questionWords: true, wordForms: true, dateCues: true, neighbours: false, concepts: false } },
+	{
+		label: "+ neighbours of the first result",
+		ranking: { questionWords: true, wordForms: true, dateCues: true, neighbours: true, concepts: false },
+	},
+	{ label: "+ cues and concepts", ranking: { questionWords: true, wordForms: true, dateCues: true, neighbours: true, concepts: true } },
 ];
 
 /** The names recall returns (limit 10) for `query` asked at `at` under each step, called in the Worker as the route calls it. */
@@ -193,12 +215,58 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	// Last, so that nothing above runs beside a million seeded memories.
 	if (largest && want("tenancy")) result.tenancy = await benchTenancy(token, largest);
 	if (want("extraction")) result.extraction = await benchExtraction(token);
+	if (want("prompts")) result.prompts = await benchPrompts(token, created.user.id, created.tenant.id);
 	// Recall quality on LongMemEval: after the measured phases, so that its projects are not among their neighbours.
 	if (input.longmemeval && want("longmemeval"))
 		result.longmemeval = await benchLongMemEval(token, created.user.id, created.tenant.id, input.longmemeval, contributions.longmemeval);
 
 	console.log(`CAIRN_BENCH_RESULT ${JSON.stringify(result)}`);
 });
+
+/**
+ * Per-prompt recall: each labelled project of bench/prompts/<set>/ in a project of its own (filled through
+ * the batch endpoint), then every prompt through `POST /inject` exactly as the Claude Code
+ * UserPromptSubmit hook sends it: `include: "memories"`, a fresh session with `onlyNew`, its character
+ * limit. Beside it, recall with a trace inside the Worker records each candidate's evidence and coverage
+ * (src/recall/relevance.ts), for calibration. Scored by scripts/bench.ts against the labels.
+ */
+async function benchPrompts(token: string, userId: string, tenantId: string): Promise<PromptSetResult[]> {
+	const files = import.meta.glob<PromptProject>("./prompts/*/*.json", { import: "default", eager: true });
+	const out: PromptSetResult[] = [];
+	for (const [path, project] of Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))) {
+		const set = path.split("/").at(-2) ?? "";
+		const { id } = await seed(token, `prompts-${set}-${project.project}`, project.memories);
+		const ctx = { tenantId, userId, projectId: id };
+		const prompts: PromptSetResult["prompts"] = [];
+		for (const [i, p] of project.prompts.entries()) {
+			const t0 = performance.now();
+			const res = await call(`/v1/projects/${id}/inject`, {
+				method: "POST",
+				token,
+				body: JSON.stringify({ query: p.text.slice(0, 8000), include: "memories", sessionId: `bench-${set}-${i}`, onlyNew: true, maxChars: 9500 }),
+			});
+			const body = (await res.json()) as { parts: { memories: { name: string }[] } };
+			const ms = performance.now() - t0;
+			const traced = await recall(env, ctx, { query: p.text.slice(0, 8000), purpose: "prompt", trace: true, limit: 25 });
+			prompts.push({
+				id: p.id,
+				lang: p.lang,
+				kind: p.kind,
+				needs: p.needs,
+				served: body.parts.memories.map((m) => m.name),
+				ms,
+				candidates: (traced.trace?.candidates ?? []).map((c) => ({
+					name: c.name,
+					evidence: c.evidence ?? 0,
+					coverage: c.coverage ?? 0,
+					score: c.score,
+				})),
+			});
+		}
+		out.push({ set, project: project.project, memories: project.memories.length, prompts });
+	}
+	return out;
+}
 
 /**
  * What gets remembered: every labelled session of bench/extraction through the whole pipeline with no

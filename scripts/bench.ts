@@ -8,7 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { type BenchInput, type BenchResult, corpus } from "../bench/corpus";
+import { type BenchInput, type BenchResult, corpus, percentile } from "../bench/corpus";
 import { durableKeysOf, parseSessions, precision, scoreEndToEnd, score as scoreExtraction, toTurns } from "../bench/extraction-eval";
 import { type LabelledTurn, type Score, scoreOffline } from "../src/extract/evaluate";
 import { extractOffline } from "../src/extract/offline";
@@ -19,6 +19,7 @@ import { matchExpression, queryTerms } from "../src/recall/terms";
 import { BEFORE } from "./bench/before";
 import { CATEGORIES, evidenceRecall, loadLocomo, questionTime, summarise, toMemory } from "./bench/locomo";
 import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection, summariseLongMemEval } from "./bench/longmemeval";
+import { promptFigures, promptTable } from "./bench/prompts";
 import { benchSecrets } from "./bench/secrets";
 
 const BENCH_DATA = resolve(process.env.CAIRN_BENCH_DATA ?? "../shared/bench");
@@ -113,10 +114,9 @@ if (process.env.CAIRN_BENCH_REUSE === "1" && existsSync(saved)) {
 	result = JSON.parse(line.slice(line.indexOf("CAIRN_BENCH_RESULT ") + "CAIRN_BENCH_RESULT ".length)) as BenchResult;
 	result.load = run.load;
 	console.log(`the Worker benchmark took ${((performance.now() - started) / 60_000).toFixed(1)} min`);
-	if (!ONLY) {
-		mkdirSync(dirname(saved), { recursive: true });
-		writeFileSync(saved, JSON.stringify(result));
-	}
+	mkdirSync(dirname(saved), { recursive: true });
+	// A partial run (CAIRN_BENCH_ONLY) is kept beside the full one, never in its place.
+	writeFileSync(ONLY ? saved.replace(/\.json$/, "-partial.json") : saved, JSON.stringify(result));
 }
 
 /**
@@ -352,6 +352,21 @@ if (result.contributions && (locomo || longmemeval)) {
 	);
 }
 // ---- end LongMemEval ----
+out("## Per-prompt recall (bench/prompts)");
+out();
+if (result.prompts?.length) {
+	out("Labelled software projects (`bench/prompts/<set>/`, README there), each in a project of its own; every prompt");
+	out("through `POST /inject` as the Claude Code UserPromptSubmit hook calls it (`include: \"memories\"`, a fresh session");
+	out("with `onlyNew`, `maxChars` 9,500), no model configured. *Hit rate*: prompts that need a memory whose block holds");
+	out("one they need. *Noise rate*: prompts that need none whose block is not empty. *Precision*: served memories that");
+	out("were needed. `dev` was used while building the method; `fresh` was written afterwards and measured once.");
+	out();
+	for (const line of promptTable(promptFigures(result.prompts))) out(line);
+	out();
+	const ms = result.prompts.flatMap((r) => r.prompts.map((p) => p.ms));
+	out(`Per-prompt \`/inject\` in these projects (~240 memories): p50 ${ms.length ? percentile(ms, 50).toFixed(1) : "–"} ms, p95 ${ms.length ? percentile(ms, 95).toFixed(1) : "–"} ms.`);
+	out();
+} else out("_Not run._\n");
 out("## Recall quality — Korean, Japanese, Chinese");
 out();
 if (result.cjk) {

@@ -311,6 +311,40 @@ describe("projects and memories", () => {
 		expect((await visit(project("/memories/testing-conventions/diff"))).status).toBe(400);
 	});
 
+	it("shows when a memory applies and edits its cues; unchanged derived cues stay derived", async () => {
+		await putMemory(tenant.token, projectId, "package-rule", "The lockfile is pnpm-lock.yaml.", {
+			description: "We use pnpm; never npm install",
+		});
+		const path = project("/memories/package-rule?scope=personal");
+		const page = await (await visit(path)).text();
+		expect(page).toContain("When it applies");
+		expect(page).toContain("adding, removing or upgrading a dependency; installing packages");
+		expect(page).toContain("Derived from the concept map");
+		const base = { _csrf: csrf, type: "feedback", description: "We use pnpm; never npm install", body: "The lockfile is pnpm-lock.yaml." };
+		const derived = "adding, removing or upgrading a dependency; installing packages";
+		// Saved with the cues untouched: still derived.
+		let res = await visit(path, {
+			form: { ...base, body: "Lockfile: pnpm-lock.yaml.", version: "1", cues: derived, "cues-before": derived },
+		});
+		expect(res.status).toBe(303);
+		expect(await (await visit(path)).text()).toContain("Derived from the concept map");
+		// Edited: written, one per line.
+		res = await visit(path, {
+			form: {
+				...base,
+				body: "Lockfile: pnpm-lock.yaml.",
+				version: "2",
+				cues: "adding a library\r\n\r\nbumping a version",
+				"cues-before": derived,
+			},
+		});
+		expect(res.status).toBe(303);
+		const after = await (await visit(path)).text();
+		expect(after).toContain("<li>adding a library</li>");
+		expect(after).toContain("<li>bumping a version</li>");
+		expect(after).toContain("Written by a person or a model.");
+	});
+
 	it("a conflicting edit shows the other version and saves on retry", async () => {
 		await putMemory(tenant.token, projectId, "conflicted", "First.");
 		const path = project("/memories/conflicted?scope=personal");

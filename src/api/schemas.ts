@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { MemoryBodySchema, MemoryDescriptionSchema, MemoryNameSchema, MemoryScopeSchema, MemoryTypeSchema } from "../memory/schemas";
+import {
+	MemoryBodySchema,
+	MemoryCuesSchema,
+	MemoryDescriptionSchema,
+	MemoryNameSchema,
+	MemoryScopeSchema,
+	MemoryTypeSchema,
+} from "../memory/schemas";
 import { MEMORY_SCOPES, MEMORY_TYPES } from "../memory/topic-file";
 
 export const ErrorSchema = z
@@ -45,6 +52,13 @@ export const MemoryMetadataSchema = z
 			.enum(MEMORY_SCOPES)
 			.nullable()
 			.openapi({ description: "A scope proposed for this memory and not yet decided: 'team' when its author called it a team rule" }),
+		cues: z.array(z.string()).openapi({
+			description: "When the memory applies (situations and tasks), in its language and in English; indexed for recall",
+			example: ["adding, removing or upgrading a dependency; installing packages"],
+		}),
+		cuesSource: z
+			.enum(["written", "derived"])
+			.openapi({ description: "written: by a model or a person; derived: from the concept map when none were written" }),
 	})
 	.openapi("MemoryMetadata");
 
@@ -53,6 +67,10 @@ export const MemoryJsonBodySchema = z
 		type: MemoryTypeSchema,
 		description: MemoryDescriptionSchema,
 		body: MemoryBodySchema,
+		cues: MemoryCuesSchema.optional().openapi({
+			description:
+				"When the memory applies, e.g. 'adding or upgrading a dependency'. Absent: cues written earlier are kept, else derived from the concept map; [] derives them again",
+		}),
 	})
 	.openapi("MemoryInput");
 

@@ -358,7 +358,14 @@ ${flash(c.req.query("msg"))}${banner}
 <p class="muted small"><code>${m.path}</code></p>
 <h2>Description</h2><p>${m.description}</p>
 <h2>Body</h2><pre class="text" tabindex="0" data-testid="memory-body">${m.body}</pre>
-${editForm(c, project, m.name, m.scope, m.version, { type: m.type, description: m.description, body: m.body }, "Edit")}
+<h2>When it applies</h2>
+${
+	((m.cues ?? []) as string[]).length === 0
+		? empty("No cues: nothing says when this memory applies beyond its own words.")
+		: html`<ul data-testid="memory-cues">${((m.cues ?? []) as string[]).map((cue) => html`<li>${cue}</li>`)}</ul>`
+}
+<p class="small muted">${m.cuesSource === "written" ? "Written by a person or a model." : "Derived from the concept map (edit them to write your own)."} Cues are metadata: recall matches prompts against them; the topic file does not hold them.</p>
+${editForm(c, project, m.name, m.scope, m.version, { type: m.type, description: m.description, body: m.body, cues: ((m.cues ?? []) as string[]).join("\n") }, "Edit")}
 <form method="post" action="${memoryPath(project.id, m.name, m.scope, "/delete")}" data-confirm="Delete ${m.name} and its history?" class="actions">
 ${csrfField(c.var.session.csrf)}<button type="submit" class="danger">Delete this memory</button></form>
 <h2 id="history">History</h2>
@@ -408,7 +415,7 @@ ${
 		name: string,
 		scope: string,
 		version: number,
-		values: { type: string; description: string; body: string },
+		values: { type: string; description: string; body: string; cues?: string },
 		heading: string,
 		submit = "Save",
 	) {
@@ -420,6 +427,12 @@ ${csrfField(c.var.session.csrf)}<input type="hidden" name="version" value="${ver
 <input id="e-description" name="description" type="text" class="wide" required maxlength="500" value="${values.description}">
 <label for="e-body">Body</label>
 <textarea id="e-body" name="body" rows="12">${values.body}</textarea>
+${
+	values.cues === undefined
+		? ""
+		: html`<label for="e-cues">When it applies <span class="muted small">(one situation per line, up to 8; empty: derived from the concept map)</span></label>
+<textarea id="e-cues" name="cues" rows="4">${values.cues}</textarea><input type="hidden" name="cues-before" value="${values.cues}">`
+}
 <div class="actions"><button type="submit">${submit}</button><span class="small muted">Saves over version ${version}; if someone changed it since, you will see their version first.</span></div>
 </form>`;
 	}
@@ -452,12 +465,25 @@ ${csrfField(c.var.session.csrf)}<input type="hidden" name="version" value="${ver
 			type: formString(form, "type"),
 			description: formString(form, "description"),
 			body: formString(form, "body").replace(/\r\n/g, "\n"),
+			...(typeof form.cues === "string" ? { cues: formString(form, "cues").replace(/\r\n/g, "\n") } : {}),
 		};
+		// Cues are sent only when edited (one per line): unchanged derived cues stay derived.
+		const { cues, ...fields } = values;
+		const json =
+			cues !== undefined && cues !== formString(form, "cues-before").replace(/\r\n/g, "\n")
+				? {
+						...fields,
+						cues: cues
+							.split("\n")
+							.map((line) => line.trim())
+							.filter(Boolean),
+					}
+				: fields;
 		const version = formString(form, "version");
 		if (!/^\d{1,9}$/.test(version))
 			return badInput(c, "The form lost the version it was editing. Reload the memory and edit again.", extra);
 		const r = await c.var.api("PUT", `/v1/projects/${seg(project.id)}/memories/${seg(name)}?scope=${seg(scope)}`, {
-			json: values,
+			json,
 			headers: { "If-Match": `"${version}"` },
 		});
 		if (r.ok) return c.redirect(`${memoryPath(project.id, name, scope)}&msg=saved`, 303);

@@ -3,6 +3,7 @@ import consolidationPrompt from "../../prompts/consolidation.md";
 import { stripDelimiters } from "../extract/delimiters";
 import { truncateToTokens } from "../inject/tokens";
 import { fillTemplate } from "../lib/template";
+import { cuesOf } from "../memory/store";
 import { redactSecrets } from "../security/secrets";
 import type { SkillRow } from "./artifacts";
 import type { PendingOutput, TouchedMemory } from "./inputs";
@@ -44,6 +45,7 @@ export async function consolidationPromptFor(
 		type: m.type,
 		description: m.description,
 		body: m.body,
+		cues: cuesOf(m),
 		updatedAt: m.updated_at,
 		explicit: m.source !== "consolidation" && m.source !== "extraction",
 	}));

@@ -1,5 +1,5 @@
 import type { Candidate } from "../extract/schema";
-import type { MemoryType } from "../memory/topic-file";
+import { MAX_CUES, type MemoryType } from "../memory/topic-file";
 import { CJK_RUN, grams } from "../recall/grams";
 import type { PendingOutput, TouchedMemory } from "./inputs";
 import { type ConsolidationPlan, isCurrentState, type Operation } from "./plan";
@@ -70,6 +70,8 @@ interface Draft {
 	confirmed: boolean;
 	evidence: Set<string>;
 	proposeTeam?: boolean;
+	/** Cues a model wrote for the statements merged here (none from the offline extractor: derived at write). */
+	cues: string[];
 }
 
 function draftFrom(m: TouchedMemory): Draft {
@@ -99,6 +101,7 @@ function draftFrom(m: TouchedMemory): Draft {
 		changed: false,
 		confirmed: false,
 		evidence: new Set(),
+		cues: [],
 	};
 }
 
@@ -187,6 +190,7 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 					changed: true,
 					confirmed: false,
 					evidence: new Set([output.session_id]),
+					cues: c.cues ?? [],
 					...(c.team ? { proposeTeam: true } : {}),
 				});
 				continue;
@@ -206,6 +210,7 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 				target.preamble = null;
 				target.description = c.description;
 			} else target.statements.push(statement);
+			target.cues = [...new Set([...target.cues, ...(c.cues ?? [])])].slice(0, MAX_CUES);
 			target.changed = true;
 		}
 	}
@@ -225,6 +230,7 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 						: "new statement of the same rule"
 					: "new durable statement",
 				evidence,
+				...(d.cues.length > 0 ? { cues: d.cues } : {}),
 				...(d.proposeTeam ? { proposedScope: "team" as const } : {}),
 			});
 		} else if (d.confirmed) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { slugify } from "../extract/schema";
+import { ModelCuesSchema, slugify } from "../extract/schema";
 import { MAX_DESCRIPTION_CHARS, MEMORY_TYPES, type MemoryType } from "../memory/topic-file";
 
 /** Evidence of a consolidation change: the sessions whose stage-1 output supports it. */
@@ -22,6 +22,7 @@ export const OperationSchema = z.discriminatedUnion("op", [
 		type: z.enum(MEMORY_TYPES),
 		description: Description,
 		body: z.string().min(1).max(16_000),
+		cues: ModelCuesSchema,
 		reason: Reason,
 		evidence: Evidence,
 		/** The user called it a team rule: proposed for team scope (recorded on the personal memory, never written to team). */
@@ -34,6 +35,7 @@ export const OperationSchema = z.discriminatedUnion("op", [
 		type: z.enum(MEMORY_TYPES),
 		description: Description,
 		body: z.string().min(1).max(16_000),
+		cues: ModelCuesSchema,
 		reason: Reason,
 		evidence: Evidence,
 	}),

@@ -221,6 +221,7 @@ async function applyOperation(
 			{
 				scope: "personal",
 				file: { name: op.name, type: op.type, description: op.description, body: op.body },
+				...(op.cues?.length ? { cues: op.cues } : {}),
 				source: "consolidation",
 				sessionId: evidence.at(-1) ?? null,
 				...(op.op !== "merge" && op.proposedScope ? { proposedScope: op.proposedScope } : {}),

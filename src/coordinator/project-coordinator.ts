@@ -19,6 +19,7 @@ import {
 	getMemoryRow,
 	getVersion,
 	type ListFilter,
+	listManifest,
 	listMemories,
 	listVersions,
 	type MemoryRow,
@@ -272,6 +273,11 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	 */
 	recallCandidates(ctx: ProjectContext, terms: string[], options: CandidateOptions) {
 		return this.run(ctx.projectId, () => findCandidates(this.db, ctx, terms, options, this.embedding()));
+	}
+
+	/** The selector's manifest: the memories the caller may see in `scopes`, most used then most recent first (rows without bodies). */
+	manifest(ctx: ProjectContext, scopes: MemoryScope[], limit: number) {
+		return this.run(ctx.projectId, () => listManifest(this.db, ctx, scopes, limit));
 	}
 
 	/** Embeds up to `limit` memories that have no vector for their current content (resumable; see backfillVectors). */

@@ -1,5 +1,17 @@
 import { z } from "zod";
-import { MAX_DESCRIPTION_CHARS, MEMORY_TYPES } from "../memory/topic-file";
+import { MAX_CUE_CHARS, MAX_CUES, MAX_DESCRIPTION_CHARS, MEMORY_TYPES } from "../memory/topic-file";
+
+/**
+ * Cues as a model writes them: lenient (a model's list is cleaned, not refused) — each folded to one
+ * trimmed line within the length limit, blanks and repeats dropped, at most MAX_CUES.
+ */
+export const ModelCuesSchema = z
+	.array(z.string().max(2_000))
+	.max(50)
+	.transform((cues) =>
+		[...new Set(cues.map((c) => c.replace(/\s+/g, " ").trim().slice(0, MAX_CUE_CHARS).trim()).filter((c) => c !== ""))].slice(0, MAX_CUES),
+	)
+	.optional();
 
 /** Names become R2 key segments: anything a model writes is folded into a valid slug. */
 export function slugify(text: string, maxWords = 6): string {
@@ -28,6 +40,8 @@ export const CandidateSchema = z.object({
 		.min(1)
 		.transform((d) => d.replace(/\s+/g, " ").trim().slice(0, MAX_DESCRIPTION_CHARS)),
 	body: z.string().min(1).max(8_000),
+	/** When the memory applies (the situations and tasks that need it). */
+	cues: ModelCuesSchema,
 	evidence: z.array(z.string().max(200)).max(50).default([]),
 	/** Set by Cairn, not the model: whether the evidence includes a user turn (an explicit statement). */
 	userStated: z.boolean().optional(),

@@ -1,3 +1,4 @@
+import type { LanguageModel } from "ai";
 import readPathTemplate from "../../prompts/read_path.md";
 import { CairnError } from "../errors";
 import { fillTemplate } from "../lib/template";
@@ -5,7 +6,7 @@ import { listDailyLogs, readDailyLog } from "../memory/daily-log";
 import { summaryKey } from "../memory/paths";
 import { type ProjectContext, readMemoryContent } from "../memory/store";
 import { projectStore } from "../project/client";
-import { recall } from "../recall/recall";
+import { type Engine, recall } from "../recall/recall";
 import { effectiveSettings } from "../settings/settings";
 import { fence } from "./fence";
 import { tokenCount, truncateToTokens } from "./tokens";
@@ -26,6 +27,8 @@ export interface InjectRequest {
 	onlyNew?: boolean;
 	/** With `sessionId`: this session's session memory first (after the agent compacted its context). */
 	sessionMemory?: boolean;
+	/** How long the caller can wait, in ms (a hook's remaining budget): the model selector runs only within it. */
+	waitMs?: number;
 }
 
 export interface InjectedMemory {
@@ -54,20 +57,14 @@ export interface InjectResult {
 	};
 	/** Internal: ids of the memories served, for usage recording. */
 	servedIds: number[];
+	/** How the recalled memories were chosen, and why not by the model when one was wanted. */
+	recall?: { engine: Engine; fallbackReason?: string };
 }
 
 export const DEFAULT_INJECT_TOKENS = 16_000;
 /** One topic file may not take more than this share of the block. */
 const PER_MEMORY_TOKENS = 2_000;
 const PER_LOG_TOKENS = 1_500;
-
-/**
- * Per-prompt recall stays silent unless a memory matches enough of the prompt: at least half of its
- * distinct query terms, and never more than three are required (long prompts carry many incidental words).
- */
-export const relevanceFloor = (terms: number) => Math.min(3, Math.ceil(terms / 2));
-/** A memory whose embedding is at least this similar to the query's clears the floor without shared words (hybrid retrieval). */
-export const SEMANTIC_FLOOR = 0.6;
 
 const ageNote = (days: number, confirmed: boolean) => {
 	const what = confirmed ? "confirmed" : "updated";
@@ -115,10 +112,17 @@ function longestFitting(lines: string[], fits: (kept: string[]) => boolean): num
  * compaction this session's session memory first. Everything from storage is fenced. The whole block
  * fits `maxTokens` and `maxChars`: logs go first, then the summary and the index shrink (the text says
  * how to read the rest), then the lowest-ranked memories; the session memory is cut last. Warnings say
- * what was cut. With `include: "memories"` only the recalled topic files that clear the relevance floor
- * are returned — nothing at all when none does.
+ * what was cut. With `include: "memories"` only the recalled topic files that the per-prompt relevance
+ * decision keeps (src/recall/relevance.ts) are returned — nothing at all when none matters enough.
  */
-export async function buildInjection(env: Env, ctx: ProjectContext, request: InjectRequest): Promise<InjectResult> {
+export async function buildInjection(
+	env: Env,
+	ctx: ProjectContext,
+	request: InjectRequest,
+	/** The recall selector's model; by default the `smol` role from the environment. */
+	selectorModel?: LanguageModel | null,
+): Promise<InjectResult> {
+	const started = Date.now();
 	const store = projectStore(env, ctx.projectId);
 	const memoriesOnly = request.include === "memories";
 	const sessionId = request.sessionId;
@@ -146,17 +150,24 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		? await recall(
 				env,
 				ctx,
-				{ query: request.query, recentTools: request.recentTools, exclude, shown: alreadyServed },
+				{
+					query: request.query,
+					recentTools: request.recentTools,
+					exclude,
+					shown: alreadyServed,
+					...(memoriesOnly ? { purpose: "prompt" as const } : {}),
+					...(request.waitMs !== undefined ? { waitMs: Math.max(0, request.waitMs - (Date.now() - started)) } : {}),
+				},
 				Date.now(),
 				settings,
+				selectorModel,
 			)
 		: null;
 	warnings.push(...(recalled?.warnings ?? []));
-	let served = recalled?.served ?? [];
-	if (memoriesOnly && recalled) {
-		const floor = relevanceFloor(recalled.terms.length);
-		served = served.filter((m) => m.trace.matchedTerms.length >= floor || (m.trace.similarity ?? 0) >= SEMANTIC_FLOOR);
-	}
+	const served = recalled?.served ?? [];
+	const recallInfo = recalled
+		? { recall: { engine: recalled.engine, ...(recalled.fallbackReason ? { fallbackReason: recalled.fallbackReason } : {}) } }
+		: {};
 
 	// Recalled topic files, read in parallel.
 	const memoryBlocks: { block: string; info: InjectedMemory; id: number }[] = [];
@@ -195,13 +206,16 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 			truncated = true;
 			text = assemble();
 		}
-		return blockResult(
-			text,
-			truncated,
-			warnings,
-			{ memories: memoryBlocks.map((m) => m.info) },
-			memoryBlocks.map((m) => m.id),
-		);
+		return {
+			...blockResult(
+				text,
+				truncated,
+				warnings,
+				{ memories: memoryBlocks.map((m) => m.info) },
+				memoryBlocks.map((m) => m.id),
+			),
+			...recallInfo,
+		};
 	}
 
 	// This session's session memory, after a compaction.
@@ -316,7 +330,7 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		}
 	}
 	const summary = summaryPart(summaryKept);
-	return blockResult(
+	const block = blockResult(
 		text,
 		truncated,
 		warnings,
@@ -330,4 +344,5 @@ export async function buildInjection(env: Env, ctx: ProjectContext, request: Inj
 		},
 		memoryBlocks.map((m) => m.id),
 	);
+	return { ...block, ...recallInfo };
 }

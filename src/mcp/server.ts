@@ -7,6 +7,7 @@ import { memoryUrl } from "../memory/paths";
 import { MEMORY_URL } from "../memory/resolve";
 import {
 	MemoryBodySchema,
+	MemoryCuesSchema,
 	MemoryDescriptionSchema,
 	MemoryNameSchema,
 	MemoryScopeSchema,
@@ -202,17 +203,21 @@ export function buildMcpServer(ctx: McpRequestContext): McpServer {
 				type: MemoryTypeSchema.describe("user | feedback | project | reference"),
 				description: MemoryDescriptionSchema.describe("One line: when this memory matters"),
 				body: MemoryBodySchema.describe("The memory in markdown, with the reason when there is one"),
+				cues: MemoryCuesSchema.optional().describe(
+					"When it applies: situations and tasks in which an agent needs it, e.g. 'adding or upgrading a dependency' (in its language and in English)",
+				),
 				scope: MemoryScopeSchema.optional().describe("personal (default) or team"),
 				...projectArgs,
 			},
 		},
-		async ({ name, type, description, body, scope, ...args }) => {
+		async ({ name, type, description, body, cues, scope, ...args }) => {
 			try {
 				requireWrite(ctx);
 				const project = await projectFor(ctx, args);
 				const result = await projectStore(ctx.env, project.projectId).writeMemory(project, {
 					scope: scope ?? "personal",
 					file: { name, type, description, body },
+					...(cues ? { cues } : {}),
 					source: "agent",
 					sessionId: ctx.sessionId,
 				});

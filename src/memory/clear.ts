@@ -28,6 +28,7 @@ export async function clearProjectMemory(env: ProjectEnv, ctx: ProjectContext): 
 	await db.batch([
 		db.prepare("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM memories WHERE project_id = ?)").bind(ctx.projectId),
 		db.prepare("DELETE FROM memories_grams WHERE rowid IN (SELECT id FROM memories WHERE project_id = ?)").bind(ctx.projectId),
+		db.prepare("DELETE FROM memories_cues WHERE rowid IN (SELECT id FROM memories WHERE project_id = ?)").bind(ctx.projectId),
 		db.prepare("DELETE FROM memory_vectors WHERE project_id = ?").bind(ctx.projectId),
 		...PROJECT_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE project_id = ?`).bind(ctx.projectId)),
 		db.prepare("DELETE FROM memories WHERE project_id = ?").bind(ctx.projectId),

@@ -3,7 +3,7 @@
  * tools use these same objects, so a limit cannot differ between them.
  */
 import { z } from "zod";
-import { descriptionSchema, MAX_BODY_BYTES, MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "./topic-file";
+import { cuesSchema, descriptionSchema, MAX_BODY_BYTES, MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "./topic-file";
 
 export const MemoryNameSchema = z
 	.string()
@@ -18,3 +18,5 @@ export const RecallQuerySchema = z.string().max(8_000);
 export const RecallLimitSchema = z.number().int().min(1).max(20);
 export const ToolListSchema = z.array(z.string().min(1).max(200)).max(100);
 export const MemoryUrlSchema = z.string().min(1).max(300);
+/** When a memory applies (≤ 8 single-line cues of ≤ 200 characters), in its language and in English. */
+export const MemoryCuesSchema = cuesSchema;

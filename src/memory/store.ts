@@ -3,7 +3,8 @@ import { nowIso, sha256Hex } from "../lib/ids";
 import { holdContent } from "../maintenance/sweep";
 import type { ProjectEnv } from "../project/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../project/sql";
-import { dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "../recall/index-rows";
+import { deriveCues } from "../recall/concepts";
+import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "../recall/index-rows";
 import { assertNoSecretsIn } from "../security/guard";
 import { effectiveSettings } from "../settings/settings";
 import { memoryUrl, objectKey } from "./paths";
@@ -14,6 +15,7 @@ import {
 	type MemoryType,
 	renderTopicFile,
 	type TopicFile,
+	validateCues,
 	validateFields,
 } from "./topic-file";
 
@@ -45,6 +47,22 @@ export interface MemoryRow {
 	times_served: number;
 	last_served_at: string | null;
 	proposed_scope?: MemoryScope | null;
+	/** JSON array of strings: when the memory applies (src/recall/concepts.ts). */
+	cues?: string;
+	/** 'written' by a model or a person, or 'derived' from the concept map. */
+	cues_source?: CueSource;
+}
+
+export type CueSource = "written" | "derived";
+
+/** A row's cues; an unreadable value reads as none. */
+export function cuesOf(row: Pick<MemoryRow, "cues">): string[] {
+	try {
+		const value = JSON.parse(row.cues ?? "[]");
+		return Array.isArray(value) ? value.filter((c): c is string => typeof c === "string") : [];
+	} catch {
+		return [];
+	}
 }
 
 export interface MemoryMetadata {
@@ -63,6 +81,10 @@ export interface MemoryMetadata {
 	lastServedAt: string | null;
 	/** A scope this memory is proposed for and nobody has decided yet (a rule its author called a team rule). */
 	proposedScope: MemoryScope | null;
+	/** The situations in which the memory applies, in its language and in English. */
+	cues: string[];
+	/** Whether the cues were written (by a model or a person) or derived from the concept map. */
+	cuesSource: CueSource;
 }
 
 export function toMetadata(row: MemoryRow): MemoryMetadata {
@@ -81,6 +103,8 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		timesServed: row.times_served,
 		lastServedAt: row.last_served_at,
 		proposedScope: row.proposed_scope ?? null,
+		cues: cuesOf(row),
+		cuesSource: row.cues_source ?? "derived",
 	};
 }
 
@@ -104,6 +128,11 @@ export interface WriteInput {
 	proposedScope?: MemoryScope | null;
 	/** The consolidation run that writes this version, and the sessions and turns it rests on. */
 	provenance?: { runId: string; evidence: VersionEvidence[] };
+	/**
+	 * When the memory applies (validated by CuesSchema). Given: stored as written. Absent: written cues
+	 * already stored are kept, otherwise cues are derived from the concept map. An empty list derives.
+	 */
+	cues?: string[];
 }
 
 /** A session and the turns in it (`t<seq>`) that a version rests on. */
@@ -140,7 +169,19 @@ export const guardStatement = (db: ProjectDb, condition: string, args: unknown[]
 export const isGuardFailure = (err: unknown) => err instanceof GuardFailure;
 
 /** Scans the parts of a memory that are free text; throws 422 naming rules, never the secret. */
-export const assertNoSecrets = (file: TopicFile) => assertNoSecretsIn(`${file.description}\n${file.body}`, "memory");
+export const assertNoSecrets = (file: TopicFile, cues: string[] = []) =>
+	assertNoSecretsIn(`${file.description}\n${file.body}${cues.map((c) => `\n${c}`).join("")}`, "memory");
+
+/** The cues a write stores, and where they come from (see WriteInput.cues). */
+export function resolveCues(
+	file: TopicFile,
+	given: string[] | undefined,
+	current: MemoryRow | null,
+): { cues: string[]; source: CueSource } {
+	if (given && given.length > 0) return { cues: given, source: "written" };
+	if (given === undefined && current?.cues_source === "written") return { cues: cuesOf(current), source: "written" };
+	return { cues: deriveCues(file), source: "derived" };
+}
 
 /** Refuses writes to a scope that settings or managed policy switched off (`feature_disabled`, naming the setting). */
 export async function assertScopeWritable(env: Env, ctx: ProjectContext, scope: MemoryScope): Promise<void> {
@@ -173,7 +214,8 @@ export async function writeMemory(
 	assertValidName(input.file.name);
 	const file: TopicFile = { ...input.file, ...validateFields(input.file) };
 	assertBodySize(file.body);
-	await assertNoSecrets(file);
+	const givenCues = input.cues === undefined ? undefined : validateCues(input.cues);
+	await assertNoSecrets(file, givenCues);
 	await assertScopeWritable(env, ctx, scope);
 
 	if (input.source === "agent" && input.sessionId) {
@@ -196,7 +238,24 @@ export async function writeMemory(
 			});
 		}
 	}
-	if (current && current.content_hash === hash) return { status: "unchanged", memory: toMetadata(current) };
+	const cues = resolveCues(file, givenCues, current);
+	const cuesJson = JSON.stringify(cues.cues);
+	if (current && current.content_hash === hash) {
+		if (current.cues === cuesJson && current.cues_source === cues.source) return { status: "unchanged", memory: toMetadata(current) };
+		// Only the cues changed: metadata, no new version of the file.
+		await env.PDB.batch([
+			env.PDB.prepare("UPDATE memories SET cues = ?, cues_source = ? WHERE id = ? AND version = ?").bind(
+				cuesJson,
+				cues.source,
+				current.id,
+				current.version,
+			),
+			...cueStatements(env.PDB, rowById(current.id), { ...file, cues: cues.cues }),
+		]);
+		const row = await getMemoryRow(env.PDB, ctx, scope, file.name);
+		if (!row) throw new CairnError("version_conflict", "the memory was deleted by a concurrent request");
+		return { status: "updated", memory: toMetadata(row) };
+	}
 
 	const now = nowIso();
 	const bytes = new TextEncoder().encode(content).byteLength;
@@ -245,6 +304,7 @@ export async function writeMemory(
 					.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)")
 					.bind(current.id, file.name, file.description, file.body),
 				...gramStatements(db, searchRow, file),
+				...cueStatements(db, searchRow, { ...file, cues: cues.cues }),
 				bumpIndex,
 			]
 		: [
@@ -279,6 +339,7 @@ export async function writeMemory(
 					.prepare(`INSERT INTO memories_fts (rowid, name, description, body) SELECT id, ?, ?, ? FROM memories WHERE ${identity}`)
 					.bind(file.name, file.description, file.body, ...identityArgs),
 				...gramStatements(db, searchRow, file),
+				...cueStatements(db, searchRow, { ...file, cues: cues.cues }),
 				db
 					.prepare(
 						`INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) SELECT id, project_id, scope, owner_id FROM memories WHERE ${identity}`,
@@ -286,6 +347,9 @@ export async function writeMemory(
 					.bind(...identityArgs),
 				bumpIndex,
 			];
+	statements.push(
+		db.prepare(`UPDATE memories SET cues = ?, cues_source = ? WHERE ${identity}`).bind(cuesJson, cues.source, ...identityArgs),
+	);
 	if (input.provenance) {
 		statements.push(
 			db
@@ -426,6 +490,25 @@ export async function listMemories(db: ProjectDb, ctx: ProjectContext, filter: L
 	const { results } = await db
 		.prepare(`SELECT * FROM memories WHERE ${where.join(" AND ")} ORDER BY name, scope LIMIT ?`)
 		.bind(...args, filter.limit)
+		.all<MemoryRow>();
+	return results;
+}
+
+/**
+ * Every memory the caller may see in `scopes` (their personal ones, the project's team ones), most
+ * served first, then most recently changed: the model selector's manifest, before its token budget.
+ */
+export async function listManifest(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[], limit: number): Promise<MemoryRow[]> {
+	if (scopes.length === 0) return [];
+	const visible =
+		scopes.length === 2
+			? "(scope = 'team' OR owner_id = ?2)"
+			: scopes[0] === "team"
+				? "scope = 'team' AND ?2 IS NOT NULL"
+				: "scope = 'personal' AND owner_id = ?2";
+	const { results } = await db
+		.prepare(`SELECT * FROM memories WHERE project_id = ?1 AND ${visible} ORDER BY times_served DESC, updated_at DESC LIMIT ?3`)
+		.bind(ctx.projectId, ctx.userId, limit)
 		.all<MemoryRow>();
 	return results;
 }

@@ -20,6 +20,27 @@ export const descriptionSchema = z
 	.max(MAX_DESCRIPTION_CHARS, `description must be at most ${MAX_DESCRIPTION_CHARS} characters`)
 	.refine((d) => !/[\r\n]/.test(d), "description must be a single line");
 
+export const MAX_CUES = 8;
+export const MAX_CUE_CHARS = 200;
+/** A memory's cues: when it applies. Metadata beside the topic file, never in its frontmatter. */
+export const cuesSchema = z
+	.array(
+		z
+			.string()
+			.trim()
+			.min(1, "a cue must not be empty")
+			.max(MAX_CUE_CHARS, `a cue must be at most ${MAX_CUE_CHARS} characters`)
+			.refine((c) => !/[\r\n]/.test(c), "a cue must be a single line"),
+	)
+	.max(MAX_CUES, `at most ${MAX_CUES} cues`);
+
+/** Validates cues; errors name the field, never echo a value. Duplicates are dropped. */
+export function validateCues(cues: unknown): string[] {
+	const parsed = cuesSchema.safeParse(cues);
+	if (!parsed.success) throw badRequest(parsed.error.issues[0]?.message ?? "cues are invalid", { field: "cues" });
+	return [...new Set(parsed.data)];
+}
+
 export interface TopicFile {
 	name: string;
 	type: MemoryType;

@@ -11,8 +11,10 @@
  *
  * The old tables are left in place; a later migration drops them once every project is moved.
  */
+
 import { nowIso } from "../lib/ids";
-import { gramStatements, rowById } from "../recall/index-rows";
+import { deriveCues } from "../recall/concepts";
+import { cueStatements, gramStatements, rowById } from "../recall/index-rows";
 import type { ProjectDb } from "./sql";
 
 /** Tables in copy order with the columns copied. `memories_fts` is read by rowid alongside. */
@@ -122,6 +124,12 @@ export async function importLegacyRows(db: ProjectDb, projectId: string, page: L
 				.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)")
 				.bind(f.rowid, f.name, f.description, f.body),
 			...gramStatements(db, rowById(f.rowid), f),
+		);
+		// The old layout had no cues: derived from the concept map, as the schema step does for stored memories.
+		const cues = deriveCues(f);
+		statements.push(
+			db.prepare("UPDATE memories SET cues = ?, cues_source = 'derived' WHERE id = ?").bind(JSON.stringify(cues), f.rowid),
+			...cueStatements(db, rowById(f.rowid), { ...f, cues }),
 		);
 	}
 	if (page.indexGeneration !== undefined) {

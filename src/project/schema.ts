@@ -1,4 +1,5 @@
 import { randomId } from "../lib/ids";
+import { conceptColumn, deriveCues } from "../recall/concepts";
 import { gramText } from "../recall/grams";
 
 /**
@@ -209,6 +210,13 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// the candidates behind it (a JSON array of {session, turns}).
 	`ALTER TABLE memory_versions ADD COLUMN run_id TEXT;
 	ALTER TABLE memory_versions ADD COLUMN evidence_json TEXT NOT NULL DEFAULT '[]';`,
+	// 10: cues — the situations in which a memory applies ("adding or upgrading a dependency"), a JSON
+	// array of strings: written by a model or a person ('written') or derived from the concept map
+	// ('derived', src/recall/concepts.ts). Metadata, never in the topic file. Indexed beside the memory's
+	// concepts in `memories_cues` for recall; filled in for stored memories by the step below.
+	`ALTER TABLE memories ADD COLUMN cues TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE memories ADD COLUMN cues_source TEXT NOT NULL DEFAULT 'derived';
+	CREATE VIRTUAL TABLE memories_cues USING fts5(cues, concepts, tokenize = 'porter unicode61');`,
 ];
 
 /**
@@ -224,6 +232,18 @@ export const PROJECT_MIGRATION_STEPS: Readonly<Record<number, (sql: SqlStorage) 
 			const fields = [gramText(r.name), gramText(r.description), gramText(r.body)];
 			if (fields.some((f) => f !== ""))
 				sql.exec("INSERT INTO memories_grams (rowid, name, description, body) VALUES (?, ?, ?, ?)", r.rowid, ...fields);
+		}
+	},
+	10: (sql) => {
+		const rows = sql
+			.exec<{ rowid: number; name: string; description: string; body: string }>("SELECT rowid, name, description, body FROM memories_fts")
+			.toArray();
+		for (const r of rows) {
+			const cues = deriveCues(r);
+			const concepts = conceptColumn({ ...r, cues });
+			sql.exec("UPDATE memories SET cues = ?, cues_source = 'derived' WHERE id = ?", JSON.stringify(cues), r.rowid);
+			if (cues.length > 0 || concepts !== "")
+				sql.exec("INSERT INTO memories_cues (rowid, cues, concepts) VALUES (?, ?, ?)", r.rowid, cues.join("\n"), concepts);
 		}
 	},
 	8: (sql) => {

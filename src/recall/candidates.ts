@@ -9,8 +9,8 @@ import type { ProjectContext } from "../memory/store";
 import type { MemoryScope } from "../memory/topic-file";
 import type { ProjectDb } from "../project/sql";
 import { EMBED_TIMEOUT_MS, type Embedder, embeddingText, nearest, toBlob, type VectorHit } from "./embedding";
-import { gramMatchExpression } from "./grams";
-import { type CandidateRow, candidateSql } from "./lexical";
+import { cjkStem, gramMatchExpression, hasCjk } from "./grams";
+import { type CandidateRow, candidateSql, type LexicalIndex } from "./lexical";
 import { matchExpression } from "./terms";
 
 /** Vectors less similar than this to the query are not candidates (unrelated text still scores above 0). */
@@ -27,6 +27,19 @@ export interface CandidateOptions {
 	windows?: { from: string; to: string }[];
 	/** Also read the memories written next to the best this many lexical candidates (`neighbourRows`). */
 	neighbours?: number;
+	/** The query's concepts as index tokens (src/recall/concepts.ts): searched with its words in the cue index. */
+	concepts?: string[];
+	/** Also count how many memories hold each word and concept (`stats`), to weigh what a candidate matched. */
+	stats?: boolean;
+}
+
+/** How many of the project's memories hold each query word and concept, and how many there are. */
+export interface TermStats {
+	total: number;
+	/** Per query word, in order. */
+	words: number[];
+	/** Per concept token, in order. */
+	concepts: number[];
 }
 
 export type Retrieval = "lexical" | "hybrid";
@@ -43,7 +56,12 @@ export interface CandidateSet {
 	note?: string;
 	/** With `neighbours`: memories of the same session written next to a top lexical candidate (`seed`, its id), not among `rows`. */
 	neighbourRows?: (CandidateRow & { seed: number })[];
+	/** With `stats`. */
+	stats?: TermStats;
 }
+
+/** A cue-index match ranks at this share of a word-index match of the same BM25: cues support, words lead. */
+export const CUE_INDEX_WEIGHT = 0.5;
 
 /** The best word matches read from each window of time the query names, beyond the ordinary candidates. */
 export const DATED_CANDIDATES = 10;
@@ -68,24 +86,26 @@ export async function lexicalCandidates(
 	options: CandidateOptions,
 ): Promise<CandidateRow[]> {
 	/** The best `limit` matches in one index, optionally only those written inside `window`. */
-	const matches = (index: "memories_fts" | "memories_grams", limit: number, window?: { from: string; to: string }) =>
+	const expression = (index: LexicalIndex) =>
+		index === "memories_fts"
+			? matchExpression(terms)
+			: index === "memories_grams"
+				? gramMatchExpression(options.grams ?? [])
+				: matchExpression([...terms, ...(options.concepts ?? [])]);
+	const matches = (index: LexicalIndex, limit: number, window?: { from: string; to: string }) =>
 		db
 			.prepare(candidateSql(options.scopes, index, window !== undefined))
-			.bind(
-				index === "memories_fts" ? matchExpression(terms) : gramMatchExpression(options.grams ?? []),
-				ctx.projectId,
-				ctx.userId,
-				limit,
-				...(window ? [window.from, window.to] : []),
-			)
+			.bind(expression(index), ctx.projectId, ctx.userId, limit, ...(window ? [window.from, window.to] : []))
 			.all<CandidateRow>();
 	const lists: Promise<{ results: CandidateRow[] }>[] = [];
 	if (terms.length > 0) lists.push(matches("memories_fts", options.limit));
 	if (options.grams?.length) lists.push(matches("memories_grams", options.limit));
+	const cueList = terms.length > 0 || options.concepts?.length ? matches("memories_cues", options.limit) : undefined;
 	// Dated reads go through the word index when the query has words, else through the grams.
 	const datedIndex = terms.length > 0 ? "memories_fts" : options.grams?.length ? "memories_grams" : undefined;
 	const dated = datedIndex ? (options.windows ?? []).map((w) => matches(datedIndex, DATED_CANDIDATES, w)) : [];
-	const [results, datedResults] = await Promise.all([Promise.all(lists), Promise.all(dated)]);
+	const [results, datedResults, cueResults] = await Promise.all([Promise.all(lists), Promise.all(dated), cueList]);
+	if (cueResults) results.push({ results: cueResults.results.map((r) => ({ ...r, rank: r.rank * CUE_INDEX_WEIGHT })) });
 	let rows: CandidateRow[];
 	if (results.length === 1) rows = results[0]?.results ?? [];
 	else {
@@ -180,9 +200,42 @@ export async function findCandidates(
 	options: CandidateOptions,
 	embedding: { embedder: Embedder | null; reason?: string },
 ): Promise<CandidateSet> {
-	const set = await gatherCandidates(db, ctx, terms, options, embedding);
+	const [set, stats] = await Promise.all([
+		gatherCandidates(db, ctx, terms, options, embedding),
+		options.stats ? termStats(db, ctx, terms, options.concepts ?? []) : undefined,
+	]);
 	if (options.neighbours) set.neighbourRows = await neighbourCandidates(db, ctx, set.rows, options);
+	if (stats) set.stats = stats;
 	return set;
+}
+
+/**
+ * Document frequencies in one statement: the project's memory count, then for each word the memories
+ * whose name, description or body hold it (a CJK word: its stem, src/recall/grams.ts), and for each
+ * concept token the memories about it.
+ */
+export async function termStats(db: ProjectDb, ctx: ProjectContext, words: string[], concepts: string[]): Promise<TermStats> {
+	const columns = [
+		"(SELECT count(*) FROM memories WHERE project_id = ?1) AS n0",
+		...words.map(
+			(w, i) =>
+				`(SELECT count(*) FROM ${hasCjk(w) ? "memories_grams" : "memories_fts"} WHERE ${hasCjk(w) ? "memories_grams" : "memories_fts"} MATCH ?${i + 2}) AS w${i}`,
+		),
+		...concepts.map((_, i) => `(SELECT count(*) FROM memories_cues WHERE memories_cues MATCH ?${words.length + i + 2}) AS c${i}`),
+	];
+	const row = await db
+		.prepare(`SELECT ${columns.join(", ")}`)
+		.bind(
+			ctx.projectId,
+			...words.map((w) => (hasCjk(w) ? gramMatchExpression([cjkStem(w)]) : matchExpression([w]))),
+			...concepts.map((c) => `concepts : ${matchExpression([c])}`),
+		)
+		.first<Record<string, number>>();
+	return {
+		total: row?.n0 ?? 0,
+		words: words.map((_, i) => row?.[`w${i}`] ?? 0),
+		concepts: concepts.map((_, i) => row?.[`c${i}`] ?? 0),
+	};
 }
 
 async function gatherCandidates(

@@ -77,3 +77,9 @@ export function cjkTermIn(term: string, haystack: string): boolean | null {
 	}
 	return false;
 }
+
+/**
+ * The stem of a CJK word for counting and matching it whole: its first two characters (a Korean word's
+ * stem comes first, its particles and endings after: 배포를, 배포해줘 → 배포), or the word when shorter.
+ */
+export const cjkStem = (term: string) => [...term.normalize("NFKC").toLowerCase()].slice(0, 2).join("");

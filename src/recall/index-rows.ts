@@ -1,9 +1,10 @@
 /**
- * The search rows kept beside `memories_fts` for each memory: its CJK grams (`memories_grams`) and its
- * embedding (`memory_vectors`). Every path that replaces or removes a memory's `memories_fts` row
+ * The search rows kept beside `memories_fts` for each memory: its CJK grams (`memories_grams`), its cues
+ * and concepts (`memories_cues`) and its embedding (`memory_vectors`). Every path that replaces or removes a memory's `memories_fts` row
  * includes these statements in the same batch, so the three indexes change together.
  */
 import type { ProjectDb, ProjectStatement } from "../project/sql";
+import { conceptColumn } from "./concepts";
 import { EMBED_TIMEOUT_MS, type Embedder, embeddingText, toBlob } from "./embedding";
 import { gramText } from "./grams";
 
@@ -30,6 +31,23 @@ export function gramStatements(
 	return statements;
 }
 
+/** Replaces a memory's cue row: its cues and its concepts (src/recall/concepts.ts); none when it has neither. */
+export function cueStatements(
+	db: ProjectDb,
+	ref: RowRef,
+	fields: { name: string; description: string; body: string; cues: string[] },
+): ProjectStatement[] {
+	const concepts = conceptColumn(fields);
+	const statements = [db.prepare(`DELETE FROM memories_cues WHERE rowid = ${ref.sql}`).bind(...ref.args)];
+	if (fields.cues.length > 0 || concepts !== "")
+		statements.push(
+			db
+				.prepare(`INSERT INTO memories_cues (rowid, cues, concepts) SELECT ${ref.sql}, ?, ?`)
+				.bind(...ref.args, fields.cues.join("\n"), concepts),
+		);
+	return statements;
+}
+
 /** Replaces a memory's vector: the new one when the model gave one, none otherwise (the backfill fills it). */
 export function vectorStatements(
 	db: ProjectDb,
@@ -51,6 +69,7 @@ export function vectorStatements(
 /** Removes a memory's rows from both indexes. */
 export const dropStatements = (db: ProjectDb, id: number): ProjectStatement[] => [
 	db.prepare("DELETE FROM memories_grams WHERE rowid = ?").bind(id),
+	db.prepare("DELETE FROM memories_cues WHERE rowid = ?").bind(id),
 	db.prepare("DELETE FROM memory_vectors WHERE memory_id = ?").bind(id),
 ];
 

@@ -8,6 +8,11 @@ import { matchExpression } from "./terms";
 
 /** BM25 column weights: name, description, body. A hit in the name or description says more. */
 export const FIELD_WEIGHTS = [3.0, 2.0, 1.0] as const;
+/** BM25 column weights of the cue index (`memories_cues`): cues, concepts. */
+export const CUE_FIELD_WEIGHTS = [1.0, 1.0] as const;
+
+/** The indexes a candidate can be read from. */
+export type LexicalIndex = "memories_fts" | "memories_grams" | "memories_cues";
 
 /** Rules and corrections matter most at session start; references are looked up when needed. */
 export const TYPE_PRIORS: Record<MemoryType, number> = { feedback: 1.1, user: 1.05, project: 1.05, reference: 1.0 };
@@ -112,11 +117,12 @@ export interface ScoredMemory {
 /**
  * The candidate query: ?1 MATCH expression, ?2 project, ?3 user, ?4 limit. Exported so the
  * benchmark runs exactly this statement on plain SQLite as the latency floor. The same query runs
- * over the CJK index (`memories_grams`, src/recall/grams.ts) with a MATCH over grams; bodies always
+ * over the CJK index (`memories_grams`, src/recall/grams.ts) with a MATCH over grams and over the cue
+ * index (`memories_cues`: cues and concepts, src/recall/concepts.ts); bodies always
  * come from `memories_fts`. `dated` keeps only memories written (created or last changed) between
  * ?5 and ?6 (ISO instants, src/recall/dates.ts).
  */
-export function candidateSql(scopes: MemoryScope[], index: "memories_fts" | "memories_grams" = "memories_fts", dated = false): string {
+export function candidateSql(scopes: MemoryScope[], index: LexicalIndex = "memories_fts", dated = false): string {
 	const scopeFilter =
 		scopes.length === 2
 			? "(v.scope = 'team' OR v.owner_id = ?3)"
@@ -129,7 +135,7 @@ export function candidateSql(scopes: MemoryScope[], index: "memories_fts" | "mem
 	// Rank inside, fetch outside: every match is checked against the narrow visibility table and the
 	// sorter holds only (id, rank); full rows and bodies are read only for the candidates kept.
 	return `SELECT m.*, f.body AS fts_body, top.rank AS rank FROM (
-	   SELECT ${index}.rowid AS id, bm25(${index}, ${FIELD_WEIGHTS.join(", ")}) AS rank
+	   SELECT ${index}.rowid AS id, bm25(${index}, ${(index === "memories_cues" ? CUE_FIELD_WEIGHTS : FIELD_WEIGHTS).join(", ")}) AS rank
 	   FROM ${index} JOIN memory_visibility v ON v.memory_id = ${index}.rowid
 	   WHERE ${index} MATCH ?1 AND v.project_id = ?2 AND ${scopeFilter}${written}
 	   ORDER BY rank LIMIT ?4

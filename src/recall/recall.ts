@@ -5,12 +5,23 @@ import type { MemoryScope } from "../memory/topic-file";
 import { projectStore } from "../project/client";
 import { type EffectiveSettings, effectiveSettings } from "../settings/settings";
 import type { CandidateSet, Retrieval } from "./candidates";
+import { textConcepts } from "./concepts";
 import { type DateWindow, dateWindows, writtenIn } from "./dates";
 import { MAX_EMBED_CHARS, type VectorHit } from "./embedding";
 import { withForms } from "./forms";
 import { queryGrams, scoringTerms } from "./grams";
-import { type CandidateRow, documentsToolInUse, type RecalledMemory, type ScoredMemory, score, toCandidates, toRecalled } from "./lexical";
-import { selectWithModel } from "./selector";
+import {
+	type CandidateRow,
+	documentsToolInUse,
+	freshness,
+	type RecalledMemory,
+	type ScoredMemory,
+	score,
+	toCandidates,
+	toRecalled,
+} from "./lexical";
+import { conceptTokens, PROMPT_LIMIT, promptWeights, RELATIVE_FLOOR, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
+import { SELECTOR_TIMEOUT_MS, selectWithModel, withinTokens } from "./selector";
 import { queryTerms } from "./terms";
 
 export interface RecallRequest {
@@ -27,6 +38,13 @@ export interface RecallRequest {
 	shown?: string[];
 	/** The moment the question is asked from (ISO 8601): relative dates in the query ("last week") count back from it. Default: now. */
 	at?: string;
+	/**
+	 * How long the caller can wait for the answer, in milliseconds from when the request arrived (a
+	 * hook's remaining budget). The model selector runs only within it; past it the ranked answer is served.
+	 */
+	waitMs?: number;
+	/** Internal: "prompt" — per-prompt recall: the relevance decision (src/recall/relevance.ts) picks at most PROMPT_LIMIT. */
+	purpose?: "prompt";
 	/** Internal (not part of the API): switches ranking steps off or on, to measure each one's contribution. */
 	ranking?: Partial<Ranking>;
 }
@@ -41,9 +59,11 @@ export interface Ranking {
 	dateCues: boolean;
 	/** Add the memories the best match's session wrote next to it, below the first places (NEIGHBOUR_* below). */
 	neighbours: boolean;
+	/** Search the cue index with the query's words and concepts (src/recall/concepts.ts): memories that apply in the situation the query names. */
+	concepts: boolean;
 }
 
-export const RANKING: Ranking = { questionWords: true, wordForms: true, dateCues: true, neighbours: true };
+export const RANKING: Ranking = { questionWords: true, wordForms: true, dateCues: true, neighbours: true, concepts: true };
 
 /** A memory written inside a window of time the query names scores this much more (×3 at 2). */
 export const DATE_CUE_WEIGHT = 2;
@@ -69,7 +89,18 @@ export interface TraceEntry {
 	similarity?: number;
 	lexicalRank?: number;
 	vectorRank?: number;
-	decision: "returned" | "excluded" | "skipped: documents a tool in use" | "below limit" | "not selected by model";
+	/** Per-prompt recall: the weight of what matched, its share of the prompt's, and the concepts shared. */
+	evidence?: number;
+	coverage?: number;
+	concepts?: string[];
+	decision:
+		| "returned"
+		| "excluded"
+		| "skipped: documents a tool in use"
+		| "below limit"
+		| "not selected by model"
+		| "not relevant enough"
+		| "below the best match";
 }
 
 export interface RecallResult {
@@ -85,7 +116,7 @@ export interface RecallResult {
 	terms: string[];
 	warnings: string[];
 	fallbackReason?: string;
-	trace?: { terms: string[]; candidates: TraceEntry[] };
+	trace?: { terms: string[]; concepts: string[]; candidates: TraceEntry[]; note?: string };
 }
 
 /** Reciprocal rank fusion's constant: a list's first place counts 1/(K+1), its tenth 1/(K+10). */
@@ -140,15 +171,19 @@ export function withNeighbours(ranked: ScoredMemory[], neighbours: ScoredMemory[
 	return [...ranked, ...added].sort((a, b) => b.score - a.score);
 }
 
-/** How many lexical candidates are scored (and shown to the model as a manifest). */
-const MANIFEST_SIZE = 25;
-/** Candidates read and scored: enough for the model's manifest and the largest limit, no more (each costs a row read). */
-const CANDIDATES = MANIFEST_SIZE;
+/** Candidates read and scored: enough for the relevance decision and the largest limit, no more (each costs a row read). */
+const CANDIDATES = 25;
+/** The model selector is not started with less time than this left (it could not answer). */
+export const MIN_SELECTOR_MS = 250;
+/** Kept back from the caller's wait for reading the memories and answering after the selector. */
+export const ANSWER_MARGIN_MS = 100;
 
 /**
  * Recall: which memories matter for this query? Lexical by default (BM25 over name, description and
- * body with field weights, type and freshness priors); optionally a small model picks from the
- * lexical candidates. Honours the master switch and scope switches, `exclude` and `recentTools`.
+ * body with field weights, plus the cue index of cues and concepts; type and freshness priors);
+ * optionally a small model picks from the whole manifest. Honours the master switch and scope switches,
+ * `exclude` and `recentTools`. With `purpose: "prompt"`, the relevance decision (src/recall/relevance.ts)
+ * keeps only memories that matter enough, at most PROMPT_LIMIT; the selector's picks are its own evidence.
  */
 export async function recall(
 	env: Env,
@@ -159,24 +194,31 @@ export async function recall(
 	/** The selector model; by default the `smol` role from the environment. */
 	selectorModel?: LanguageModel | null,
 ): Promise<RecallResult> {
+	const started = Date.now();
 	const ranking: Ranking = { ...RANKING, ...request.ranking };
 	const words = queryTerms(request.query, ranking.questionWords);
 	const windows = ranking.dateCues ? dateWindows(request.query, new Date(request.at ?? now)) : [];
 	const grams = queryGrams(request.query);
+	const concepts = ranking.concepts ? textConcepts(request.query) : [];
 	// Relevance is counted per word; a CJK run written without spaces counts as its bigrams.
 	const terms = scoringTerms(words);
 	const exclude = new Set(request.exclude ?? []);
 	const recentTools = request.recentTools ?? [];
 	const semantic = request.retrieval !== "lexical" && request.query.trim() !== "";
+	const forPrompt = request.purpose === "prompt";
+	const searched = ranking.wordForms ? withForms(words) : words;
+	const store = projectStore(env, ctx.projectId);
 	// Settings (D1) and candidates (the project's object) concurrently: one round trip's latency. The
 	// scope switches are applied to the rows after.
 	const [settings, candidates] = await Promise.all([
 		preloaded ?? effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
-		words.length > 0 || grams.length > 0 || semantic
-			? projectStore(env, ctx.projectId).recallCandidates(ctx, ranking.wordForms ? withForms(words) : words, {
+		words.length > 0 || grams.length > 0 || semantic || concepts.length > 0
+			? store.recallCandidates(ctx, searched, {
 					scopes: request.scope ? [request.scope] : ["personal", "team"],
 					limit: CANDIDATES + exclude.size,
 					grams,
+					...(concepts.length > 0 ? { concepts: conceptTokens(concepts) } : {}),
+					...(forPrompt ? { stats: true } : {}),
 					...(windows.length > 0 ? { windows } : {}),
 					...(ranking.neighbours ? { neighbours: NEIGHBOUR_SEEDS } : {}),
 					...(semantic ? { semanticQuery: request.query.slice(0, MAX_EMBED_CHARS) } : {}),
@@ -194,7 +236,8 @@ export async function recall(
 		return { engine: "lexical", ...retrievalFields, memories: [], served: [], terms, warnings };
 	}
 	const off = new Set<MemoryScope>();
-	for (const s of request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[])) {
+	const scopes = request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[]);
+	for (const s of scopes) {
 		const key = s === "team" ? "memories.teamMemory" : "memories.personalMemory";
 		if (settings[key].value === false) {
 			off.add(s);
@@ -231,13 +274,42 @@ export async function recall(
 		eligible.push(m);
 		trace.push({ ...entry, decision: "below limit" });
 	}
+	const entryOf = (m: ScoredMemory) => trace.find((t) => t.name === m.row.name && t.scope === m.row.scope);
+
+	// The ranked answer: the first `limit`, or for a prompt those the relevance decision keeps.
+	const servedLimit = forPrompt ? Math.min(PROMPT_LIMIT, limit) : limit;
+	let chosen = eligible.slice(0, limit);
+	if (forPrompt) {
+		const weights = promptWeights(terms, searched, concepts, candidates.stats ?? { total: 0, words: [], concepts: [] });
+		const judged = eligible.map((m) => ({ m, r: relevanceOf(m, weights) }));
+		for (const { m, r } of judged) {
+			const entry = entryOf(m);
+			if (entry) Object.assign(entry, { evidence: round(r.evidence), coverage: round(r.coverage), concepts: r.concepts });
+		}
+		const kept = judged
+			.filter(({ m, r }) => r.relevant || (m.trace.similarity ?? 0) >= SEMANTIC_FLOOR)
+			.sort((a, b) => b.r.evidence - a.r.evidence || b.m.score - a.m.score);
+		for (const { m } of judged) {
+			const entry = entryOf(m);
+			if (entry && !kept.some((k) => k.m === m)) entry.decision = "not relevant enough";
+		}
+		const best = kept[0]?.r.evidence ?? 0;
+		chosen = [];
+		for (const { m, r } of kept) {
+			if (r.evidence < RELATIVE_FLOOR * best && (m.trace.similarity ?? 0) < SEMANTIC_FLOOR) {
+				const entry = entryOf(m);
+				if (entry) entry.decision = "below the best match";
+				continue;
+			}
+			if (chosen.length < servedLimit) chosen.push(m);
+		}
+	}
 
 	let engine: Engine = "lexical";
 	let fallbackReason: string | undefined;
-	let chosen = eligible.slice(0, limit);
 	const modelConfigured = selectorModel !== undefined ? selectorModel !== null : hasModel(env as ModelEnv, "smol");
 	const wantModel = request.engine === "llm" || (request.engine === undefined && modelConfigured);
-	if (wantModel && terms.length > 0) {
+	if (wantModel && (terms.length > 0 || concepts.length > 0)) {
 		let model: LanguageModel | null = null;
 		try {
 			model = selectorModel !== undefined ? selectorModel : resolveModel(env as ModelEnv, "smol");
@@ -245,18 +317,19 @@ export async function recall(
 			fallbackReason = err instanceof ModelConfigError ? err.message : "model could not be configured";
 		}
 		if (!model && !fallbackReason) fallbackReason = "no model is configured for the smol role";
+		const left = () => (request.waitMs === undefined ? SELECTOR_TIMEOUT_MS : request.waitMs - (Date.now() - started) - ANSWER_MARGIN_MS);
+		if (model && left() < MIN_SELECTOR_MS) {
+			fallbackReason = `no time left for the model selector within waitMs (${request.waitMs} ms); the ranked answer is served`;
+			model = null;
+		}
 		if (model) {
-			const selection = await selectWithModel(
-				model,
-				request.query,
-				recentTools,
-				eligible.slice(0, MANIFEST_SIZE),
-				limit,
-				request.shown ?? [],
-			);
+			const manifest = await manifestFor(store, ctx, scopes, off, eligible, exclude, now);
+			const timeoutMs = Math.min(SELECTOR_TIMEOUT_MS, left());
+			const selection = await selectWithModel(model, request.query, recentTools, manifest, servedLimit, request.shown ?? [], timeoutMs);
 			if (selection.ok) {
 				engine = "llm";
-				for (const t of trace) if (t.decision === "below limit") t.decision = "not selected by model";
+				for (const t of trace)
+					if (t.decision === "below limit" || t.decision === "not relevant enough") t.decision = "not selected by model";
 				chosen = selection.memories;
 			} else fallbackReason = selection.reason;
 		}
@@ -275,6 +348,51 @@ export async function recall(
 		warnings,
 		...(fallbackReason ? { fallbackReason } : {}),
 	};
-	if (request.trace) result.trace = { terms, candidates: trace };
+	if (request.trace) {
+		result.trace = { terms, concepts: concepts.map((c) => c.id), candidates: trace, ...(fallbackReason ? { note: fallbackReason } : {}) };
+	}
 	return result;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** The selector reads at most this many tokens of manifest. */
+export const MANIFEST_TOKENS = 6_000;
+/** Rows of the manifest read from the project's object before the token budget is applied. */
+const MANIFEST_ROWS = 2_000;
+
+/**
+ * The model's manifest: every memory the caller may see (the scopes switched on, not excluded), the
+ * ranked candidates first, then the rest as the object lists them (most used, then most recent), cut
+ * at MANIFEST_TOKENS.
+ */
+async function manifestFor(
+	store: ReturnType<typeof projectStore>,
+	ctx: ProjectContext,
+	scopes: MemoryScope[],
+	off: Set<MemoryScope>,
+	eligible: ScoredMemory[],
+	exclude: Set<string>,
+	now: number,
+): Promise<ScoredMemory[]> {
+	const rest = await store.manifest(
+		ctx,
+		scopes.filter((s) => !off.has(s)),
+		MANIFEST_ROWS,
+	);
+	const seen = new Set(eligible.map((m) => `${m.row.scope}/${m.row.name}`));
+	const all = [...eligible];
+	for (const row of rest) {
+		if (exclude.has(row.name) || seen.has(`${row.scope}/${row.name}`)) continue;
+		const { ageDays, confirmed } = freshness(row, now);
+		all.push({
+			row,
+			body: "",
+			score: 0,
+			ageDays,
+			confirmed,
+			trace: { bm25: 0, typePrior: 1, freshness: 1, coverage: 0, matchedTerms: [] },
+		});
+	}
+	return withinTokens(all, MANIFEST_TOKENS);
 }

@@ -9,6 +9,7 @@ import {
 	NAME_PATTERN,
 	parseTopicFile,
 	type TopicFile,
+	validateCues,
 	validateFields,
 } from "../../memory/topic-file";
 import { projectStore } from "../../project/client";
@@ -50,13 +51,13 @@ const findMemory = (c: Context<AppEnv>, name: string, scope: MemoryScope | undef
 /** The project's store (its Durable Object); the request is already authorised for this project. */
 const store = (c: Context<AppEnv>) => projectStore(c.env, c.get("projectContext").projectId);
 
-async function readBody(c: Context<AppEnv>, name: string): Promise<TopicFile> {
+async function readBody(c: Context<AppEnv>, name: string): Promise<{ file: TopicFile; cues?: string[] }> {
 	const contentType = (c.req.header("Content-Type") ?? "").toLowerCase();
 	const raw = await c.req.text();
 	if (contentType.startsWith("text/markdown") || contentType.startsWith("text/plain")) {
 		const file = parseTopicFile(raw);
 		if (file.name !== name) throw badRequest("frontmatter name must equal the name in the path", { field: "name" });
-		return file;
+		return { file };
 	}
 	if (contentType.startsWith("application/json")) {
 		let json: unknown;
@@ -69,7 +70,10 @@ async function readBody(c: Context<AppEnv>, name: string): Promise<TopicFile> {
 		const fields = json as Record<string, unknown>;
 		const { type, description } = validateFields(fields);
 		if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
-		return { name, type, description, body: fields.body };
+		return {
+			file: { name, type, description, body: fields.body },
+			...(fields.cues !== undefined ? { cues: validateCues(fields.cues) } : {}),
+		};
 	}
 	throw new CairnError("unsupported_media_type", "send text/markdown (a topic file) or application/json");
 }
@@ -118,8 +122,8 @@ memoryRoutes.openapi(
 		const scope = c.req.valid("query").scope ?? "personal";
 		const ifMatch = parseIfMatch(c.req.header("If-Match"));
 		const origin = writeSource(c);
-		const file = await readBody(c, name);
-		const result = await store(c).writeMemory(c.get("projectContext"), { scope, file, ifMatch, ...origin });
+		const { file, cues } = await readBody(c, name);
+		const result = await store(c).writeMemory(c.get("projectContext"), { scope, file, ifMatch, ...origin, ...(cues ? { cues } : {}) });
 		c.header("ETag", `"${result.memory.version}"`);
 		return c.json({ memory: result.memory }, result.status === "created" ? 201 : 200);
 	},
@@ -278,10 +282,12 @@ memoryRoutes.openapi(
 				seen.add(name);
 				const { type, description } = validateFields(fields);
 				if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
+				const cues = fields.cues === undefined ? undefined : validateCues(fields.cues);
 				const result = await store(c).writeMemory(c.get("projectContext"), {
 					scope,
 					...origin,
 					file: { name, type, description, body: fields.body },
+					...(cues ? { cues } : {}),
 				});
 				results.push({ name: label, status: result.status });
 			} catch (err) {

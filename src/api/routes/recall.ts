@@ -27,6 +27,10 @@ const RecallBody = z
 			description:
 				'"lexical": the word and CJK indexes only. By default ("hybrid") embedding candidates are fused in when an embedding model is configured',
 		}),
+		waitMs: z.number().int().min(0).max(60_000).optional().openapi({
+			description:
+				"How long the caller can wait for the answer, in ms from when the request arrives (a hook's remaining budget). The model selector runs only within it; past it the ranked answer is served and the response says why",
+		}),
 		trace: z.boolean().optional(),
 		at: z.iso.datetime({ offset: true }).optional().openapi({
 			description:
@@ -76,7 +80,14 @@ recallRoutes.openapi(
 							memories: z.array(RecalledMemorySchema),
 							warnings: z.array(z.string()),
 							fallbackReason: z.string().optional(),
-							trace: z.object({ terms: z.array(z.string()), candidates: z.array(z.record(z.string(), z.unknown())) }).optional(),
+							trace: z
+								.object({
+									terms: z.array(z.string()),
+									concepts: z.array(z.string()).openapi({ description: "The concepts the query names (the concept map of software work)" }),
+									candidates: z.array(z.record(z.string(), z.unknown())),
+									note: z.string().optional(),
+								})
+								.optional(),
 						}),
 					},
 				},
@@ -169,9 +180,14 @@ const InjectBody = z
 			.optional()
 			.openapi({ description: "Character budget for the whole block (Claude Code hooks: 9,500; it caps hook output at 10,000)" }),
 		include: z.enum(["all", "memories"]).optional().openapi({
-			description: '"memories": only recalled topic files that clear the relevance floor (per-prompt recall); empty when none does',
+			description:
+				'"memories": per-prompt recall — at most 3 recalled topic files that the relevance decision keeps (what matched, weighed by how informative it is) or the model selector picks; empty when none matters enough',
 		}),
 		onlyNew: z.boolean().optional().openapi({ description: "With sessionId: leave out memories this session was already handed" }),
+		waitMs: z.number().int().min(0).max(60_000).optional().openapi({
+			description:
+				"How long the caller can wait for the answer, in ms from when the request arrives (a hook's remaining budget). The model selector runs only within it; past it the ranked answer is served and the response says why",
+		}),
 		sessionMemory: z
 			.boolean()
 			.optional()
@@ -204,6 +220,16 @@ export const InjectResultSchema = z
 			),
 			logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
 		}),
+		recall: z
+			.object({
+				engine: z.enum(["lexical", "llm", "lexical-fallback"]),
+				fallbackReason: z
+					.string()
+					.optional()
+					.openapi({ description: "Why the model selector's answer is not the one served (no time left, failure)" }),
+			})
+			.optional()
+			.openapi({ description: "How the recalled memories were chosen (present when a query was given)" }),
 	})
 	.openapi("InjectResult");
 
