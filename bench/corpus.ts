@@ -92,7 +92,8 @@ export interface TenancyStep {
 
 export interface BenchResult {
 	locomo: Record<string, string[][]>;
-	latency: { size: number; fillSeconds: number; recall: Stats; inject: Stats }[];
+	/** `prompt`: per-prompt inject, as the prompt hook calls it (absent in results older than it). */
+	latency: { size: number; fillSeconds: number; recall: Stats; inject: Stats; prompt?: Stats }[];
 	writes: { size: number; write: Stats }[];
 	index: { size: number; rebuildMs: number; cachedMs: number }[];
 	health: Stats;
@@ -148,6 +149,13 @@ export interface PromptSetResult {
 		needs: string[];
 		served: string[];
 		ms: number;
-		candidates?: { name: string; evidence: number; coverage: number; score: number }[];
+		candidates?: { name: string; evidence: number; coverage: number; score: number; matched: string[]; about: string[] }[];
+		/** The prompt's word and concept weights in its project (src/recall/relevance.ts). */
+		weights?: {
+			words: Record<string, number>;
+			concepts: { id: string; strength: number; weight: number; words: string[] }[];
+			total: number;
+			rare: number;
+		};
 	}[];
 }

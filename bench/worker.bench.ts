@@ -192,12 +192,17 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 		await warmRecall(token, id);
 		const recall: number[] = [];
 		const inject: number[] = [];
+		const prompt: number[] = [];
 		for (let i = 0; i < input.samples; i++) {
-			const body = JSON.stringify({ query: input.queries[i % input.queries.length] });
+			const query = input.queries[i % input.queries.length];
+			const body = JSON.stringify({ query });
 			recall.push(await timed(() => call(`/v1/projects/${id}/recall`, { method: "POST", token, body })));
 			inject.push(await timed(() => call(`/v1/projects/${id}/inject`, { method: "POST", token, body })));
+			// Per-prompt: as the prompt hook sends it, a fresh session each time.
+			const perPrompt = JSON.stringify({ query, include: "memories", sessionId: `latency-${size}-${i}`, onlyNew: true, maxChars: 9500 });
+			prompt.push(await timed(() => call(`/v1/projects/${id}/inject`, { method: "POST", token, body: perPrompt })));
 		}
-		result.latency.push({ size, fillSeconds, recall: stats(recall), inject: stats(inject) });
+		result.latency.push({ size, fillSeconds, recall: stats(recall), inject: stats(inject), prompt: stats(prompt) });
 	}
 
 	// Korean, Japanese and Chinese recall: through the API, and the word index alone beside it.
@@ -243,7 +248,13 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 			const res = await call(`/v1/projects/${id}/inject`, {
 				method: "POST",
 				token,
-				body: JSON.stringify({ query: p.text.slice(0, 8000), include: "memories", sessionId: `bench-${set}-${i}`, onlyNew: true, maxChars: 9500 }),
+				body: JSON.stringify({
+					query: p.text.slice(0, 8000),
+					include: "memories",
+					sessionId: `bench-${set}-${i}`,
+					onlyNew: true,
+					maxChars: 9500,
+				}),
 			});
 			const body = (await res.json()) as { parts: { memories: { name: string }[] } };
 			const ms = performance.now() - t0;
@@ -260,7 +271,10 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 					evidence: c.evidence ?? 0,
 					coverage: c.coverage ?? 0,
 					score: c.score,
+					matched: c.held ?? c.matchedTerms,
+					about: c.about ?? [],
 				})),
+				...(traced.trace?.weights ? { weights: traced.trace.weights } : {}),
 			});
 		}
 		out.push({ set, project: project.project, memories: project.memories.length, prompts });

@@ -16,7 +16,7 @@ import { normalise, readRecords } from "../src/ingest/parse";
 import { PROJECT_MIGRATIONS } from "../src/project/schema";
 import { candidateSql } from "../src/recall/lexical";
 import { matchExpression, queryTerms } from "../src/recall/terms";
-import { BEFORE } from "./bench/before";
+import { BEFORE, RECALL_P95_BEFORE_PROMPTS } from "./bench/before";
 import { CATEGORIES, evidenceRecall, loadLocomo, questionTime, summarise, toMemory } from "./bench/locomo";
 import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection, summariseLongMemEval } from "./bench/longmemeval";
 import { promptFigures, promptTable } from "./bench/prompts";
@@ -356,7 +356,7 @@ out("## Per-prompt recall (bench/prompts)");
 out();
 if (result.prompts?.length) {
 	out("Labelled software projects (`bench/prompts/<set>/`, README there), each in a project of its own; every prompt");
-	out("through `POST /inject` as the Claude Code UserPromptSubmit hook calls it (`include: \"memories\"`, a fresh session");
+	out('through `POST /inject` as the Claude Code UserPromptSubmit hook calls it (`include: "memories"`, a fresh session');
 	out("with `onlyNew`, `maxChars` 9,500), no model configured. *Hit rate*: prompts that need a memory whose block holds");
 	out("one they need. *Noise rate*: prompts that need none whose block is not empty. *Precision*: served memories that");
 	out("were needed. `dev` was used while building the method; `fresh` was written afterwards and measured once.");
@@ -364,7 +364,9 @@ if (result.prompts?.length) {
 	for (const line of promptTable(promptFigures(result.prompts))) out(line);
 	out();
 	const ms = result.prompts.flatMap((r) => r.prompts.map((p) => p.ms));
-	out(`Per-prompt \`/inject\` in these projects (~240 memories): p50 ${ms.length ? percentile(ms, 50).toFixed(1) : "–"} ms, p95 ${ms.length ? percentile(ms, 95).toFixed(1) : "–"} ms.`);
+	out(
+		`Per-prompt \`/inject\` in these projects (~240 memories): p50 ${ms.length ? percentile(ms, 50).toFixed(1) : "–"} ms, p95 ${ms.length ? percentile(ms, 95).toFixed(1) : "–"} ms.`,
+	);
 	out();
 } else out("_Not run._\n");
 out("## Recall quality — Korean, Japanese, Chinese");
@@ -513,6 +515,20 @@ for (const l of result.latency) {
 	);
 	const b = BEFORE.latency[l.size];
 	if (b) latencyRow(l.size, "*before*", triple(b.recall), triple(b.inject), triple(b.floorFile), b.floorMemory);
+}
+out();
+out('Per-prompt inject (`include: "memories"` with a fresh session and `onlyNew`, as the prompt hook calls it; the relevance');
+out("decision's document counts and the cue index included), beside recall. Target: p95 within 2× recall's p95 before");
+out("per-prompt relevance (the *before* row).");
+out();
+out("| memories | per-prompt inject p50 | p95 | p99 | recall p95 (this run) | recall p95 before | p95 ratio to before |");
+out("|---:|---:|---:|---:|---:|---:|---:|");
+for (const l of result.latency) {
+	if (!l.prompt) continue;
+	const before = RECALL_P95_BEFORE_PROMPTS[l.size] ?? Number.NaN;
+	out(
+		`| ${l.size.toLocaleString("en")} | ${ms(l.prompt.p50)} | ${ms(l.prompt.p95)} | ${ms(l.prompt.p99)} | ${ms(l.recall.p95)} | ${ms(before)} | ${(l.prompt.p95 / before).toFixed(2)}× |`,
+	);
 }
 out();
 out("## Single-write latency");

@@ -41,3 +41,9 @@ export const BEFORE = {
 		10000: { touched: 9, model: [45, 60], offline: [53, 192] },
 	} as Record<number, { touched: number; model: [number, number]; offline: [number, number] }>,
 };
+
+/**
+ * Recall p95 (ms) per project size in the last run before per-prompt relevance (cues, concepts, the
+ * relevance decision), docs/benchmarks.md of 2026-12-01: per-prompt inject is held to 2× this.
+ */
+export const RECALL_P95_BEFORE_PROMPTS: Record<number, number> = { 1000: 5.0, 10000: 9.0 };

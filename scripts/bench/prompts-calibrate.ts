@@ -1,71 +1,100 @@
-// Calibration of the per-prompt relevance decision (src/recall/relevance.ts) on a benchmark run's traces:
-// for each prompt, every candidate's evidence and coverage as recall computed them; the decision is
-// replayed over a grid of thresholds and each setting's hit and noise rates printed, best first, with
-// the noise limit the issue sets. Run after `CAIRN_BENCH_ONLY=prompts npm run bench`:
+// Calibration of the per-prompt relevance decision (src/recall/relevance.ts) on a benchmark run's traces.
+// The run recorded, per prompt, its words' and concepts' weights in the project and its candidates; here
+// the decision itself (`viewOf`, `judge`, `decide`) is replayed on those candidates, read from the
+// labelled files, over a grid of its constants, and the best hit rate at each noise level is printed.
+// Run after `CAIRN_BENCH_ONLY=prompts npm run bench`:
 //   npx tsx scripts/bench/prompts-calibrate.ts [.bench/worker-result-partial.json] [set]
 import { readFileSync } from "node:fs";
-import type { BenchResult } from "../../bench/corpus";
-import { idf } from "../../src/recall/relevance";
+import type { BenchResult, PromptProject } from "../../bench/corpus";
+import type { MemoryRow } from "../../src/memory/store";
+import { deriveCues } from "../../src/recall/concepts";
+import type { ScoredMemory } from "../../src/recall/lexical";
+import { decide, judge, type MemoryView, type PromptWeights, RELEVANCE, type RelevanceParams, viewOf } from "../../src/recall/relevance";
 
 const file = process.argv[2] ?? ".bench/worker-result-partial.json";
 const only = process.argv[3] ?? "dev";
 const result = JSON.parse(readFileSync(file, "utf8")) as BenchResult;
-const sets = (result.prompts ?? []).filter((r) => r.set === only);
-const NOISE_LIMIT = 0.05;
+const projects = (result.prompts ?? []).filter((r) => r.set === only);
 
-interface Setting {
-	evidence: number;
-	coverage: number;
-	relative: number;
-}
+/** Per prompt: its labels, its weights, and each candidate's view (computed once). */
+const cases = projects.flatMap((r) => {
+	const data = JSON.parse(readFileSync(`bench/prompts/${only}/${r.project}.json`, "utf8")) as PromptProject;
+	const memories = new Map(data.memories.map((m) => [m.name, m]));
+	return r.prompts.flatMap((p) => {
+		if (!p.weights) return [];
+		const weights: PromptWeights = {
+			words: new Map(Object.entries(p.weights.words)),
+			concepts: p.weights.concepts,
+			total: p.weights.total,
+			rare: p.weights.rare,
+		};
+		const views = (p.candidates ?? []).flatMap((c) => {
+			const m = memories.get(c.name);
+			if (!m) return [];
+			const row = { name: m.name, type: m.type, description: m.description, cues: JSON.stringify(deriveCues(m)) } as unknown as MemoryRow;
+			const scored = { row, body: m.body, score: c.score } as unknown as ScoredMemory;
+			return [{ name: c.name, score: c.score, view: viewOf(scored, weights) as MemoryView }];
+		});
+		return [{ lang: p.lang, needs: p.needs, weights, views }];
+	});
+});
 
-function replay(s: Setting, lang?: string) {
+function replay(params: RelevanceParams, lang?: string) {
 	let needing = 0;
 	let hits = 0;
 	let none = 0;
 	let noisy = 0;
-	for (const set of sets) {
-		const rare = idf(set.memories, 0);
-		for (const p of set.prompts) {
-			if (lang && p.lang !== lang) continue;
-			const kept = (p.candidates ?? [])
-				.filter((c) => c.evidence >= s.evidence * rare && c.coverage >= s.coverage)
-				.sort((a, b) => b.evidence - a.evidence);
-			const best = kept[0]?.evidence ?? 0;
-			const served = kept.filter((c) => c.evidence >= s.relative * best).slice(0, 3).map((c) => c.name);
-			if (p.needs.length > 0) {
-				needing++;
-				if (served.some((n) => p.needs.includes(n))) hits++;
-			} else {
-				none++;
-				if (served.length > 0) noisy++;
-			}
+	let served = 0;
+	for (const c of cases) {
+		if (lang && c.lang !== lang) continue;
+		const judged = c.views.map((v) => ({ item: v.name, r: judge(v.view, c.weights, params), semantic: false, score: v.score }));
+		const { kept } = decide(judged, 3, params);
+		served += kept.length;
+		if (c.needs.length > 0) {
+			needing++;
+			if (kept.some((n) => c.needs.includes(n))) hits++;
+		} else {
+			none++;
+			if (kept.length > 0) noisy++;
 		}
 	}
-	return { hit: hits / Math.max(1, needing), noise: noisy / Math.max(1, none) };
+	return { hit: hits / Math.max(1, needing), noise: noisy / Math.max(1, none), perBlock: served / Math.max(1, needing + none) };
 }
 
-const rows: (Setting & { hit: number; noise: number; en: string; ko: string })[] = [];
-for (const evidence of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0])
-	for (const coverage of [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5])
-		for (const relative of [0.3, 0.5, 0.7]) {
-			const s = { evidence, coverage, relative };
-			const all = replay(s);
-			const en = replay(s, "en");
-			const ko = replay(s, "ko");
-			rows.push({ ...s, ...all, en: `${(en.hit * 100).toFixed(1)}/${(en.noise * 100).toFixed(1)}`, ko: `${(ko.hit * 100).toFixed(1)}/${(ko.noise * 100).toFixed(1)}` });
-		}
-rows.sort((a, b) => Number(b.noise <= NOISE_LIMIT) - Number(a.noise <= NOISE_LIMIT) || b.hit - a.hit || a.noise - b.noise);
-console.log("evidence×rare coverage relative | hit noise | en hit/noise | ko hit/noise");
-for (const r of rows.slice(0, 25))
-	console.log(`${r.evidence} ${r.coverage} ${r.relative} | ${(r.hit * 100).toFixed(1)} ${(r.noise * 100).toFixed(1)} | ${r.en} | ${r.ko}`);
-// The ceiling: a needed memory among the candidates at all.
-let reachable = 0;
-let needing = 0;
-for (const set of sets)
-	for (const p of set.prompts)
-		if (p.needs.length > 0) {
-			needing++;
-			if ((p.candidates ?? []).some((c) => p.needs.includes(c.name))) reachable++;
-		}
-console.log(`needed memory among the candidates: ${reachable}/${needing}`);
+const pct = (x: number) => (x * 100).toFixed(1);
+const describe = (p: RelevanceParams) =>
+	`project ${p.typeFactor.project} reference ${p.typeFactor.reference} body ${p.bodyShare} concept ${p.conceptWeight} evidence ${p.minEvidence} coverage ${p.minCoverage} relative ${p.relativeFloor}`;
+const rows: { params: RelevanceParams; hit: number; noise: number; perBlock: number }[] = [];
+for (const project of [0.4, 0.6, 1.0])
+	for (const reference of [0.8, 1.0])
+		for (const bodyShare of [0.3, 0.6, 1.0])
+			for (const conceptWeight of [0.6, 0.8, 1.0])
+				for (const minEvidence of [0.3, 0.5, 0.7, 0.9])
+					for (const minCoverage of [0.15, 0.2, 0.3, 0.4, 0.5])
+						for (const relativeFloor of [0.5, 0.8]) {
+							const params = {
+								...RELEVANCE,
+								typeFactor: { ...RELEVANCE.typeFactor, project, reference },
+								bodyShare,
+								conceptWeight,
+								minEvidence,
+								minCoverage,
+								relativeFloor,
+							};
+							rows.push({ params, ...replay(params) });
+						}
+const current = replay(RELEVANCE);
+console.log(
+	`as configured (${describe(RELEVANCE)}): hit ${pct(current.hit)} %, noise ${pct(current.noise)} %, ${current.perBlock.toFixed(2)} per block`,
+);
+for (const lang of ["en", "ko"]) {
+	const r = replay(RELEVANCE, lang);
+	console.log(`  ${lang}: hit ${pct(r.hit)} %, noise ${pct(r.noise)} %`);
+}
+console.log("best hit rate at each noise level:");
+for (const limit of [0.05, 0.1, 0.15, 0.2, 0.3, 0.4]) {
+	const best = rows.filter((r) => r.noise <= limit).sort((a, b) => b.hit - a.hit || a.noise - b.noise)[0];
+	if (best) console.log(`  noise ≤ ${pct(limit)} %: hit ${pct(best.hit)} %, noise ${pct(best.noise)} % (${describe(best.params)})`);
+}
+const reachable = cases.filter((c) => c.needs.length > 0 && c.views.some((v) => c.needs.includes(v.name))).length;
+console.log(`a needed memory among the candidates: ${reachable}/${cases.filter((c) => c.needs.length > 0).length}`);

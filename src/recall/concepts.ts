@@ -123,13 +123,7 @@ function signals(text: string): Map<string, number[]> {
  * Concept index → strength, each distinct signal word counted once, times `weight`; with `words`, the
  * words (letter and digit runs, as query terms are cut) that signalled each concept.
  */
-function addStrengths(
-	into: Map<number, number>,
-	text: string,
-	weight: number,
-	words?: Map<number, Set<string>>,
-	packageWeight = 0,
-): void {
+function addStrengths(into: Map<number, number>, text: string, weight: number, words?: Map<number, Set<string>>, packageWeight = 0): void {
 	let packages = 0;
 	for (const [token, codes] of signals(text)) {
 		for (const code of codes) {

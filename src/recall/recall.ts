@@ -20,7 +20,7 @@ import {
 	toCandidates,
 	toRecalled,
 } from "./lexical";
-import { conceptTokens, PROMPT_LIMIT, promptWeights, RELATIVE_FLOOR, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
+import { conceptTokens, decide, PROMPT_LIMIT, promptWeights, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
 import { SELECTOR_TIMEOUT_MS, selectWithModel, withinTokens } from "./selector";
 import { queryTerms } from "./terms";
 
@@ -93,6 +93,9 @@ export interface TraceEntry {
 	evidence?: number;
 	coverage?: number;
 	concepts?: string[];
+	/** Per-prompt recall: every concept the memory is about, and the prompt's words it holds as counted. */
+	about?: string[];
+	held?: string[];
 	decision:
 		| "returned"
 		| "excluded"
@@ -116,7 +119,19 @@ export interface RecallResult {
 	terms: string[];
 	warnings: string[];
 	fallbackReason?: string;
-	trace?: { terms: string[]; concepts: string[]; candidates: TraceEntry[]; note?: string };
+	trace?: {
+		terms: string[];
+		concepts: string[];
+		candidates: TraceEntry[];
+		note?: string;
+		/** Per-prompt recall: the weight of each word and concept of the prompt in this project. */
+		weights?: {
+			words: Record<string, number>;
+			concepts: { id: string; strength: number; weight: number; words: string[] }[];
+			total: number;
+			rare: number;
+		};
+	};
 }
 
 /** Reciprocal rank fusion's constant: a list's first place counts 1/(K+1), its tenth 1/(K+10). */
@@ -279,30 +294,39 @@ export async function recall(
 	// The ranked answer: the first `limit`, or for a prompt those the relevance decision keeps.
 	const servedLimit = forPrompt ? Math.min(PROMPT_LIMIT, limit) : limit;
 	let chosen = eligible.slice(0, limit);
+	let weightsTrace: NonNullable<RecallResult["trace"]>["weights"];
 	if (forPrompt) {
 		const weights = promptWeights(terms, searched, concepts, candidates.stats ?? { total: 0, words: [], concepts: [] });
-		const judged = eligible.map((m) => ({ m, r: relevanceOf(m, weights) }));
-		for (const { m, r } of judged) {
+		weightsTrace = {
+			words: Object.fromEntries([...weights.words].map(([w, x]) => [w, round(x)])),
+			concepts: weights.concepts.map((c) => ({ id: c.id, strength: c.strength, weight: round(c.weight), words: c.words ?? [] })),
+			total: round(weights.total),
+			rare: round(weights.rare),
+		};
+		const judged = eligible.map((m) => ({
+			item: m,
+			r: relevanceOf(m, weights),
+			semantic: (m.trace.similarity ?? 0) >= SEMANTIC_FLOOR,
+			score: m.score,
+		}));
+		for (const { item, r } of judged) {
+			const entry = entryOf(item);
+			if (entry)
+				Object.assign(entry, {
+					evidence: round(r.evidence),
+					coverage: round(r.coverage),
+					concepts: r.concepts,
+					about: r.about,
+					held: r.held,
+					decision: r.relevant ? entry.decision : "not relevant enough",
+				});
+		}
+		const { kept, belowBest } = decide(judged, servedLimit);
+		for (const m of belowBest) {
 			const entry = entryOf(m);
-			if (entry) Object.assign(entry, { evidence: round(r.evidence), coverage: round(r.coverage), concepts: r.concepts });
+			if (entry) entry.decision = "below the best match";
 		}
-		const kept = judged
-			.filter(({ m, r }) => r.relevant || (m.trace.similarity ?? 0) >= SEMANTIC_FLOOR)
-			.sort((a, b) => b.r.evidence - a.r.evidence || b.m.score - a.m.score);
-		for (const { m } of judged) {
-			const entry = entryOf(m);
-			if (entry && !kept.some((k) => k.m === m)) entry.decision = "not relevant enough";
-		}
-		const best = kept[0]?.r.evidence ?? 0;
-		chosen = [];
-		for (const { m, r } of kept) {
-			if (r.evidence < RELATIVE_FLOOR * best && (m.trace.similarity ?? 0) < SEMANTIC_FLOOR) {
-				const entry = entryOf(m);
-				if (entry) entry.decision = "below the best match";
-				continue;
-			}
-			if (chosen.length < servedLimit) chosen.push(m);
-		}
+		chosen = kept;
 	}
 
 	let engine: Engine = "lexical";
@@ -349,7 +373,13 @@ export async function recall(
 		...(fallbackReason ? { fallbackReason } : {}),
 	};
 	if (request.trace) {
-		result.trace = { terms, concepts: concepts.map((c) => c.id), candidates: trace, ...(fallbackReason ? { note: fallbackReason } : {}) };
+		result.trace = {
+			terms,
+			concepts: concepts.map((c) => c.id),
+			candidates: trace,
+			...(fallbackReason ? { note: fallbackReason } : {}),
+			...(weightsTrace ? { weights: weightsTrace } : {}),
+		};
 	}
 	return result;
 }

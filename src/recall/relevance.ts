@@ -4,36 +4,58 @@
  * prompt weighs its inverse document frequency (a word most memories hold says little; a word no memory
  * holds still counts in the prompt, which is then about something memory does not cover); each concept
  * the prompt names (src/recall/concepts.ts) weighs its own, scaled by how strongly the prompt names it.
- * A memory's evidence is the weight of the words and concepts it shares with the prompt; it is relevant
- * when that evidence is large enough on its own (`MIN_EVIDENCE`, relative to the project's size) and covers enough of the prompt's
- * informative part (`MIN_COVERAGE`). Calibrated on the per-prompt benchmark (bench/prompts).
+ * A memory's evidence is the weight of the words and concepts it shares with the prompt, times a factor
+ * for its type; it is relevant when that evidence is large enough on its own (relative to the project's
+ * size) and covers enough of the prompt's informative part. Constants: `RELEVANCE`, calibrated on the
+ * per-prompt benchmark (bench/prompts/dev).
  */
 import { cuesOf } from "../memory/store";
+import type { MemoryType } from "../memory/topic-file";
 import type { TermStats } from "./candidates";
 import { type ConceptHit, conceptToken, memoryConcepts } from "./concepts";
+import { otherForms } from "./forms";
 import { cjkStem, hasCjk } from "./grams";
 import type { ScoredMemory } from "./lexical";
 
-/**
- * A prompt word that names a concept the memory is about ("axios" → dependencies, for a memory about the
- * package manager) counts as matched at this share of its weight — at most the concept's own weight in
- * the project — scaled by how strongly the prompt names the concept (a bare package name: half; with
- * "bump" or "install": whole).
- */
-export const CONCEPT_WEIGHT = 0.8;
-/**
- * The least evidence a relevant memory shows, as a share of the weight of a word no memory holds
- * (ln(2N + 2) for N memories: 6.2 at 240): the bar scales with the project, so a small one is not silent.
- */
-export const MIN_EVIDENCE = 0.5;
-/** The least share of the prompt's informative weight a relevant memory covers. */
-export const MIN_COVERAGE = 0.3;
+/** The relevance decision's constants (calibrated on bench/prompts/dev with scripts/bench/prompts-calibrate.ts). */
+export interface RelevanceParams {
+	/**
+	 * A prompt word that names a concept the memory is about ("axios" → dependencies, for a memory about
+	 * the package manager) counts at this share of its weight — at most the concept's own weight in the
+	 * project — scaled by how strongly the prompt names the concept (a bare package name: half; with
+	 * "bump" or "install": whole).
+	 */
+	conceptWeight: number;
+	/** A word the memory holds only in its body, not its name or description, counts this share. */
+	bodyShare: number;
+	/**
+	 * Evidence factor per type: rules and preferences change how a task is done and are what a prompt
+	 * needs; a project fact or a reference must match more strongly to interrupt the agent.
+	 */
+	typeFactor: Record<MemoryType, number>;
+	/**
+	 * The least evidence a relevant memory shows, as a share of the weight of a word no memory holds
+	 * (ln(2N + 2) for N memories: 6.2 at 240): the bar scales with the project, so a small one is not silent.
+	 */
+	minEvidence: number;
+	/** The least share of the prompt's informative weight a relevant memory covers. */
+	minCoverage: number;
+	/** A memory whose evidence is below this share of the best one's is left out (the best answer is clear). */
+	relativeFloor: number;
+}
+
+export const RELEVANCE: RelevanceParams = {
+	conceptWeight: 0.8,
+	bodyShare: 0.6,
+	typeFactor: { feedback: 1, user: 1, project: 0.4, reference: 0.8 },
+	minEvidence: 0.3,
+	minCoverage: 0.4,
+	relativeFloor: 0.5,
+};
 /** A memory whose embedding is at least this similar to the query's is relevant without shared words (hybrid retrieval). */
 export const SEMANTIC_FLOOR = 0.6;
 /** A per-prompt block holds at most this many memories. */
 export const PROMPT_LIMIT = 3;
-/** A memory whose evidence is below this share of the best one's is left out (the best answer is clear). */
-export const RELATIVE_FLOOR = 0.5;
 
 /** BM25's inverse document frequency: ln(1 + (N − df + 0.5) / (df + 0.5)). */
 export const idf = (total: number, df: number) => Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));
@@ -52,7 +74,7 @@ export interface PromptWeights {
 /** The weight of each word of the prompt, from the project's document frequencies. */
 export function promptWeights(terms: string[], statTerms: string[], concepts: ConceptHit[], stats: TermStats): PromptWeights {
 	const df = new Map(statTerms.map((t, i) => [t, stats.words[i] ?? 0]));
-	const words = new Map(terms.map((t) => [t, idf(stats.total, df.get(t) ?? 0)]));
+	const words = new Map(terms.filter(countable).map((t) => [t, idf(stats.total, df.get(t) ?? 0)]));
 	let total = 0;
 	for (const w of words.values()) total += w;
 	const weighted = concepts.map((c, i) => ({ ...c, weight: idf(stats.total, stats.concepts[i] ?? 0) }));
@@ -64,45 +86,132 @@ export interface Relevance {
 	coverage: number;
 	/** The prompt's concepts this memory is about. */
 	concepts: string[];
+	/** Every concept the memory is about (for the trace). */
+	about: string[];
+	/** The prompt's words the memory holds, as counted (a CJK word by its stem). */
+	held: string[];
 	relevant: boolean;
 }
 
+/** What the decision reads of a memory: computed once per memory, whatever the constants. */
+export interface MemoryView {
+	type: MemoryType;
+	/** The prompt's words it holds anywhere, and those in its name or description. */
+	held: string[];
+	inHead: Set<string>;
+	/** The concepts it is about. */
+	about: Set<string>;
+}
+
+/** The decision's view of a candidate. */
+export function viewOf(m: ScoredMemory, weights: PromptWeights): MemoryView {
+	const terms = [...weights.words.keys()];
+	const name = m.row.name.replace(/-/g, " ");
+	return {
+		type: m.row.type,
+		held: heldTerms(terms, `${name} ${m.row.description} ${m.body}`),
+		inHead: new Set(heldTerms(terms, `${name} ${m.row.description}`)),
+		about: new Set(
+			weights.concepts.length > 0
+				? memoryConcepts({ name: m.row.name, description: m.row.description, body: m.body, cues: cuesOf(m.row) }).map((c) => c.id)
+				: [],
+		),
+	};
+}
+
 /**
- * The evidence a memory shows for the prompt: the weight of the prompt's words it holds, plus the words
- * that name a concept it is about (at CONCEPT_WEIGHT, scaled by the concept's strength in the prompt).
+ * The evidence a memory shows for the prompt: the weight of the prompt's words it holds (less for words
+ * only in its body), plus the words that name a concept it is about, times its type's factor.
  */
-export function relevanceOf(m: ScoredMemory, weights: PromptWeights): Relevance {
-	const haystack = `${m.row.name} ${m.row.description} ${m.body}`.toLowerCase();
+export function judge(view: MemoryView, weights: PromptWeights, params: RelevanceParams = RELEVANCE): Relevance {
 	const credit = new Map<string, number>();
-	for (const t of m.trace.matchedTerms) {
-		// A CJK word counts when its stem is there, not any of its grams (해줘 is not what 배포해줘 is about).
-		if (hasCjk(t) && !haystack.includes(cjkStem(t))) continue;
-		credit.set(t, weights.words.get(t) ?? 0);
-	}
+	for (const t of view.held) credit.set(t, (weights.words.get(t) ?? 0) * (view.inHead.has(t) ? 1 : params.bodyShare));
 	const shared: string[] = [];
-	if (weights.concepts.length > 0) {
-		const about = new Set(
-			memoryConcepts({ name: m.row.name, description: m.row.description, body: m.body, cues: cuesOf(m.row) }).map((c) => c.id),
-		);
-		for (const c of weights.concepts) {
-			if (!about.has(c.id)) continue;
-			shared.push(c.id);
-			// A word counts through a concept at most as much as the concept itself says in this project: a
-			// rare word naming a concept half the memories are about is worth what the concept is.
-			const share = CONCEPT_WEIGHT * Math.min(1, c.strength / 2);
-			for (const w of c.words ?? []) {
-				const own = weights.words.get(w);
-				if (own === undefined) continue;
-				const through = share * Math.min(own, c.weight);
-				if (through > (credit.get(w) ?? 0)) credit.set(w, through);
-			}
+	for (const c of weights.concepts) {
+		if (!view.about.has(c.id)) continue;
+		shared.push(c.id);
+		// A word counts through a concept at most as much as the concept itself says in this project: a
+		// rare word naming a concept half the memories are about is worth what the concept is.
+		const share = params.conceptWeight * Math.min(1, c.strength / 2);
+		for (const w of c.words ?? []) {
+			const own = weights.words.get(w);
+			if (own === undefined) continue;
+			const through = share * Math.min(own, c.weight);
+			if (through > (credit.get(w) ?? 0)) credit.set(w, through);
 		}
 	}
 	let evidence = 0;
 	for (const [, weight] of credit) evidence += weight;
+	evidence *= params.typeFactor[view.type] ?? 1;
 	const coverage = weights.total > 0 ? evidence / weights.total : 0;
-	return { evidence, coverage, concepts: shared, relevant: evidence >= MIN_EVIDENCE * weights.rare && coverage >= MIN_COVERAGE };
+	return {
+		evidence,
+		coverage,
+		concepts: shared,
+		about: [...view.about],
+		held: view.held,
+		relevant: evidence >= params.minEvidence * weights.rare && coverage >= params.minCoverage,
+	};
 }
+
+/** The decision for one candidate, with the calibrated constants. */
+export const relevanceOf = (m: ScoredMemory, weights: PromptWeights) => judge(viewOf(m, weights), weights);
+
+/**
+ * The memories a prompt is handed: the relevant ones by evidence, those below `relativeFloor` of the
+ * best left out, at most `limit`. `semantic` marks candidates relevant by their embedding alone.
+ */
+export function decide<T>(
+	judged: { item: T; r: Relevance; semantic: boolean; score: number }[],
+	limit: number,
+	params: RelevanceParams = RELEVANCE,
+): { kept: T[]; belowBest: T[] } {
+	const relevant = judged.filter((j) => j.r.relevant || j.semantic).sort((a, b) => b.r.evidence - a.r.evidence || b.score - a.score);
+	const best = relevant[0]?.r.evidence ?? 0;
+	const kept: T[] = [];
+	const belowBest: T[] = [];
+	for (const j of relevant) {
+		if (j.r.evidence < params.relativeFloor * best && !j.semantic) belowBest.push(j.item);
+		else if (kept.length < limit) kept.push(j.item);
+	}
+	return { kept, belowBest };
+}
+
+/** A word counted for relevance: not a bare number of one or two digits (line numbers, ports' fragments, list items). */
+export const countable = (term: string) => !/^\d{1,2}$/.test(term);
+
+/**
+ * The prompt words a memory's text holds, matched as words: a word of the text equal to the term, or
+ * starting with its stem (the term less a plural or verb ending, at least four letters: `retries` →
+ * `retr`… holds `retry`) or with one of its irregular forms; a CJK word by its stem (배포해줘 → 배포, not
+ * 해줘). Stricter than the ranking's coverage count, which matches inside words.
+ */
+export function heldTerms(terms: string[], text: string): string[] {
+	const lower = text.normalize("NFKC").toLowerCase();
+	const words = new Set(lower.match(/[\p{L}\p{N}]+/gu) ?? []);
+	const held: string[] = [];
+	for (const t of terms) {
+		if (!countable(t)) continue;
+		if (hasCjk(t)) {
+			if (lower.includes(cjkStem(t))) held.push(t);
+			continue;
+		}
+		const stems = [t, ...otherForms(t)].map(stemOf);
+		let found = words.has(t);
+		if (!found)
+			for (const w of words) {
+				if (stems.some((s) => s.length >= 4 && w.startsWith(s))) {
+					found = true;
+					break;
+				}
+			}
+		if (found) held.push(t);
+	}
+	return held;
+}
+
+/** A word less a plural or verb ending: retries → retr, installs → install, deployed → deploy. */
+const stemOf = (w: string) => w.replace(/(?:ies|es|s|ing|ed|er|ers)$/, "") || w;
 
 /** The concept tokens searched for a prompt's concepts. */
 export const conceptTokens = (concepts: ConceptHit[]) => concepts.map((c) => conceptToken(c.id));
