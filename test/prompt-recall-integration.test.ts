@@ -44,9 +44,9 @@ const RULES: [string, string, string, string][] = [
 	],
 	[
 		"intern-onboarding",
-		"project",
-		"Dana runs onboarding for new hires and interns",
-		"Laptops are provisioned through Kandji; ask Dana for VPN access before the first day.",
+		"feedback",
+		"New hires and interns get their laptop from Kandji and VPN access from Dana",
+		"Do not hand out admin accounts; Dana runs onboarding and grants VPN access before the first day.",
 	],
 	[
 		"mail-through-postmark",
@@ -194,7 +194,7 @@ describe("per-prompt recall without a model", () => {
 		expect(await prompt("Add the zod package as a dependency — which package manager do we use for installs?")).toContain(
 			"package-manager",
 		);
-		expect(await prompt("bump axios to the latest")).toContain("package-manager");
+		expect(await prompt("bump axios")).toContain("package-manager");
 		expect(await prompt("can u make the date on the receipt show in the user's timezone")).toContain("dates-dayjs");
 		expect(await prompt("set up the new intern's laptop")).toContain("intern-onboarding");
 		expect(await prompt("add retries to the email sender")).toContain("mail-through-postmark");
@@ -257,7 +257,7 @@ describe("per-prompt recall with a selector model", () => {
 		const block = await buildInjection(
 			env,
 			ctx,
-			{ query: "bump axios to the latest", include: "memories", waitMs: 1_200 },
+			{ query: "bump axios", include: "memories", waitMs: 1_200 },
 			slowSelector(["refund-approval"], 3_000),
 		);
 		expect(Date.now() - started).toBeLessThan(1_400);
@@ -300,5 +300,73 @@ describe("a memory written through markdown", () => {
 		).toBe(201);
 		const row = await projectDb(projectId).prepare("SELECT cues FROM memories WHERE name = 'lint-rule'").first<{ cues: string }>();
 		expect(JSON.parse(row?.cues ?? "[]")).toEqual(["formatting and linting code"]);
+	});
+});
+
+describe("cues written by the models", () => {
+	it("stage 1 is asked for cues and keeps the ones the model writes, cleaned", async () => {
+		const { default: stageOne } = await import("../prompts/stage_one_system.md");
+		expect(stageOne).toContain("`cues`");
+		const { StageOneOutputSchema } = await import("../src/extract/schema");
+		const parsed = StageOneOutputSchema.parse({
+			raw_memory: "",
+			summary: "",
+			candidates: [
+				{
+					name: "pnpm",
+					type: "feedback",
+					description: "Use pnpm",
+					body: "Always pnpm.",
+					cues: ["adding a dependency", " adding a dependency ", "", "의존성 추가\nnew line"],
+				},
+			],
+		});
+		expect(parsed.candidates[0]?.cues).toEqual(["adding a dependency", "의존성 추가 new line"]);
+	});
+
+	it("consolidation is asked for cues and stores the model's as written cues", async () => {
+		const { default: consolidation } = await import("../prompts/consolidation.md");
+		expect(consolidation).toContain("`cues`");
+		const pid = await createProject(tenant.token);
+		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
+		const { addStageOneOutput } = await import("./helpers");
+		await addStageOneOutput(pid, tenant.userId, "s-cues", [
+			{ name: "pnpm-rule", type: "feedback", description: "Use pnpm, never npm", body: "Always pnpm.", evidence: ["t0"], userStated: true },
+		]);
+		const prompts: string[] = [];
+		const plan = {
+			operations: [
+				{
+					op: "create",
+					name: "pnpm-rule",
+					type: "feedback",
+					description: "Use pnpm, never npm",
+					body: "Always pnpm.",
+					cues: ["adding or upgrading a dependency", "의존성 추가"],
+					reason: "new rule",
+					evidence: ["s-cues"],
+				},
+			],
+			skills: [],
+			summary: "",
+		};
+		const stub = env.PROJECT_COORDINATOR.getByName(pid);
+		await runInDurableObject(stub, async (instance: ProjectCoordinator) => {
+			instance.model = new MockLanguageModelV4({
+				doGenerate: async (options) => {
+					prompts.push(JSON.stringify(options.prompt));
+					return (await scriptedModel(plan).doGenerate(options)) as never;
+				},
+			});
+		});
+		await stub.requestRun(pid);
+		const { runDurableObjectAlarm } = await import("cloudflare:test");
+		await runDurableObjectAlarm(stub);
+		expect(prompts.join("")).toContain("cues");
+		const row = await projectDb(pid)
+			.prepare("SELECT cues, cues_source FROM memories WHERE name = 'pnpm-rule'")
+			.first<{ cues: string; cues_source: string }>();
+		expect(JSON.parse(row?.cues ?? "[]")).toEqual(["adding or upgrading a dependency", "의존성 추가"]);
+		expect(row?.cues_source).toBe("written");
 	});
 });
