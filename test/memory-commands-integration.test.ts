@@ -9,6 +9,7 @@ import { call, createProject, createTenant, expectError, json, type Loose, proje
 const PROJECT_DATA_TABLES = [
 	"consolidation_events",
 	"memories",
+	"memories_cues",
 	"memories_fts",
 	"memories_grams",
 	"memory_vectors",
@@ -26,8 +27,8 @@ const PROJECT_DATA_TABLES = [
 
 /**
  * The tables of the project's object as they are: every table but SQLite's and Cloudflare's own,
- * the schema version record and the full-text indexes' shadow tables (read through `memories_fts` and
- * `memories_grams`).
+ * the schema version record and the full-text indexes' shadow tables (read through `memories_fts`,
+ * `memories_grams` and `memories_cues`).
  */
 async function objectTables(projectId: string): Promise<string[]> {
 	return runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), async (i: ProjectCoordinator) =>
@@ -36,7 +37,7 @@ async function objectTables(projectId: string): Promise<string[]> {
 				.prepare(
 					`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!'
 					 AND name NOT LIKE '!_%' ESCAPE '!' AND name NOT LIKE 'memories!_fts!_%' ESCAPE '!'
-					 AND name NOT LIKE 'memories!_grams!_%' ESCAPE '!' ORDER BY name`,
+					 AND name NOT LIKE 'memories!_grams!_%' ESCAPE '!' AND name NOT LIKE 'memories!_cues!_%' ESCAPE '!' ORDER BY name`,
 				)
 				.all<{ name: string }>()
 		).results.map((r) => r.name),

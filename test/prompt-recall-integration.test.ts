@@ -370,3 +370,20 @@ describe("cues written by the models", () => {
 		expect(row?.cues_source).toBe("written");
 	});
 });
+
+describe("prototype-named words", () => {
+	it("never break the concept map or recall", async () => {
+		for (const word of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "prototype"]) {
+			expect(() => textConcepts(`${word} ${word}s ${word}ing`)).not.toThrow();
+			expect(() => memoryConcepts({ name: word.toLowerCase().replace(/_/g, ""), description: word, body: word })).not.toThrow();
+			expect(
+				(
+					await call(`/v1/projects/${projectId}/inject`, {
+						token: tenant.token,
+						json: { query: `fix the ${word} call`, include: "memories" },
+					})
+				).status,
+			).toBe(200);
+		}
+	});
+});

@@ -53,9 +53,24 @@ const TOKEN = /[a-z0-9@][a-z0-9._@/+-]*[a-z0-9]|[a-z0-9]|\p{Script=Hangul}+/gu;
 const HANGUL = /^\p{Script=Hangul}/u;
 const SIMPLE = /^[a-z]+$/;
 
+/**
+ * Lookups by user text go through Maps: a plain object would answer "constructor" or "__proto__" with
+ * Object.prototype's members. Built on first use.
+ */
+let wordMap: Map<string, number[]> | undefined;
+let koreanMap: Map<string, number[]> | undefined;
+const words = () => {
+	wordMap ??= new Map(Object.entries(MAP.words));
+	return wordMap;
+};
+const korean = () => {
+	koreanMap ??= new Map(Object.entries(MAP.korean));
+	return koreanMap;
+};
+
 /** The codes a Latin word signals: itself, then without a plural or verb ending. */
 function wordCodes(word: string): number[] | undefined {
-	const direct = MAP.words[word];
+	const direct = words().get(word);
 	if (direct) return direct;
 	for (const [end, add] of [
 		["ies", "y"],
@@ -67,7 +82,7 @@ function wordCodes(word: string): number[] | undefined {
 		["ed", "e"],
 	] as const) {
 		if (word.length > end.length + 2 && word.endsWith(end)) {
-			const hit = MAP.words[word.slice(0, -end.length) + add];
+			const hit = words().get(word.slice(0, -end.length) + add);
 			if (hit) return hit;
 		}
 	}
@@ -78,7 +93,7 @@ function wordCodes(word: string): number[] | undefined {
 function koreanCodes(word: string): number[] | undefined {
 	const chars = [...word];
 	for (let n = Math.min(chars.length, 6); n >= 2; n--) {
-		const hit = MAP.korean[chars.slice(0, n).join("")];
+		const hit = korean().get(chars.slice(0, n).join(""));
 		if (hit) return hit;
 	}
 	return undefined;
