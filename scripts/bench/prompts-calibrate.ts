@@ -63,26 +63,28 @@ function replay(params: RelevanceParams, lang?: string) {
 
 const pct = (x: number) => (x * 100).toFixed(1);
 const describe = (p: RelevanceParams) =>
-	`project ${p.typeFactor.project} reference ${p.typeFactor.reference} body ${p.bodyShare} concept ${p.conceptWeight} evidence ${p.minEvidence} coverage ${p.minCoverage} relative ${p.relativeFloor}`;
+	`project ${p.typeFactor.project} reference ${p.typeFactor.reference} body ${p.bodyShare} concept ${p.conceptWeight} evidence ${p.minEvidence} coverage ${p.minCoverage} of ${p.informativeWords} words, head ${p.headWords}, relative ${p.relativeFloor}`;
 const rows: { params: RelevanceParams; hit: number; noise: number; perBlock: number }[] = [];
 for (const project of [0.4, 0.6, 1.0])
 	for (const reference of [0.8, 1.0])
-		for (const bodyShare of [0.3, 0.6, 1.0])
-			for (const conceptWeight of [0.6, 0.8, 1.0])
-				for (const minEvidence of [0.3, 0.5, 0.7, 0.9])
-					for (const minCoverage of [0.15, 0.2, 0.3, 0.4, 0.5])
-						for (const relativeFloor of [0.5, 0.8]) {
-							const params = {
-								...RELEVANCE,
-								typeFactor: { ...RELEVANCE.typeFactor, project, reference },
-								bodyShare,
-								conceptWeight,
-								minEvidence,
-								minCoverage,
-								relativeFloor,
-							};
-							rows.push({ params, ...replay(params) });
-						}
+		for (const bodyShare of [0.6, 1.0])
+			for (const conceptWeight of [0.8, 1.0])
+				for (const minEvidence of [0.3, 0.5, 0.7])
+					for (const minCoverage of [0.2, 0.3, 0.4, 0.5, 0.6])
+						for (const informativeWords of [6, 8, 1_000])
+							for (const headWords of [2, 3, 4, 1_000]) {
+								const params = {
+									...RELEVANCE,
+									typeFactor: { ...RELEVANCE.typeFactor, project, reference },
+									bodyShare,
+									conceptWeight,
+									minEvidence,
+									minCoverage,
+									informativeWords,
+									headWords,
+								};
+								rows.push({ params, ...replay(params) });
+							}
 const current = replay(RELEVANCE);
 console.log(
 	`as configured (${describe(RELEVANCE)}): hit ${pct(current.hit)} %, noise ${pct(current.noise)} %, ${current.perBlock.toFixed(2)} per block`,

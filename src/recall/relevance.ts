@@ -40,17 +40,27 @@ export interface RelevanceParams {
 	minEvidence: number;
 	/** The least share of the prompt's informative weight a relevant memory covers. */
 	minCoverage: number;
+	/** The prompt's informative part: its this many weightiest words (a long prompt's many others are incidental). */
+	informativeWords: number;
 	/** A memory whose evidence is below this share of the best one's is left out (the best answer is clear). */
 	relativeFloor: number;
+	/**
+	 * A memory whose name or description holds this many of the prompt's words, each at least half as
+	 * informative as a word no memory holds, is relevant whatever its coverage: a long prompt that names
+	 * what the memory is about.
+	 */
+	headWords: number;
 }
 
 export const RELEVANCE: RelevanceParams = {
 	conceptWeight: 0.8,
 	bodyShare: 0.6,
-	typeFactor: { feedback: 1, user: 1, project: 0.4, reference: 0.8 },
+	typeFactor: { feedback: 1, user: 1, project: 0.4, reference: 1 },
 	minEvidence: 0.3,
 	minCoverage: 0.4,
+	informativeWords: 8,
 	relativeFloor: 0.5,
+	headWords: 4,
 };
 /** A memory whose embedding is at least this similar to the query's is relevant without shared words (hybrid retrieval). */
 export const SEMANTIC_FLOOR = 0.6;
@@ -143,15 +153,27 @@ export function judge(view: MemoryView, weights: PromptWeights, params: Relevanc
 	let evidence = 0;
 	for (const [, weight] of credit) evidence += weight;
 	evidence *= params.typeFactor[view.type] ?? 1;
-	const coverage = weights.total > 0 ? evidence / weights.total : 0;
+	const informative = informativeWeight(weights, params.informativeWords);
+	const coverage = informative > 0 ? Math.min(1, evidence / informative) : 0;
 	return {
 		evidence,
 		coverage,
 		concepts: shared,
 		about: [...view.about],
 		held: view.held,
-		relevant: evidence >= params.minEvidence * weights.rare && coverage >= params.minCoverage,
+		relevant:
+			(evidence >= params.minEvidence * weights.rare && coverage >= params.minCoverage) ||
+			[...view.inHead].filter((t) => (weights.words.get(t) ?? 0) >= 0.5 * weights.rare).length >= params.headWords,
 	};
+}
+
+/** The weight of the prompt's `count` weightiest words. */
+function informativeWeight(weights: PromptWeights, count: number): number {
+	if (count >= weights.words.size) return weights.total;
+	return [...weights.words.values()]
+		.sort((a, b) => b - a)
+		.slice(0, count)
+		.reduce((n, w) => n + w, 0);
 }
 
 /** The decision for one candidate, with the calibrated constants. */
