@@ -566,6 +566,22 @@ describe("search, inject, pipeline, reviews, settings, keys", () => {
 	});
 });
 
+describe("filters named like prototype members", () => {
+	it("are unknown filters and agents, and unknown flash messages show nothing", async () => {
+		for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+			const agent = await visit(project(`/inject?agent=${name}&q=x`));
+			expect(agent.status, name).toBe(400);
+			expect(await agent.text()).toContain("Unknown agent.");
+			const age = await visit(project(`?age=${name}`));
+			expect(age.status, name).toBe(400);
+			expect(await age.text()).toContain("Unknown age filter.");
+			const flash = await visit(`/console/projects?msg=${name}`);
+			expect(flash.status).toBe(200);
+			expect(await flash.text()).not.toContain("native code");
+		}
+	});
+});
+
 describe("line diff", () => {
 	it("pairs removals with additions and keeps common lines", () => {
 		expect(diffLines("a\nb\nc", "a\nB\nc\nd")).toEqual([

@@ -6,6 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { html } from "hono/html";
+import { lookup, lookupTable } from "../lib/lookup";
 import { MEMORY_TYPES, NAME_PATTERN } from "../memory/topic-file";
 import { type Api, type ApiResult, apiFor, type Fetcher, type Loose, seg } from "./api";
 import { CONSOLE_CSS, CONSOLE_JS } from "./assets";
@@ -34,18 +35,18 @@ type C = Context<ConsoleEnv>;
 const FORM_LIMIT = 256 * 1024;
 const SCOPES = ["personal", "team"] as const;
 const SOURCES = ["user", "agent", "extraction", "consolidation", "import"] as const;
-const AGES: Record<string, { label: string; test: (days: number) => boolean }> = {
-	"1d": { label: "Changed in the last day", test: (d) => d <= 1 },
-	"7d": { label: "Changed in the last 7 days", test: (d) => d <= 7 },
-	"30d": { label: "Changed in the last 30 days", test: (d) => d <= 30 },
-	older: { label: "Not changed for over 30 days", test: (d) => d > 30 },
-};
+const AGES: Readonly<Record<string, { label: string; test: (days: number) => boolean }>> = lookupTable({
+	"1d": { label: "Changed in the last day", test: (d: number) => d <= 1 },
+	"7d": { label: "Changed in the last 7 days", test: (d: number) => d <= 7 },
+	"30d": { label: "Changed in the last 30 days", test: (d: number) => d <= 30 },
+	older: { label: "Not changed for over 30 days", test: (d: number) => d > 30 },
+});
 /** The budgets the agents' hooks ask for (README, "What the hooks do"). */
-const AGENTS: Record<string, { label: string; budget: { maxTokens?: number; maxChars?: number } }> = {
+const AGENTS: Readonly<Record<string, { label: string; budget: { maxTokens?: number; maxChars?: number } }>> = lookupTable({
 	claude: { label: "Claude Code (maxChars 9,500)", budget: { maxChars: 9500 } },
 	codex: { label: "Codex (maxTokens 2,500, maxChars 9,500)", budget: { maxTokens: 2500, maxChars: 9500 } },
 	none: { label: "No agent limit (service default budget)", budget: {} },
-};
+});
 const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 
 const secretOf = (c: C) => c.env.CAIRN_CONSOLE_SECRET ?? "";
@@ -65,7 +66,7 @@ const render = (c: C, status: number, title: string, body: Html, extra: { projec
 };
 
 const formString = (form: Record<string, unknown>, key: string): string => {
-	const v = form[key];
+	const v = Object.hasOwn(form, key) ? form[key] : undefined;
 	return typeof v === "string" ? v : "";
 };
 
@@ -280,14 +281,14 @@ ${
 		const source = c.req.query("source") ?? "";
 		const age = c.req.query("age") ?? "";
 		if (source && !(SOURCES as readonly string[]).includes(source)) return badInput(c, "Unknown source filter.", extra);
-		if (age && !AGES[age]) return badInput(c, "Unknown age filter.", extra);
+		if (age && !lookup(AGES, age)) return badInput(c, "Unknown age filter.", extra);
 		const params = new URLSearchParams({ limit: "1000" });
 		if (type) params.set("type", type);
 		if (scope) params.set("scope", scope);
 		const r = await c.var.api("GET", `/v1/projects/${seg(project.id)}/memories?${params}`);
 		if (!r.ok) return failure(c, r, "Memories", extra);
 		const all = (r.data.memories ?? []) as Loose[];
-		const ageTest = age ? AGES[age]?.test : undefined;
+		const ageTest = age ? lookup(AGES, age)?.test : undefined;
 		const memories = all.filter((m) => (!source || m.source === source) && (!ageTest || ageTest(ageDays(m.updatedAt))));
 		const filtered = Boolean(type || scope || source || age);
 		return render(
@@ -640,7 +641,7 @@ ${
 		const extra = { project, tab: "inject" as const };
 		const q = c.req.query("q") ?? "";
 		const agent = c.req.query("agent") ?? "claude";
-		const profile = AGENTS[agent];
+		const profile = lookup(AGENTS, agent);
 		if (!profile) return badInput(c, "Unknown agent.", extra);
 		const form = html`<h1>What the agent sees</h1>
 <p class="muted">The block an agent's SessionStart hook receives for this query, within that agent's budget.</p>

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { badRequest } from "../errors";
 import { nowIso } from "../lib/ids";
+import { hasKey, lookupTable } from "../lib/lookup";
 
 function validTimeZone(zone: string): boolean {
 	try {
@@ -15,7 +16,7 @@ function validTimeZone(zone: string): boolean {
  * Every setting with its type and default (SPEC §5). Keys are dotted; bodies are partial objects.
  * Precedence: tenant managed policy > project settings > user settings > default.
  */
-export const SETTING_DEFINITIONS = {
+export const SETTING_DEFINITIONS = lookupTable({
 	"memories.enabled": { schema: z.boolean(), default: false, doc: "Master switch; off for a new project." },
 	"memories.autoMemory": { schema: z.boolean(), default: true, doc: "Extract memories from transcripts automatically." },
 	"memories.sessionMemory": { schema: z.boolean(), default: true, doc: "Keep a compressed summary inside long sessions." },
@@ -55,7 +56,7 @@ export const SETTING_DEFINITIONS = {
 		default: 30,
 		doc: "Days a session's raw transcript is kept after its last activity, once extraction has consumed it.",
 	},
-} as const;
+} as const);
 
 export type SettingKey = keyof typeof SETTING_DEFINITIONS;
 export type SettingValue = boolean | number | string;
@@ -63,7 +64,7 @@ export type SettingsLevel = "user" | "project" | "policy";
 export type SettingSource = "default" | SettingsLevel;
 
 export const SETTING_KEYS = Object.keys(SETTING_DEFINITIONS) as SettingKey[];
-const isSettingKey = (key: string): key is SettingKey => key in SETTING_DEFINITIONS;
+const isSettingKey = (key: string): key is SettingKey => hasKey(SETTING_DEFINITIONS, key);
 
 /**
  * Validates a partial settings body. `null` clears a key at this level. Errors name the key,
@@ -73,7 +74,8 @@ export function parseSettingsPatch(body: unknown): Record<SettingKey, SettingVal
 	if (!body || typeof body !== "object" || Array.isArray(body)) {
 		throw badRequest("settings body must be a JSON object of dotted keys", { field: "body" });
 	}
-	const out = {} as Record<SettingKey, SettingValue | null>;
+	// Null prototype: a `__proto__` key below is refused, and could not reach a prototype if it were not.
+	const out = Object.create(null) as Record<SettingKey, SettingValue | null>;
 	for (const [index, [key, value]] of Object.entries(body).entries()) {
 		if (!isSettingKey(key)) {
 			// The caller's key is untrusted text: the error names its position and the keys that exist, never the key.
@@ -101,7 +103,7 @@ export async function readLevel(db: D1Database, tenantId: string, level: Setting
 		.prepare("SELECT values_json FROM settings WHERE tenant_id = ? AND level = ? AND subject_id = ?")
 		.bind(tenantId, level, subjectId)
 		.first<{ values_json: string }>();
-	return row ? (JSON.parse(row.values_json) as Partial<Record<SettingKey, SettingValue>>) : {};
+	return row ? storedLevel(row.values_json) : {};
 }
 
 /** Applies a validated patch to one level. The upsert is one statement, so concurrent patches of different keys both land. */
@@ -147,12 +149,21 @@ export function settingsStatement(db: D1Database, tenantId: string, userId: stri
 		.bind(tenantId, userId, projectId);
 }
 
+/** A stored level's known keys only: anything else (written before keys were checked by their own names) is dropped. */
+function storedLevel(json: string): Partial<Record<SettingKey, SettingValue>> {
+	const parsed = JSON.parse(json) as Record<string, SettingValue>;
+	const out: Partial<Record<SettingKey, SettingValue>> = {};
+	for (const key of SETTING_KEYS) if (Object.hasOwn(parsed, key)) out[key] = parsed[key];
+	return out;
+}
+
 /** Resolves every setting from the stored levels and names where each value came from. */
 export function resolveSettings(rows: SettingsRow[]): EffectiveSettings {
-	const levels = Object.fromEntries(rows.map((r) => [r.level, JSON.parse(r.values_json)])) as Partial<
-		Record<SettingsLevel, Partial<Record<SettingKey, SettingValue>>>
-	>;
-	const { user = {}, project = {}, policy = {} } = levels;
+	const level = (name: SettingsLevel) => {
+		const row = rows.find((r) => r.level === name);
+		return row ? storedLevel(row.values_json) : {};
+	};
+	const [user, project, policy] = [level("user"), level("project"), level("policy")];
 	const out = {} as EffectiveSettings;
 	for (const key of SETTING_KEYS) {
 		const layers: [SettingSource, SettingValue | undefined][] = [
