@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { SessionRow } from "../../ingest/ingest";
 import { FORMATS } from "../../ingest/parse";
 import { LINE_LIMIT } from "../../ingest/receive";
-import { AGENTS, SESSION_ID_PATTERN } from "../../ingest/turns";
+import { AGENTS, clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns";
 import { endSession, extractNow, postTranscript, retrySession, sessionMemory } from "../../pipeline/session-flow";
 import { projectStore } from "../../project/client";
 import type { AppEnv } from "../context";
@@ -47,7 +47,7 @@ const SessionSchema = z
 	.openapi("Session");
 
 const toSession = (s: SessionRow) => ({
-	id: s.id,
+	id: clientSessionId(s.id),
 	agent: s.agent,
 	turns: s.turns,
 	cursor: s.cursor,
