@@ -6,6 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { html } from "hono/html";
+import { parseToken } from "../auth/keys";
 import { lookup, lookupTable } from "../lib/lookup";
 import { MEMORY_TYPES, NAME_PATTERN } from "../memory/topic-file";
 import { type Api, type ApiResult, apiFor, type Fetcher, type Loose, seg } from "./api";
@@ -14,14 +15,14 @@ import { diffLines } from "./diff";
 import {
 	type ConsoleSession,
 	deleteCookie,
+	endSession,
 	getCookie,
 	openSession,
-	randomToken,
 	SESSION_COOKIE,
 	SESSION_SECONDS,
 	sameToken,
-	sealSession,
 	setCookie,
+	startSession,
 } from "./session";
 import { apiErrorNotice, csrfField, empty, flash, type Html, notice, type ProjectTab, page, projectPath, when } from "./view";
 
@@ -175,10 +176,12 @@ export function consoleRoutes(fetcher: Fetcher) {
 	// Everything but sign-in needs a session; writes also need the session's CSRF token.
 	app.use("*", async (c, next) => {
 		if (c.req.path === "/console/sign-in") return next();
-		const session = await openSession(secretOf(c), getCookie(c, SESSION_COOKIE));
+		const session = await openSession(c.env.DB, secretOf(c), getCookie(c, SESSION_COOKIE));
 		if (!session) {
-			if (getCookie(c, SESSION_COOKIE) !== undefined) deleteCookie(c, SESSION_COOKIE, { path: "/console" });
-			return c.redirect(c.req.method === "GET" ? "/console/sign-in" : "/console/sign-in?msg=expired", 303);
+			// A cookie that refers to no session any more (signed out elsewhere, key revoked, expired) says so.
+			const stale = getCookie(c, SESSION_COOKIE) !== undefined;
+			if (stale) deleteCookie(c, SESSION_COOKIE, { path: "/console" });
+			return c.redirect(stale || c.req.method !== "GET" ? "/console/sign-in?msg=expired" : "/console/sign-in", 303);
 		}
 		c.set("session", session);
 		if (c.req.method === "POST") {
@@ -217,7 +220,7 @@ ${flash(c.req.query("msg"))}${message ?? ""}
 		);
 
 	app.get("/sign-in", async (c) => {
-		if (await openSession(secretOf(c), getCookie(c, SESSION_COOKIE))) return c.redirect("/console/projects", 303);
+		if (await openSession(c.env.DB, secretOf(c), getCookie(c, SESSION_COOKIE))) return c.redirect("/console/projects", 303);
 		return signInPage(c, 200);
 	});
 
@@ -228,8 +231,11 @@ ${flash(c.req.query("msg"))}${message ?? ""}
 		const r = await apiFor(fetcher, c, key)("GET", "/v1/projects");
 		if (r.status === 401) return signInPage(c, 401, notice("error", "That API key is not valid."));
 		if (!r.ok && r.status !== 403) return signInPage(c, 502, apiErrorNotice(r.error, "The key could not be checked"));
-		const session: ConsoleSession = { token: key, csrf: randomToken(), expires: Date.now() + SESSION_SECONDS * 1000 };
-		setCookie(c, SESSION_COOKIE, await sealSession(secretOf(c), session), {
+		const tenant = await c.env.DB.prepare("SELECT tenant_id FROM api_keys WHERE id = ?")
+			.bind(parseToken(key)?.id ?? "")
+			.first<string>("tenant_id");
+		const { cookie } = await startSession(c.env.DB, secretOf(c), tenant ?? "", key);
+		setCookie(c, SESSION_COOKIE, cookie, {
 			path: "/console",
 			httpOnly: true,
 			secure: new URL(c.req.url).protocol === "https:",
@@ -239,7 +245,9 @@ ${flash(c.req.query("msg"))}${message ?? ""}
 		return c.redirect("/console/projects", 303);
 	});
 
-	app.post("/sign-out", (c) => {
+	app.post("/sign-out", async (c) => {
+		// The row goes: this cookie, and any copy of it, refers to nothing from now on.
+		await endSession(c.env.DB, c.var.session.id);
 		deleteCookie(c, SESSION_COOKIE, { path: "/console" });
 		return c.redirect("/console/sign-in?msg=signed-out", 303);
 	});
