@@ -1,5 +1,6 @@
 import { CairnError, notFound } from "../errors";
 import { ownSessionId } from "../ingest/ingest";
+import { clientSessionId } from "../ingest/turns";
 import { nowIso, sha256Hex } from "../lib/ids";
 import { holdContent } from "../maintenance/sweep";
 import type { ProjectEnv } from "../project/env";
@@ -100,7 +101,7 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		updatedAt: row.updated_at,
 		verifiedAt: row.verified_at,
 		source: row.source,
-		sessionId: row.session_id,
+		sessionId: row.session_id === null ? null : clientSessionId(row.session_id),
 		timesServed: row.times_served,
 		lastServedAt: row.last_served_at,
 		proposedScope: row.proposed_scope ?? null,
