@@ -4,6 +4,7 @@
  * R2 first, the registry row last, so an interrupted deletion can simply be run again (the project
  * is still listed until its data is gone).
  */
+import { forgetProject, forgetTenant } from "../auth/cache";
 import { notFound } from "../errors";
 import { deletePrefix } from "../memory/clear";
 import { projectPrefix } from "../memory/paths";
@@ -39,6 +40,8 @@ async function purgeProject(env: Env, projectId: string, tenantId: string): Prom
 		env.DB.prepare("DELETE FROM storage_moves WHERE project_id = ?").bind(projectId),
 		env.DB.prepare("DELETE FROM projects WHERE id = ?").bind(projectId),
 	]);
+	// This isolate forgets it now; others within the isolate cache's bound.
+	forgetProject(projectId);
 	return { projectId, objects };
 }
 
@@ -68,5 +71,6 @@ export async function deleteTenant(env: Env, tenantId: string): Promise<{ projec
 		env.DB.prepare("DELETE FROM users WHERE tenant_id = ?").bind(tenantId),
 		env.DB.prepare("DELETE FROM tenants WHERE id = ?").bind(tenantId),
 	]);
+	forgetTenant(tenantId);
 	return { projects };
 }

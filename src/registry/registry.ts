@@ -2,6 +2,7 @@
  * The registry in D1: tenants, users, API keys and projects. Routes parse and authorise, then call
  * these; the caller is always described by the verified key (`Caller`), never by the request.
  */
+import { forgetKey } from "../auth/cache";
 import { issueKey, SCOPES, type Scope } from "../auth/keys";
 import { badRequest, CairnError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
@@ -115,6 +116,8 @@ export async function revokeApiKey(db: D1Database, caller: Caller, id: string): 
 			.bind(id, caller.tenantId),
 	]);
 	if (!result || result.meta.changes === 0) throw new CairnError("not_found", "key not found");
+	// This isolate refuses the key from the next request; other isolates within the isolate cache's bound.
+	forgetKey(id);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { badRequest } from "../errors";
 import { nowIso } from "../lib/ids";
+import { IsolateCache } from "../lib/isolate-cache";
 import { hasKey, lookupTable } from "../lib/lookup";
 
 function validTimeZone(zone: string): boolean {
@@ -115,6 +116,7 @@ export async function writeLevel(
 	patch: Record<string, SettingValue | null>,
 ) {
 	const patchJson = JSON.stringify(patch);
+	forgetSettings(tenantId);
 	await db
 		.prepare(
 			`INSERT INTO settings (tenant_id, level, subject_id, values_json, updated_at)
@@ -123,6 +125,8 @@ export async function writeLevel(
 		)
 		.bind(tenantId, level, subjectId, patchJson, nowIso())
 		.run();
+	// Again after the write: a read that raced it in this isolate may have cached the old values.
+	forgetSettings(tenantId);
 	return readLevel(db, tenantId, level, subjectId);
 }
 
@@ -177,8 +181,28 @@ export function resolveSettings(rows: SettingsRow[]): EffectiveSettings {
 	return out;
 }
 
-/** Every setting for (user, project): one query, this runs on every memory write. */
+/** Effective settings by tenant, user and project, for at most the isolate cache's bound (src/lib/isolate-cache.ts). */
+const cached = new IsolateCache<EffectiveSettings>();
+const cacheKey = (tenantId: string, userId: string, projectId: string) => `${tenantId}\u0000${userId}\u0000${projectId}`;
+
+/** Drops this isolate's cached settings of a tenant (every level of it changed, or may have). */
+export function forgetSettings(tenantId: string): void {
+	cached.drop((key) => key.startsWith(`${tenantId}\u0000`));
+}
+
+/**
+ * Every setting for (user, project): one query, this runs on every memory write and hook call, so the
+ * answer is kept in the isolate for the cache's bound. A change through `writeLevel` clears this
+ * isolate's copies of the tenant at once; other isolates see it within the bound. The value is frozen:
+ * callers share it.
+ */
 export async function effectiveSettings(db: D1Database, tenantId: string, userId: string, projectId: string): Promise<EffectiveSettings> {
+	const key = cacheKey(tenantId, userId, projectId);
+	const hit = cached.get(key);
+	if (hit) return hit;
 	const { results } = await settingsStatement(db, tenantId, userId, projectId).all<SettingsRow>();
-	return resolveSettings(results);
+	const settings = resolveSettings(results);
+	for (const entry of Object.values(settings)) Object.freeze(entry);
+	cached.set(key, Object.freeze(settings));
+	return settings;
 }
