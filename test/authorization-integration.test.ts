@@ -576,6 +576,8 @@ describe("REST: every route × every caller", () => {
 
 describe("REST: same project, other user", () => {
 	const UNUSED_SESSION = "never-used-session-7";
+	/** An owner's session no other caller of the table above has named (the table names OWNER_SESSION). */
+	const OWNER_FRESH = "owner-session-fresh-2";
 	const EVENT_MARK = "ownereventreason4x9";
 	const EVENT_SESSION = "owner-evidence-session-3";
 
@@ -603,11 +605,17 @@ describe("REST: same project, other user", () => {
 		servedDoc = doc;
 		const bySession = routes.filter((r) => r.method !== "head" && sessionSlot(r) !== null);
 		expect(bySession.map((r) => sessionSlot(r))).toEqual(expect.arrayContaining(["path", "body", "header"]));
-		const before = await json(await call(`/v1/projects/${P}/sessions/${OWNER_SESSION}`, { token: owner.token }));
+		const posted = await call(`/v1/projects/${P}/sessions/${OWNER_FRESH}/transcript`, {
+			token: owner.token,
+			headers: { "Content-Type": "application/x-ndjson" },
+			body: `${JSON.stringify({ id: "f1", role: "user", content: `Remember ${OWNER_MARK} again.`, ts: "2026-11-28T12:00:00Z" })}\n`,
+		});
+		expect(posted.status).toBe(200);
+		const before = await json(await call(`/v1/projects/${P}/sessions/${OWNER_FRESH}`, { token: owner.token }));
 		const differences: string[] = [];
 		for (const route of bySession) {
 			const answers: string[] = [];
-			for (const sessionId of [OWNER_SESSION, UNUSED_SESSION]) {
+			for (const sessionId of [OWNER_FRESH, UNUSED_SESSION]) {
 				const req = withSession(doc, route, sessionId);
 				const res = await call(req.url, { method: req.method, token: keys.bea ?? null, headers: req.headers, body: req.body });
 				const text = (await res.text()).replaceAll(sessionId, "<session>");
@@ -630,15 +638,15 @@ describe("REST: same project, other user", () => {
 		console.log(`Same project, other user: ${bySession.length} operations taking a session id, each with the owner's id and an unused one`);
 		expect(differences).toEqual([]);
 		// The owner's session: the same turns, and nothing recorded as served to it.
-		const after = await json(await call(`/v1/projects/${P}/sessions/${OWNER_SESSION}`, { token: owner.token }));
+		const after = await json(await call(`/v1/projects/${P}/sessions/${OWNER_FRESH}`, { token: owner.token }));
 		expect(after.session).toEqual(before.session);
 		const served = await projectDb(P)
 			.prepare("SELECT COUNT(*) AS n FROM session_served WHERE project_id = ? AND session_id LIKE ?")
-			.bind(P, `%/${OWNER_SESSION}`)
+			.bind(P, `%/${OWNER_FRESH}`)
 			.first<{ n: number }>();
 		const bea = await projectDb(P)
 			.prepare("SELECT COUNT(*) AS n FROM session_served WHERE project_id = ? AND session_id LIKE ? AND session_id NOT LIKE ?")
-			.bind(P, `%/${OWNER_SESSION}`, `${owner.userId}/%`)
+			.bind(P, `%/${OWNER_FRESH}`, `${owner.userId}/%`)
 			.first<{ n: number }>();
 		expect(served?.n).toBe(bea?.n);
 	});
