@@ -20,6 +20,7 @@ const INTERNAL_KEYS: Record<string, string> = {
 	TABLE_ORDER: "an array indexed by the mover's phase number",
 	PROJECT_MIGRATIONS: "an array indexed by schema version",
 	PROJECT_MIGRATION_STEPS: "indexed by schema version",
+	CONCEPTS: "an array (the concept map's JSON), indexed by a concept's number",
 };
 
 function sourceFiles(dir: string): string[] {
