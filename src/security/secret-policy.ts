@@ -74,10 +74,10 @@ export const PROVIDER_PREFIXES = [
 	"ya29.",
 ] as const;
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const PREFIX = [...PROVIDER_PREFIXES]
 	.sort((a, b) => b.length - a.length)
-	.map(escape)
+	.map(escapeRegExp)
 	.join("|");
 
 /** Placeholders the policy lets through: filler, and words that say "put yours here". */
