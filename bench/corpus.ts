@@ -97,6 +97,13 @@ export interface BenchResult {
 	writes: { size: number; write: Stats }[];
 	index: { size: number; rebuildMs: number; cachedMs: number }[];
 	health: Stats;
+	/**
+	 * What authentication adds to a request that touches no project data (`GET …/settings/effective`),
+	 * beside `GET /health` sampled alternately: means in ms (workerd's clock ticks in whole ms, so the mean
+	 * of many samples is the figure), warm (key, project row and settings in the isolate cache) and cold
+	 * (each request the first of a newly issued key).
+	 */
+	auth?: { samples: number; health: number; warm: number; coldSamples: number; cold: number };
 	ingest: { name: string; bytes: number; turns: number; post: Stats; repost: Stats }[];
 	stageOne: { name: string; turns: number; model: Stats; offline: Stats }[];
 	consolidation: { size: number; model: Stats; offline: Stats; touched: number }[];

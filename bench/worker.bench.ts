@@ -156,6 +156,34 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	for (let i = 0; i < input.samples; i++) health.push(await timed(() => call("/health")));
 	result.health = stats(health);
 
+	// What authentication adds: effective settings of a project (no project data) beside /health, alternately.
+	if (want("auth")) {
+		const registered = await call("/v1/projects", {
+			method: "POST",
+			token,
+			body: JSON.stringify({ name: "auth", gitRemote: "git@github.com:bench/auth-overhead.git" }),
+		});
+		const { project } = (await registered.json()) as { project: { id: string } };
+		const path = `/v1/projects/${project.id}/settings/effective`;
+		await (await call(path, { token })).arrayBuffer();
+		const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+		const samples = input.samples * 5;
+		const bare: number[] = [];
+		const warm: number[] = [];
+		for (let i = 0; i < samples; i++) {
+			bare.push(await timed(() => call("/health")));
+			warm.push(await timed(() => call(path, { token })));
+		}
+		const cold: number[] = [];
+		const coldSamples = Math.min(input.samples, 50);
+		for (let i = 0; i < coldSamples; i++) {
+			const issued = await call("/v1/keys", { method: "POST", token, body: JSON.stringify({ scopes: ["read"] }) });
+			const fresh = ((await issued.json()) as { key: { token: string } }).key.token;
+			cold.push(await timed(() => call(path, { token: fresh })));
+		}
+		result.auth = { samples, health: mean(bare), warm: mean(warm), coldSamples, cold: mean(cold) };
+	}
+
 	// Recall quality: one project per LoCoMo conversation, every question through /recall, and under each ranking step.
 	const contributions: NonNullable<BenchResult["contributions"]> = {
 		steps: STEPS.map((s) => s.label),

@@ -62,6 +62,7 @@ const INVARIANTS = [
 	"no-secret-stored",
 	"history-consistent",
 	"canaries-intact",
+	"prototype-inert",
 ] as const;
 type Invariant = (typeof INVARIANTS)[number];
 
@@ -90,6 +91,10 @@ interface Req {
 	identity: Identity | null;
 	/** Planted secrets carried by this request. */
 	secrets?: string[];
+	/** The request carries a prototype member's name as a key, segment or query value. */
+	proto?: boolean;
+	/** Its JSON body has a prototype member's name as a key of every object. */
+	protoKeys?: boolean;
 }
 
 interface Op {
@@ -144,6 +149,44 @@ const HOSTILE_SEGMENTS = [
 	"%u0000",
 	`${ECHO_MARK}${"%25".repeat(200)}`,
 ];
+/**
+ * Names every plain object answers to, and their spellings in a path, a query and a JSON key: a
+ * lookup table that inherits from Object.prototype finds something under each of them.
+ */
+export const PROTO_NAMES = [
+	"__proto__",
+	"constructor",
+	"prototype",
+	"toString",
+	"valueOf",
+	"hasOwnProperty",
+	"isPrototypeOf",
+	"propertyIsEnumerable",
+	"toLocaleString",
+	"__defineGetter__",
+	"__defineSetter__",
+	"__lookupGetter__",
+	"__lookupSetter__",
+];
+const PROTO_SEGMENTS = [
+	...PROTO_NAMES,
+	"%5F%5Fproto%5F%5F",
+	"__proto__%00",
+	"constructor.prototype",
+	"__PROTO__",
+	"%63onstructor",
+	"__proto__%2Fx",
+	"constructor%20",
+];
+/** JSON spellings of a prototype key: plain, and escaped (`\u005f…`) so that a check of the raw text misses it. */
+const PROTO_JSON_KEYS = [...PROTO_NAMES.map((n) => JSON.stringify(n)), '"\\u005f\\u005fproto\\u005f\\u005f"', '"\\u0063onstructor"'];
+const PROTO_RE =
+	/__proto__|constructor|prototype|tostring|valueof|hasownproperty|isprototypeof|propertyisenumerable|tolocalestring|__(?:define|lookup)[gs]etter__|%5f%5fproto|%63onstructor|\\u005f|\\u0063onstructor/i;
+const carriesProto = (text: string) => PROTO_RE.test(text);
+/** What Object.prototype holds before the run: a request that adds to it polluted every object in the isolate. */
+const PROTOTYPE_BASELINE = Object.getOwnPropertyNames(Object.prototype).sort().join(",");
+const SETTINGS_ROUTES = new Set(["/v1/settings", "/v1/projects/{projectId}/settings", "/v1/admin/policy"]);
+
 const CONTENT_TYPES = [
 	"application/json",
 	"application/json; charset=utf-8",
@@ -345,6 +388,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 			tally("no-echo", !echoed, { method: req.method, route: req.route, path: req.path, status: res.status, detail: body.slice(0, 200) });
 		}
 		checkCanaries(req, res.status, body);
+		if (req.proto) checkPrototypeInert(req, res.status);
 		if (planted.length > 0) {
 			const leaked = planted.find((s) => body.includes(s));
 			tally("no-secret-stored", !leaked, {
@@ -606,7 +650,10 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 		}
 		const obj = value && typeof value === "object" && !Array.isArray(value) ? value : null;
 		const keys = obj ? Object.keys(obj) : [];
-		switch (r.int(14)) {
+		switch (r.int(16)) {
+			case 14:
+			case 15: // prototype member names as keys at every level of the object, as raw JSON text
+				return protoKeys(obj ? value : {});
 			case 0: // wrong type
 				if (obj && keys.length) obj[r.pick(keys)] = r.pick<Json>([42, -1, 1e308, true, null, [], {}, [1, "a"], "7", { [ECHO_MARK]: 1 }]);
 				return JSON.stringify(value);
@@ -657,6 +704,29 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 			default: // a markdown body where JSON is wanted, and the other way round
 				return `---\nname: ${ECHO_MARK}\ndescription: x\ntype: nope\n---\n\n\u0000`;
 		}
+	}
+
+	/**
+	 * The body's JSON with a prototype member's name added as a key of every object in it (the top
+	 * level, nested objects, array items). Written as text so `__proto__` stays an own key, as a client
+	 * sends it; sometimes the name is the only key, sometimes it follows or precedes the real ones.
+	 */
+	let protoBodyMade = false;
+	function protoKeys(value: Json): string {
+		protoBodyMade = true;
+		const key = r.pick(PROTO_JSON_KEYS);
+		const inner = r.pick(['{"memories.enabled": false}', "1", "null", '"x"', "true", `{"${ECHO_MARK}": 1}`, "[]"]);
+		const walk = (v: Json): string => {
+			if (Array.isArray(v)) return `[${v.map(walk).join(",")}]`;
+			if (v && typeof v === "object") {
+				const own = Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${walk(x)}`);
+				if (r.chance(0.5)) own.push(`${key}:${inner}`);
+				else own.unshift(`${key}:${inner}`);
+				return `{${own.join(",")}}`;
+			}
+			return JSON.stringify(v);
+		};
+		return walk(value);
 	}
 
 	function authVariant(me: Identity): Record<string, string> {
@@ -726,7 +796,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 		let name: string | undefined;
 		for (const p of params.filter((x) => x.in === "path")) {
 			let v = pathValue(p, me, o.template);
-			if (mutate && r.chance(0.25)) v = r.pick(HOSTILE_SEGMENTS);
+			if (mutate && r.chance(0.25)) v = r.chance(0.3) ? r.pick(PROTO_SEGMENTS) : r.pick(HOSTILE_SEGMENTS);
 			if (p.name === "name") name = safeDecode(v);
 			path = path.replace(`{${p.name}}`, v);
 		}
@@ -734,10 +804,24 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 		for (const p of params.filter((x) => x.in === "query")) {
 			let v = queryValue(p, o.template);
 			if (mutate && r.chance(0.2))
-				v = r.pick(["", "-1", "1e309", "NaN", "team,personal", ECHO_MARK, "%00", "x".repeat(3000), "0x10", "[]"]);
+				v = r.pick([
+					"",
+					"-1",
+					"1e309",
+					"NaN",
+					"team,personal",
+					ECHO_MARK,
+					"%00",
+					"x".repeat(3000),
+					"0x10",
+					"[]",
+					...PROTO_NAMES.slice(0, 4),
+				]);
 			if (v !== undefined) query.push(`${encodeURIComponent(p.name)}=${safeEncode(v)}`);
 		}
 		if (mutate && r.chance(0.1)) query.push(`scope=personal&scope=team&${ECHO_MARK}=1`);
+		if (mutate && r.chance(0.05))
+			query.push(`${r.pick(PROTO_SEGMENTS)}=${r.pick(PROTO_SEGMENTS)}`, "__proto__[x]=1", "constructor[prototype][x]=1");
 		const headers: Record<string, string> = {};
 		const secrets: string[] = [];
 		let body: string | Uint8Array<ArrayBuffer> | undefined;
@@ -747,6 +831,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 			body = made.body;
 		}
 		if (mutate) {
+			protoBodyMade = false;
 			if (r.chance(0.5)) body = breakBody(typeof body === "string" ? body : undefined);
 			if (r.chance(0.2)) headers["Content-Type"] = r.pick(CONTENT_TYPES);
 			if (r.chance(0.1)) delete headers["Content-Type"];
@@ -755,14 +840,17 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 		} else if (o.template.endsWith("/memories/{name}") && o.method === "PUT" && r.chance(0.2)) {
 			headers["X-Cairn-Session"] = r.pick(SESSION_POOL);
 		}
+		const fullPath = `${path}${query.length ? `?${query.join("&")}` : ""}`;
 		return {
 			method: o.method,
 			route: o.template,
-			path: `${path}${query.length ? `?${query.join("&")}` : ""}`,
+			path: fullPath,
 			headers,
 			body,
 			identity: me,
 			secrets,
+			proto: protoBodyMade || carriesProto(fullPath) || (typeof body === "string" && carriesProto(body)),
+			protoKeys: protoBodyMade,
 		};
 	}
 
@@ -816,6 +904,22 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 					detail: `${me.label} reached tenant ${other}'s project`,
 				});
 		}
+	}
+
+	/**
+	 * A request carrying prototype member names must leave Object.prototype as it was (the fuzzer runs
+	 * in the Worker's isolate, so pollution would show here), and a settings or policy patch with such a
+	 * key must be refused: the settings have no key of that name.
+	 */
+	function checkPrototypeInert(req: Req, status: number) {
+		const where = { method: req.method, route: req.route, path: req.path, status };
+		const now = Object.getOwnPropertyNames(Object.prototype).sort().join(",");
+		tally("prototype-inert", now === PROTOTYPE_BASELINE, { ...where, detail: `Object.prototype changed: ${now.slice(0, 200)}` });
+		if (req.protoKeys && req.method === "PUT" && SETTINGS_ROUTES.has(req.route))
+			tally("prototype-inert", status >= 400 && status < 500, {
+				...where,
+				detail: "a settings patch keyed by a prototype member name was not refused",
+			});
 	}
 
 	/** Payloads at and just over the limits. */
@@ -983,6 +1087,33 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
 			await send(
 				jsonReq(dev, "PUT", "/v1/projects/{projectId}/settings", `/v1/projects/${pid}/settings`, { ...reset, "memories.enabled": true }),
 			);
+	}
+	// Stored settings and policy hold known keys only, whatever the run sent.
+	const known = new Set(opts.recordKeys ?? []);
+	for (const t of tenants) {
+		const dev = identities.find((i) => i.label === `t${tenants.indexOf(t)}/dev`) as Identity;
+		const reads: [string, string, string][] = [
+			["/v1/admin/policy", "/v1/admin/policy", "policy"],
+			["/v1/settings", "/v1/settings", "settings"],
+			...t.projects.map((pid): [string, string, string] => [
+				"/v1/projects/{projectId}/settings",
+				`/v1/projects/${pid}/settings`,
+				"settings",
+			]),
+		];
+		for (const [route, path, field] of reads) {
+			const res = await send({ method: "GET", route, path, identity: dev, headers: {} });
+			if (res.status !== 200 || known.size === 0) continue;
+			const stored = (JSON.parse(res.body) as Record<string, Record<string, unknown>>)[field] ?? {};
+			const stray = Object.keys(stored).filter((k) => !known.has(k));
+			tally("prototype-inert", stray.length === 0, {
+				method: "GET",
+				route,
+				path,
+				status: 200,
+				detail: `stored keys that are no setting: ${stray.length}`,
+			});
+		}
 	}
 	let canariesSeen = 0;
 	for (const me of sweepers) {

@@ -91,6 +91,7 @@ const figures = [
 	`| No secret stored | ${finding("no-secret-stored", "no planted secret came back in any later response")} |`,
 	`| History consistent | ${finding("history-consistent", "after every concurrent storm, versions contiguous and current = latest entry")} |`,
 	`| Canaries intact | ${finding("canaries-intact", "the owners could still read their own canaries at the end, so the isolation checks were live")} |`,
+	`| Prototype inert | ${finding("prototype-inert", "Object.prototype unchanged after every request carrying a prototype member's name, every settings patch keyed by one refused, only known keys stored")} |`,
 	"",
 	...result.notes.map((x) => `- ${x}`),
 	"",

@@ -219,6 +219,10 @@ out(
 );
 out("workerd tick in whole milliseconds, so Worker figures are whole milliseconds; the SQLite floor is timed in Node with");
 out("sub-millisecond resolution. In this harness D1 and every project's object keep their SQLite in files on local disk.");
+if (result.auth)
+	out(
+		`Authentication's price on a request that touches no project data (\`GET …/settings/effective\` beside \`GET /health\`, alternately, means of ${result.auth.samples.toLocaleString("en-US")} each): warm — key, project row and effective settings in the isolate cache (10 s, 1,000 entries per table), no D1 query — ${ms(result.auth.warm)} against ${ms(result.auth.health)}, **${ms(result.auth.warm - result.auth.health)} more** (goal ≤ 2 ms); cold — the first request of a newly issued key, which reads the key and project (one D1 batch) and the settings (one query) — ${ms(result.auth.cold)} (${result.auth.coldSamples} keys).`,
+	);
 if (result.load)
 	out(
 		`The machine's 1-minute load average during the Worker run: mean ${result.load.mean.toFixed(1)}, max ${result.load.max.toFixed(1)} (${cpus().length} cores; the benchmark itself keeps about one busy, so more means other work shared the machine).`,

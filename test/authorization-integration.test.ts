@@ -28,7 +28,7 @@ import { exports } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, call, createProject, createTenant, json, type Loose, type Tenant, topicFile } from "./helpers";
+import { ADMIN_TOKEN, call, createProject, createTenant, json, type Loose, projectDb, type Tenant, topicFile } from "./helpers";
 
 type Scope = "read" | "write" | "admin";
 
@@ -565,5 +565,123 @@ describe("REST: every route × every caller", () => {
 		}
 		expect(unmarked, 'routes needing admin must declare "x-cairn-scope": "admin"').toEqual([]);
 		expect(routes.filter((r) => r.admin).length).toBeGreaterThan(0);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Same project, other user: the column for what a colleague in the project may not learn or steer.
+// Generated from the document like the table above: every operation that takes a session id (in its
+// path, its JSON body or the X-Cairn-Session header) and every one that shows a memory's events,
+// history or reviews.
+
+describe("REST: same project, other user", () => {
+	const UNUSED_SESSION = "never-used-session-7";
+	/** An owner's session no other caller of the table above has named (the table names OWNER_SESSION). */
+	const OWNER_FRESH = "owner-session-fresh-2";
+	const EVENT_MARK = "ownereventreason4x9";
+	const EVENT_SESSION = "owner-evidence-session-3";
+
+	/** How an operation names a session: "path", "body", "header", or null when it takes none. */
+	let servedDoc: Loose = {};
+	const sessionSlot = (route: Operation): "path" | "body" | "header" | null => {
+		if (route.path.includes("{sessionId}")) return "path";
+		const json = route.op.requestBody?.content?.["application/json"]?.schema;
+		if (json && Object.hasOwn(resolveRef(servedDoc, json).properties ?? {}, "sessionId")) return "body";
+		if (JSON.stringify(route.op).includes("X-Cairn-Session")) return "header";
+		return null;
+	};
+
+	function withSession(doc: Loose, route: Operation, sessionId: string): Built {
+		const req = buildRequest(doc, route);
+		const slot = sessionSlot(route);
+		if (slot === "path") req.url = req.url.replace(encodeURIComponent(OWNER_SESSION), encodeURIComponent(sessionId));
+		if (slot === "body" && req.body) req.body = JSON.stringify({ ...JSON.parse(req.body), sessionId, onlyNew: true });
+		if (slot === "header") req.headers = { ...req.headers, "X-Cairn-Session": sessionId };
+		return req;
+	}
+
+	it("every operation taking a session id answers the owner's session id exactly as an unused one, and leaves the owner's session alone", async () => {
+		const { doc, routes } = await operations();
+		servedDoc = doc;
+		const bySession = routes.filter((r) => r.method !== "head" && sessionSlot(r) !== null);
+		expect(bySession.map((r) => sessionSlot(r))).toEqual(expect.arrayContaining(["path", "body", "header"]));
+		const posted = await call(`/v1/projects/${P}/sessions/${OWNER_FRESH}/transcript`, {
+			token: owner.token,
+			headers: { "Content-Type": "application/x-ndjson" },
+			body: `${JSON.stringify({ id: "f1", role: "user", content: `Remember ${OWNER_MARK} again.`, ts: "2026-11-28T12:00:00Z" })}\n`,
+		});
+		expect(posted.status).toBe(200);
+		const before = await json(await call(`/v1/projects/${P}/sessions/${OWNER_FRESH}`, { token: owner.token }));
+		const differences: string[] = [];
+		for (const route of bySession) {
+			const answers: string[] = [];
+			for (const sessionId of [OWNER_FRESH, UNUSED_SESSION]) {
+				const req = withSession(doc, route, sessionId);
+				const res = await call(req.url, { method: req.method, token: keys.bea ?? null, headers: req.headers, body: req.body });
+				const text = (await res.text()).replaceAll(sessionId, "<session>");
+				// Volatile parts (times, generated ids, versions) differ between any two calls.
+				const stable = text
+					.replace(/"\d{4}-\d\d-\d\dT[^"]*"/g, '"<time>"')
+					.replace(/"version":\d+/g, '"version":0')
+					.replace(/"status":"(?:created|updated|unchanged)"/g, '"status":"<written>"');
+				answers.push(`${res.status} ${stable}`);
+				if (res.status >= 500) differences.push(`${req.method} ${route.path}: 5xx`);
+				if (res.ok && !READ_METHODS.has(req.method)) {
+					// Bea's own write goes again, so the next call writes afresh too.
+					if (route.path.includes("/memories/{name}"))
+						await call(`/v1/projects/${P}/memories/${OWNER_MEMORY}?scope=personal`, { method: "DELETE", token: keys.bea ?? null });
+					await seedMemories();
+				}
+			}
+			if (answers[0] !== answers[1]) differences.push(`${route.method.toUpperCase()} ${route.path}: ${answers[0]} ≠ ${answers[1]}`);
+		}
+		console.log(`Same project, other user: ${bySession.length} operations taking a session id, each with the owner's id and an unused one`);
+		expect(differences).toEqual([]);
+		// The owner's session: the same turns, and nothing recorded as served to it.
+		const after = await json(await call(`/v1/projects/${P}/sessions/${OWNER_FRESH}`, { token: owner.token }));
+		expect(after.session).toEqual(before.session);
+		const served = await projectDb(P)
+			.prepare("SELECT COUNT(*) AS n FROM session_served WHERE project_id = ? AND session_id LIKE ?")
+			.bind(P, `%/${OWNER_FRESH}`)
+			.first<{ n: number }>();
+		const bea = await projectDb(P)
+			.prepare("SELECT COUNT(*) AS n FROM session_served WHERE project_id = ? AND session_id LIKE ? AND session_id NOT LIKE ?")
+			.bind(P, `%/${OWNER_FRESH}`, `${owner.userId}/%`)
+			.first<{ n: number }>();
+		expect(served?.n).toBe(bea?.n);
+	});
+
+	it("no operation shows another user the events, evidence or reviews of the owner's memory, even under a team memory of its name", async () => {
+		await projectDb(P)
+			.prepare(
+				`INSERT INTO consolidation_events (project_id, owner_id, memory_scope, run_id, op, target, outcome, reason, evidence_json, created_at)
+				 VALUES (?, ?, 'personal', 'run-authz', 'update', ?, 'applied', ?, ?, ?)`,
+			)
+			.bind(P, owner.userId, OWNER_MEMORY, EVENT_MARK, JSON.stringify([EVENT_SESSION]), new Date().toISOString())
+			.run();
+		// Bea makes the team memory of the owner's memory's name.
+		const team = await call(`/v1/projects/${P}/memories/${OWNER_MEMORY}?scope=team`, {
+			method: "PUT",
+			token: keys.bea,
+			json: { type: "project", description: "Bea's team note", body: "Team." },
+		});
+		expect([200, 201]).toContain(team.status);
+		const { doc, routes } = await operations();
+		const reads = routes.filter((r) => r.method === "get" && (r.path.includes("/memories/{name}") || r.path.includes("/reviews")));
+		expect(reads.some((r) => r.path.endsWith("/events"))).toBe(true);
+		const leaks: string[] = [];
+		for (const route of reads)
+			for (const scope of ["", "?scope=team", "?scope=personal"]) {
+				const req = buildRequest(doc, route);
+				const url = `${req.url}${req.url.includes("?") ? scope.replace("?", "&") : scope}`;
+				const res = await call(url, { token: keys.bea ?? null });
+				const text = await res.text();
+				if (res.status >= 500) leaks.push(`${url}: 5xx`);
+				for (const mark of [EVENT_MARK, EVENT_SESSION, OWNER_MARK]) if (text.includes(mark)) leaks.push(`${url}: shows ${mark}`);
+			}
+		expect(leaks).toEqual([]);
+		// The owner still reads its own events.
+		const own = await call(`/v1/projects/${P}/memories/${OWNER_MEMORY}/events?scope=personal`, { token: owner.token });
+		expect(await own.text()).toContain(EVENT_MARK);
 	});
 });

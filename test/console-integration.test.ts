@@ -5,7 +5,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { diffLines } from "../src/console/diff";
-import { openSession, sealSession } from "../src/console/session";
+import { openSession } from "../src/console/session";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
 
@@ -80,9 +80,15 @@ describe("sign-in", () => {
 		expect(set).toMatch(/Max-Age=7200/);
 		expect(jar).not.toContain(tenant.token);
 		expect(jar).not.toContain(tenant.token.split("_")[2] ?? "x");
-		const session = await openSession(SECRET, decodeURIComponent(jar.split("=")[1] ?? ""));
+		// The cookie is a reference to a server-side session and the key that opens it.
+		const value = decodeURIComponent(jar.split("=")[1] ?? "");
+		expect(value).toMatch(/^[A-Za-z0-9_-]{32}\.[A-Za-z0-9_-]{32}$/);
+		const session = await openSession(env.DB, SECRET, value);
 		expect(session?.token).toBe(tenant.token);
-		expect(await openSession("another-secret", decodeURIComponent(jar.split("=")[1] ?? ""))).toBeNull();
+		expect(await openSession(env.DB, "another-secret", value)).toBeNull();
+		// The row alone does not hold the key in the clear.
+		const row = await env.DB.prepare("SELECT * FROM console_sessions WHERE id = ?").bind(value.split(".")[0]).first<Loose>();
+		expect(JSON.stringify(row)).not.toContain(tenant.token.split("_")[2] ?? "x");
 	});
 
 	it("a bad, empty or oversized key is refused with a message and no cookie", async () => {
@@ -119,14 +125,21 @@ describe("sign-in", () => {
 
 	it("altered, foreign or expired cookies are not sessions", async () => {
 		const value = cookie.split("=")[1] as string;
-		const flipped = `${value.slice(0, 20)}${value[20] === "A" ? "B" : "A"}${value.slice(21)}`;
-		const expired = await sealSession(SECRET, { token: tenant.token, csrf: "x", expires: Date.now() - 1000 });
-		const foreign = await sealSession("someone-else", { token: tenant.token, csrf: "x", expires: Date.now() + 60_000 });
-		for (const jar of [`cairn_console=${flipped}`, `cairn_console=${expired}`, `cairn_console=${foreign}`, "cairn_console=%%%"]) {
-			const res = await visit("/console/projects", { cookie: jar });
+		const [id, key] = value.split(".") as [string, string];
+		const flip = (s: string, at: number) => `${s.slice(0, at)}${s[at] === "A" ? "B" : "A"}${s.slice(at + 1)}`;
+		const { jar: other } = await signIn(tenant.token);
+		const expiredJar = (await signIn(tenant.token)).jar;
+		await env.DB.prepare("UPDATE console_sessions SET expires_at = ? WHERE id = ?")
+			.bind(Date.now() - 1000, (expiredJar.split("=")[1] ?? "").split(".")[0])
+			.run();
+		const swapped = `${id}.${(other.split("=")[1] ?? "").split(".")[1]}`;
+		for (const v of [`${flip(id, 20)}.${key}`, `${id}.${flip(key, 20)}`, swapped, "%%%", `${id}`, `${id}.${key}.x`]) {
+			const res = await visit("/console/projects", { cookie: `cairn_console=${v}` });
 			expect(res.status).toBe(303);
-			expect(res.headers.get("Location")).toBe("/console/sign-in");
+			expect(res.headers.get("Location")).toBe("/console/sign-in?msg=expired");
 		}
+		expect((await visit("/console/projects", { cookie: expiredJar })).headers.get("Location")).toBe("/console/sign-in?msg=expired");
+		expect((await visit("/console/projects", { cookie: null })).headers.get("Location")).toBe("/console/sign-in");
 	});
 
 	it("sign-out clears the cookie; it needs the CSRF token", async () => {
@@ -136,6 +149,15 @@ describe("sign-in", () => {
 		expect(res.status).toBe(303);
 		expect(res.headers.get("Location")).toBe("/console/sign-in?msg=signed-out");
 		expect(res.headers.get("Set-Cookie")).toMatch(/cairn_console=;.*Max-Age=0/);
+		// A copy of the cookie kept elsewhere is refused from now on, for reads and for writes with its CSRF token.
+		const read = await visit("/console/projects", { cookie: jar });
+		expect(read.status).toBe(303);
+		expect(read.headers.get("Location")).toBe("/console/sign-in?msg=expired");
+		const write = await visit("/console/keys", { form: { _csrf: token, name: "copied", scopes: ["read"] }, cookie: jar });
+		expect(write.status).toBe(303);
+		expect(write.headers.get("Location")).toBe("/console/sign-in?msg=expired");
+		const keys = (await json(await call("/v1/keys", { token: tenant.token }))).keys as Loose[];
+		expect(keys.some((k) => k.name === "copied")).toBe(false);
 	});
 
 	it("without CAIRN_CONSOLE_SECRET the console says it is not configured and signs no one in", async () => {
@@ -563,6 +585,22 @@ describe("search, inject, pipeline, reviews, settings, keys", () => {
 		const missing = await visit("/console/nowhere");
 		expect(missing.status).toBe(404);
 		expect(await missing.text()).toContain("no such console page");
+	});
+});
+
+describe("filters named like prototype members", () => {
+	it("are unknown filters and agents, and unknown flash messages show nothing", async () => {
+		for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+			const agent = await visit(project(`/inject?agent=${name}&q=x`));
+			expect(agent.status, name).toBe(400);
+			expect(await agent.text()).toContain("Unknown agent.");
+			const age = await visit(project(`?age=${name}`));
+			expect(age.status, name).toBe(400);
+			expect(await age.text()).toContain("Unknown age filter.");
+			const flash = await visit(`/console/projects?msg=${name}`);
+			expect(flash.status).toBe(200);
+			expect(await flash.text()).not.toContain("native code");
+		}
 	});
 });
 

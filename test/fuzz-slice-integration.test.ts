@@ -21,6 +21,14 @@ it("survives a seeded fuzz slice with every invariant intact", { timeout: 60_000
 	expect(result.sent).toBeGreaterThanOrEqual(600);
 	expect(result.fiveXX).toEqual([]);
 	expect(result.violations).toEqual([]);
-	for (const inv of ["no-5xx", "error-shape", "tenant-isolation", "user-isolation", "index-well-formed", "history-consistent"])
+	for (const inv of [
+		"no-5xx",
+		"error-shape",
+		"tenant-isolation",
+		"user-isolation",
+		"index-well-formed",
+		"history-consistent",
+		"prototype-inert",
+	])
 		expect(result.checks[inv]?.checked, inv).toBeGreaterThan(0);
 });

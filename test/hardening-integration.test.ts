@@ -94,8 +94,8 @@ describe("project-limited keys stay within their project and user", () => {
 	});
 });
 
-describe("X-Cairn-Session is checked against the session's owner", () => {
-	it("a write naming another user's session is refused and stores nothing", async () => {
+describe("X-Cairn-Session names the caller's own session", () => {
+	it("a write naming another user's session id marks the caller's own session of that id, never the other user's", async () => {
 		const other = await key({ scopes: ["read", "write"], user: "bea" });
 		const posted = await call(`/v1/projects/${projectId}/sessions/bea-session/transcript`, {
 			token: other,
@@ -103,16 +103,21 @@ describe("X-Cairn-Session is checked against the session's owner", () => {
 			body: `${JSON.stringify({ id: "1", role: "user", content: "hello", ts: "2026-11-28T10:00:00Z" })}\n`,
 		});
 		expect(posted.status).toBe(200);
+		// Session ids are per user: answered like any write of the caller's, revealing nothing about Bea's.
 		const res = await putMemory(tenant.token, projectId, "sneaky", "Marks Bea's session.", {
 			headers: { "X-Cairn-Session": "bea-session" },
 		});
-		await expectError(res, 403, "forbidden");
+		expect(res.status).toBe(201);
+		expect((await json(res)).memory.sessionId).toBe("bea-session");
 		const rows = await projectDb(projectId)
 			.prepare("SELECT count(*) AS n FROM session_writes WHERE session_id = 'bea-session'")
 			.first<{ n: number }>();
 		expect(rows?.n).toBe(0);
-		expect((await call(`/v1/projects/${projectId}/memories/sneaky`, { token: tenant.token })).status).toBe(404);
-		// The caller's own session works.
+		const stored = await projectDb(projectId)
+			.prepare("SELECT session_id FROM memories WHERE name = 'sneaky'")
+			.first<{ session_id: string }>();
+		expect(stored?.session_id).toBe(`bea-session@${tenant.userId}`);
+		// The caller's own session works as before.
 		expect((await putMemory(tenant.token, projectId, "mine", "Mine.", { headers: { "X-Cairn-Session": "own-session" } })).status).toBe(201);
 	});
 });

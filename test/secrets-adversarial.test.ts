@@ -61,10 +61,14 @@ describe("adversarial inputs", () => {
 		});
 	}
 
-	it("the brief's own cases stay silent: PEM headers without bodies, curl, authorization", async () => {
-		for (const unit of ["-----BEGIN RSA PRIVATE KEY-----\n", "curl ", "authorization:"]) {
+	it("the brief's own cases: curl and authorization stay silent; PEM headers alone are refused (the policy), every one", async () => {
+		for (const unit of ["curl ", "authorization:"]) {
 			expect(await findSecrets(fill(unit, 64 * KB))).toEqual([]);
 		}
+		const headers = fill("-----BEGIN RSA PRIVATE KEY-----\n", 64 * KB);
+		const found = await findSecrets(headers);
+		expect(ruleNames(found)).toEqual(["private-key-header"]);
+		expect(found.length).toBe(headers.split("\n").filter((l) => l.startsWith("-----BEGIN")).length);
 	});
 });
 

@@ -8,6 +8,22 @@ import { findSecrets, redactSecrets, ruleNames } from "../src/security/secrets";
 const j = (...parts: string[]) => parts.join("");
 
 const FAMILIES: Record<string, string> = {
+	// What the policy adds (src/security/secret-policy.ts): formats providers used before, values off the
+	// current format behind a provider's prefix, documented examples in a real format, a private-key
+	// header alone, JWTs unsigned or split by spaces or a line break.
+	"elided key block": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+	"private key header alone": "-----BEGIN OPENSSH PRIVATE KEY-----",
+	"private key cut after its header": "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB",
+	"aws documented example key id": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+	"slack legacy session token": j("xoxs-", "4802-1297-", "9f8e7d6c5b4a39281706"),
+	"slack legacy refresh token": j("xoxr-", "51-62-", "a1b2c3d4e5f6a7b8c9d0"),
+	"github token off format": j("ghp_", "Ab1Cd2Ef3Gh4"),
+	"unsigned jwt": j("eyJhbGciOiJub25lIn0", ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"),
+	"jwt split by spaces": j(
+		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+		". eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+		" . dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+	),
 	"slack bot token": j("xoxb-", "720966542870-8229710282251-KtP3skqoO6cD6RVAU5KhVrWm"),
 	"slack user token": j("xoxp-", "765425987471-842924741166-8737319768633-b6c29163d00d68df6db75d0c3f7eb934"),
 	"slack workspace access token": j("xoxa-", "2-102087233552-613779044351-1qLrrlIIrEJEkX0GBvc3LRaMsj2KM1"),
@@ -235,8 +251,6 @@ const LOOK_ALIKES: Record<string, string> = {
 	"placeholder bot token": "SLACK_BOT_TOKEN=xoxb-your-bot-token",
 	"placeholder bearer": "Authorization: Bearer <token>",
 	"placeholder url credentials": "postgres://user:password@localhost:5432/db",
-	"elided key block": "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
-	"aws documented example key id": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
 	"aws documented example secret": j("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfi", "CYEXAMPLEKEY"),
 	"public ssh key":
 		"ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu dev@host",
@@ -333,6 +347,6 @@ describe("synthetic credentials no rule was written against", () => {
 			const found = await findSecrets(s.text);
 			if (found.length > 0) flagged.push(`${s.family}: ${ruleNames(found).join(",")}`);
 		}
-		expect(flagged).toEqual([]);
+		expect([...new Set(flagged)].slice(0, 30)).toEqual([]);
 	});
 });

@@ -3,6 +3,8 @@ import { findSecrets, redactSecrets, ruleNames } from "../src/security/secrets";
 
 // Synthetic values in real formats; none of them is a live credential.
 const SECRETS: Record<string, string> = {
+	// The policy: a provider's real format is a secret even as a documented example.
+	"aws documented example": "AKIAIOSFODNN7EXAMPLE",
 	"aws access key id": "AKIAZ7VRSQ4TLXW3MQ5B",
 	"aws secret in config": "aws_secret_access_key = 9dK2vQx8Lm3Rt7Wz1Yb5Nc4Hf6Jg0Ps2Eu8Ai3Oq",
 	"github pat": "ghp_R8xk2LmQ9vWz4Tb7Nc1Hf5Jg3Ps6Eu0Ai2Oq",
@@ -36,7 +38,6 @@ const NOT_SECRETS: Record<string, string> = {
 	// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell template is the case under test.
 	"template url": "postgres://${DB_USER}:${DB_PASSWORD}@localhost/app",
 	"doc url": "https://username:password@example.com",
-	"aws documented example": "AKIAIOSFODNN7EXAMPLE",
 	"public key": "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\n-----END PUBLIC KEY-----",
 	"git sha": "Fixed in commit 43fc912ef59a83054ea7f6706df4d53a7dea4d80.",
 	uuid: 'requestId = "0736f5ef-7e88-499a-80cc-90c85d2a5180"',

@@ -130,7 +130,7 @@ describe("POST /sessions/:id/transcript", () => {
 		expect(await listR2(`tenants/${tenant.tenantId}/projects/${projectId}/sessions/`)).toEqual([]);
 	});
 
-	it("bad input: session id, format, oversized body, another user's session", async () => {
+	it("bad input: session id, format, oversized body; another user's id of the same name is another session", async () => {
 		await expectError(await post("bad id!", "{}"), 400, "invalid_request");
 		await expectError(await post("ok", claudeFixture, "?format=word"), 400, "invalid_request");
 		const big = await post("huge", "x".repeat(32 * 1024 * 1024 + 1));
@@ -139,9 +139,17 @@ describe("POST /sessions/:id/transcript", () => {
 
 		expect((await post("mine", claudeFixture)).status).toBe(200);
 		const other = await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read", "write"], user: "someone-else" } }));
-		await expectError(await post("mine", claudeFixture, "", other.key.token), 409, "conflict");
 		await expectError(await call(`/v1/projects/${projectId}/sessions/mine`, { token: other.key.token }), 404, "not_found");
 		expect((await json(await call(`/v1/projects/${projectId}/sessions`, { token: other.key.token }))).sessions).toEqual([]);
+		// Session ids are per user: the other user's post of the same id makes a session of their own.
+		const theirs = await post("mine", '{"id":"t1","role":"user","content":"theirs"}', "", other.key.token);
+		expect(theirs.status).toBe(200);
+		expect((await json(theirs)).accepted).toBe(1);
+		const listed = (await json(await call(`/v1/projects/${projectId}/sessions`, { token: other.key.token }))).sessions;
+		expect(listed.map((x: Loose) => [x.id, x.turns, x.agent])).toEqual([["mine", 1, "generic"]]);
+		const own = await json(await getSession("mine"));
+		expect(own.session.agent).toBe("claude");
+		expect(own.session.turns).toBeGreaterThan(1);
 
 		const readOnly = await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read"] } }));
 		await expectError(await post("ro", claudeFixture, "", readOnly.key.token), 403, "forbidden");

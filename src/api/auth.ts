@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { projectCacheKey, projectRows, verifiedKeys } from "../auth/cache";
 import { digestsEqual, parseToken, type Scope, secretMatches } from "../auth/keys";
 import { sha256Hex } from "../lib/ids";
 import type { AppEnv, ProjectRecord } from "./context";
@@ -27,20 +28,33 @@ interface KeyRow {
 }
 
 /**
- * Resolves the Bearer API key to tenant, user and scopes. Looked up on every request, so a
- * deleted key stops working on the next one.
+ * Resolves the Bearer API key to tenant, user and scopes. A verified key (and the project row read
+ * with it) is kept in the isolate for ISOLATE_CACHE_SECONDS (src/lib/isolate-cache.ts): a warm request
+ * makes no D1 round trip, and a key revoked in another isolate stops working here within that bound
+ * (in the isolate that revoked it, on the next request).
  */
 export function requireKey(): MiddlewareHandler<AppEnv> {
 	return async function requireKey(c, next) {
 		const token = bearer(c.req.header("Authorization"));
 		const parsed = token ? parseToken(token) : null;
 		if (!token || !parsed) throw new CairnError("unauthorized", "a valid API key is required (Authorization: Bearer cairn_…)");
+		const digest = await sha256Hex(token);
+		const projectId = PROJECT_PATH.exec(c.req.path)?.[1];
+		const known = verifiedKeys.get(digest);
+		if (known) {
+			c.set("auth", known);
+			if (projectId) {
+				const row = projectRows.get(projectCacheKey(known.tenantId, safeDecode(projectId)));
+				// Not cached: loadProject reads it (prefetched stays unset).
+				if (row) c.set("prefetchedProject", row);
+			}
+			return next();
+		}
 		const keyStatement = c.env.DB.prepare("SELECT id, tenant_id, user_id, digest, scopes, project_id FROM api_keys WHERE id = ?").bind(
 			parsed.id,
 		);
 		// Project routes read the project in the same round trip, scoped to the key's tenant; it is used
 		// only once the key has been verified below.
-		const projectId = PROJECT_PATH.exec(c.req.path)?.[1];
 		const [keyResult, projectResult] = await c.env.DB.batch<KeyRow | ProjectRecord>(
 			projectId
 				? [
@@ -52,18 +66,23 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 				: [keyStatement],
 		);
 		const row = (keyResult?.results[0] as KeyRow | undefined) ?? null;
-		const digest = await sha256Hex(token);
 		// Compare against a dummy digest when the id is unknown, so timing does not reveal which ids exist.
 		const ok = digestsEqual(digest, row?.digest ?? "0".repeat(64));
 		if (!ok || !row) throw new CairnError("unauthorized", "the API key is not valid");
-		c.set("auth", {
+		const auth = Object.freeze({
 			tenantId: row.tenant_id,
 			userId: row.user_id,
 			keyId: row.id,
-			scopes: JSON.parse(row.scopes) as Scope[],
+			scopes: Object.freeze(JSON.parse(row.scopes) as Scope[]) as Scope[],
 			projectId: row.project_id,
 		});
-		if (projectId) c.set("prefetchedProject", (projectResult?.results[0] as ProjectRecord | undefined) ?? null);
+		verifiedKeys.set(digest, auth);
+		c.set("auth", auth);
+		if (projectId) {
+			const project = (projectResult?.results[0] as ProjectRecord | undefined) ?? null;
+			if (project) projectRows.set(projectCacheKey(auth.tenantId, project.id), project);
+			c.set("prefetchedProject", project);
+		}
 		await next();
 	};
 }
@@ -124,6 +143,7 @@ export function loadProject(): MiddlewareHandler<AppEnv> {
 						.bind(projectId, auth.tenantId)
 						.first<ProjectRecord>();
 		if (!project) throw new CairnError("not_found", "project not found");
+		if (prefetched === undefined) projectRows.set(projectCacheKey(auth.tenantId, project.id), project);
 		if (auth.projectId && auth.projectId !== project.id) {
 			throw new CairnError("forbidden", "this API key is limited to another project");
 		}

@@ -91,6 +91,17 @@ export const KeySchema = z
 	})
 	.openapi("ApiKey");
 
+/**
+ * A settings patch reaches `parseSettingsPatch` as the caller sent it: a zod record would rebuild the
+ * object and a `__proto__` key would vanish into the copy's prototype (a 200 that did nothing), so the
+ * schema only checks for an object and the parser checks every key by its own name.
+ */
 export const SettingsPatchSchema = z
-	.record(z.string(), z.union([z.boolean(), z.number(), z.string(), z.null()]))
-	.openapi("SettingsPatch", { example: { "memories.enabled": true, "memories.minRolloutIdleHours": 6 } });
+	.custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v), {
+		message: "must be a JSON object of dotted setting keys",
+	})
+	.openapi("SettingsPatch", {
+		type: "object",
+		additionalProperties: { anyOf: [{ type: "boolean" }, { type: "number" }, { type: "string" }, { type: "null" }] },
+		example: { "memories.enabled": true, "memories.minRolloutIdleHours": 6 },
+	});

@@ -6,6 +6,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { html } from "hono/html";
+import { parseToken } from "../auth/keys";
+import { lookup, lookupTable } from "../lib/lookup";
 import { MEMORY_TYPES, NAME_PATTERN } from "../memory/topic-file";
 import { type Api, type ApiResult, apiFor, type Fetcher, type Loose, seg } from "./api";
 import { CONSOLE_CSS, CONSOLE_JS } from "./assets";
@@ -13,14 +15,14 @@ import { diffLines } from "./diff";
 import {
 	type ConsoleSession,
 	deleteCookie,
+	endSession,
 	getCookie,
 	openSession,
-	randomToken,
 	SESSION_COOKIE,
 	SESSION_SECONDS,
 	sameToken,
-	sealSession,
 	setCookie,
+	startSession,
 } from "./session";
 import { apiErrorNotice, csrfField, empty, flash, type Html, notice, type ProjectTab, page, projectPath, when } from "./view";
 
@@ -34,18 +36,18 @@ type C = Context<ConsoleEnv>;
 const FORM_LIMIT = 256 * 1024;
 const SCOPES = ["personal", "team"] as const;
 const SOURCES = ["user", "agent", "extraction", "consolidation", "import"] as const;
-const AGES: Record<string, { label: string; test: (days: number) => boolean }> = {
-	"1d": { label: "Changed in the last day", test: (d) => d <= 1 },
-	"7d": { label: "Changed in the last 7 days", test: (d) => d <= 7 },
-	"30d": { label: "Changed in the last 30 days", test: (d) => d <= 30 },
-	older: { label: "Not changed for over 30 days", test: (d) => d > 30 },
-};
+const AGES: Readonly<Record<string, { label: string; test: (days: number) => boolean }>> = lookupTable({
+	"1d": { label: "Changed in the last day", test: (d: number) => d <= 1 },
+	"7d": { label: "Changed in the last 7 days", test: (d: number) => d <= 7 },
+	"30d": { label: "Changed in the last 30 days", test: (d: number) => d <= 30 },
+	older: { label: "Not changed for over 30 days", test: (d: number) => d > 30 },
+});
 /** The budgets the agents' hooks ask for (README, "What the hooks do"). */
-const AGENTS: Record<string, { label: string; budget: { maxTokens?: number; maxChars?: number } }> = {
+const AGENTS: Readonly<Record<string, { label: string; budget: { maxTokens?: number; maxChars?: number } }>> = lookupTable({
 	claude: { label: "Claude Code (maxChars 9,500)", budget: { maxChars: 9500 } },
 	codex: { label: "Codex (maxTokens 2,500, maxChars 9,500)", budget: { maxTokens: 2500, maxChars: 9500 } },
 	none: { label: "No agent limit (service default budget)", budget: {} },
-};
+});
 const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 
 const secretOf = (c: C) => c.env.CAIRN_CONSOLE_SECRET ?? "";
@@ -65,7 +67,7 @@ const render = (c: C, status: number, title: string, body: Html, extra: { projec
 };
 
 const formString = (form: Record<string, unknown>, key: string): string => {
-	const v = form[key];
+	const v = Object.hasOwn(form, key) ? form[key] : undefined;
 	return typeof v === "string" ? v : "";
 };
 
@@ -174,10 +176,12 @@ export function consoleRoutes(fetcher: Fetcher) {
 	// Everything but sign-in needs a session; writes also need the session's CSRF token.
 	app.use("*", async (c, next) => {
 		if (c.req.path === "/console/sign-in") return next();
-		const session = await openSession(secretOf(c), getCookie(c, SESSION_COOKIE));
+		const session = await openSession(c.env.DB, secretOf(c), getCookie(c, SESSION_COOKIE));
 		if (!session) {
-			if (getCookie(c, SESSION_COOKIE) !== undefined) deleteCookie(c, SESSION_COOKIE, { path: "/console" });
-			return c.redirect(c.req.method === "GET" ? "/console/sign-in" : "/console/sign-in?msg=expired", 303);
+			// A cookie that refers to no session any more (signed out elsewhere, key revoked, expired) says so.
+			const stale = getCookie(c, SESSION_COOKIE) !== undefined;
+			if (stale) deleteCookie(c, SESSION_COOKIE, { path: "/console" });
+			return c.redirect(stale || c.req.method !== "GET" ? "/console/sign-in?msg=expired" : "/console/sign-in", 303);
 		}
 		c.set("session", session);
 		if (c.req.method === "POST") {
@@ -216,7 +220,7 @@ ${flash(c.req.query("msg"))}${message ?? ""}
 		);
 
 	app.get("/sign-in", async (c) => {
-		if (await openSession(secretOf(c), getCookie(c, SESSION_COOKIE))) return c.redirect("/console/projects", 303);
+		if (await openSession(c.env.DB, secretOf(c), getCookie(c, SESSION_COOKIE))) return c.redirect("/console/projects", 303);
 		return signInPage(c, 200);
 	});
 
@@ -227,8 +231,11 @@ ${flash(c.req.query("msg"))}${message ?? ""}
 		const r = await apiFor(fetcher, c, key)("GET", "/v1/projects");
 		if (r.status === 401) return signInPage(c, 401, notice("error", "That API key is not valid."));
 		if (!r.ok && r.status !== 403) return signInPage(c, 502, apiErrorNotice(r.error, "The key could not be checked"));
-		const session: ConsoleSession = { token: key, csrf: randomToken(), expires: Date.now() + SESSION_SECONDS * 1000 };
-		setCookie(c, SESSION_COOKIE, await sealSession(secretOf(c), session), {
+		const tenant = await c.env.DB.prepare("SELECT tenant_id FROM api_keys WHERE id = ?")
+			.bind(parseToken(key)?.id ?? "")
+			.first<string>("tenant_id");
+		const { cookie } = await startSession(c.env.DB, secretOf(c), tenant ?? "", key);
+		setCookie(c, SESSION_COOKIE, cookie, {
 			path: "/console",
 			httpOnly: true,
 			secure: new URL(c.req.url).protocol === "https:",
@@ -238,7 +245,9 @@ ${flash(c.req.query("msg"))}${message ?? ""}
 		return c.redirect("/console/projects", 303);
 	});
 
-	app.post("/sign-out", (c) => {
+	app.post("/sign-out", async (c) => {
+		// The row goes: this cookie, and any copy of it, refers to nothing from now on.
+		await endSession(c.env.DB, c.var.session.id);
 		deleteCookie(c, SESSION_COOKIE, { path: "/console" });
 		return c.redirect("/console/sign-in?msg=signed-out", 303);
 	});
@@ -280,14 +289,14 @@ ${
 		const source = c.req.query("source") ?? "";
 		const age = c.req.query("age") ?? "";
 		if (source && !(SOURCES as readonly string[]).includes(source)) return badInput(c, "Unknown source filter.", extra);
-		if (age && !AGES[age]) return badInput(c, "Unknown age filter.", extra);
+		if (age && !lookup(AGES, age)) return badInput(c, "Unknown age filter.", extra);
 		const params = new URLSearchParams({ limit: "1000" });
 		if (type) params.set("type", type);
 		if (scope) params.set("scope", scope);
 		const r = await c.var.api("GET", `/v1/projects/${seg(project.id)}/memories?${params}`);
 		if (!r.ok) return failure(c, r, "Memories", extra);
 		const all = (r.data.memories ?? []) as Loose[];
-		const ageTest = age ? AGES[age]?.test : undefined;
+		const ageTest = age ? lookup(AGES, age)?.test : undefined;
 		const memories = all.filter((m) => (!source || m.source === source) && (!ageTest || ageTest(ageDays(m.updatedAt))));
 		const filtered = Boolean(type || scope || source || age);
 		return render(
@@ -640,7 +649,7 @@ ${
 		const extra = { project, tab: "inject" as const };
 		const q = c.req.query("q") ?? "";
 		const agent = c.req.query("agent") ?? "claude";
-		const profile = AGENTS[agent];
+		const profile = lookup(AGENTS, agent);
 		if (!profile) return badInput(c, "Unknown agent.", extra);
 		const form = html`<h1>What the agent sees</h1>
 <p class="muted">The block an agent's SessionStart hook receives for this query, within that agent's budget.</p>

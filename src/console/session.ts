@@ -1,14 +1,19 @@
 import type { Context } from "hono";
+import { parseToken } from "../auth/keys";
+import { nowIso } from "../lib/ids";
 
-// The console's session: the API key the user signed in with, a CSRF token and an expiry, sealed
-// with AES-GCM under a key derived from CAIRN_CONSOLE_SECRET. The cookie is opaque to the browser
-// (the API key never reaches page scripts or browser storage) and cannot be forged or altered.
+// The console's session lives on the server, in D1's console_sessions: the API key the user signed
+// in with (sealed), a CSRF token and an expiry. The cookie holds a reference to that row and the key
+// that opens its sealed API key, never the API key itself. Signing out deletes the row, so a copied
+// cookie stops working everywhere at once; revoking the API key deletes its rows too.
 
 export const SESSION_COOKIE = "cairn_console";
 /** Sessions last two hours; signing in again starts a new one. */
 export const SESSION_SECONDS = 2 * 60 * 60;
 
 export interface ConsoleSession {
+	/** The row's id: what sign-out deletes. */
+	id: string;
 	/** The API key, used server-side as the Bearer token of the console's internal API calls. */
 	token: string;
 	/** Per-session CSRF token, echoed by every form. */
@@ -18,7 +23,6 @@ export interface ConsoleSession {
 }
 
 const encoder = new TextEncoder();
-const AAD = encoder.encode("cairn-console-session-v1");
 
 const toBase64Url = (bytes: Uint8Array) => {
 	let s = "";
@@ -36,49 +40,89 @@ const fromBase64Url = (text: string): Uint8Array | null => {
 	}
 };
 
-const keys = new Map<string, Promise<CryptoKey>>();
-
-function sealingKey(secret: string): Promise<CryptoKey> {
-	let key = keys.get(secret);
-	if (!key) {
-		key = crypto.subtle
-			.digest("SHA-256", encoder.encode(`cairn-console:${secret}`))
-			.then((raw) => crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]));
-		keys.set(secret, key);
-	}
-	return key;
+/** The AES-GCM key of one session's row: the server's secret and the cookie's own key, together. */
+async function rowKey(secret: string, cookieKey: string): Promise<CryptoKey> {
+	const raw = await crypto.subtle.digest("SHA-256", encoder.encode(`cairn-console:${secret}:${cookieKey}`));
+	return crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
 }
 
 export const randomToken = () => toBase64Url(crypto.getRandomValues(new Uint8Array(24)));
 
-export async function sealSession(secret: string, session: ConsoleSession): Promise<string> {
+/** A cookie value: `<row id>.<row key>`, each 32 base64url characters. */
+const COOKIE_VALUE = /^([A-Za-z0-9_-]{32})\.([A-Za-z0-9_-]{32})$/;
+
+/**
+ * Starts a session for an API key already checked by the caller: one row in D1, and the cookie value
+ * that refers to it. Expired rows of the tenant are dropped on the way.
+ */
+export async function startSession(
+	db: D1Database,
+	secret: string,
+	tenantId: string,
+	token: string,
+	now = Date.now(),
+): Promise<{ cookie: string; session: ConsoleSession }> {
+	const id = randomToken();
+	const cookieKey = randomToken();
+	const session: ConsoleSession = { id, token, csrf: randomToken(), expires: now + SESSION_SECONDS * 1000 };
 	const iv = crypto.getRandomValues(new Uint8Array(12));
-	const data = encoder.encode(JSON.stringify({ t: session.token, c: session.csrf, e: session.expires }));
-	const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: AAD }, await sealingKey(secret), data));
-	const out = new Uint8Array(iv.length + sealed.length);
-	out.set(iv);
-	out.set(sealed, iv.length);
-	return toBase64Url(out);
+	const sealed = new Uint8Array(
+		await crypto.subtle.encrypt(
+			{ name: "AES-GCM", iv, additionalData: encoder.encode(id) },
+			await rowKey(secret, cookieKey),
+			encoder.encode(token),
+		),
+	);
+	const stored = new Uint8Array(iv.length + sealed.length);
+	stored.set(iv);
+	stored.set(sealed, iv.length);
+	await db.batch([
+		db.prepare("DELETE FROM console_sessions WHERE tenant_id = ? AND expires_at <= ?").bind(tenantId, now),
+		db
+			.prepare(
+				"INSERT INTO console_sessions (id, tenant_id, key_id, sealed_key, csrf, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			)
+			.bind(id, tenantId, parseToken(token)?.id ?? "", toBase64Url(stored), session.csrf, session.expires, nowIso()),
+	]);
+	return { cookie: `${id}.${cookieKey}`, session };
 }
 
-/** The session in a cookie value, or null when it is missing, altered, sealed under another secret or expired. */
-export async function openSession(secret: string, value: string | undefined, now = Date.now()): Promise<ConsoleSession | null> {
-	if (!value || value.length > 4096) return null;
-	const bytes = fromBase64Url(value);
+/**
+ * The session a cookie refers to, or null when the cookie is missing or malformed, its row is gone
+ * (signed out, key revoked) or expired, or its key does not open the row (altered, or sealed under
+ * another secret).
+ */
+export async function openSession(
+	db: D1Database,
+	secret: string,
+	value: string | undefined,
+	now = Date.now(),
+): Promise<ConsoleSession | null> {
+	const m = value ? COOKIE_VALUE.exec(value) : null;
+	if (!m) return null;
+	const [, id, cookieKey] = m as unknown as [string, string, string];
+	const row = await db
+		.prepare("SELECT sealed_key, csrf, expires_at FROM console_sessions WHERE id = ?")
+		.bind(id)
+		.first<{ sealed_key: string; csrf: string; expires_at: number }>();
+	if (!row || row.expires_at <= now) return null;
+	const bytes = fromBase64Url(row.sealed_key);
 	if (!bytes || bytes.length < 12 + 16) return null;
 	try {
 		const plain = await crypto.subtle.decrypt(
-			{ name: "AES-GCM", iv: bytes.slice(0, 12), additionalData: AAD },
-			await sealingKey(secret),
+			{ name: "AES-GCM", iv: bytes.slice(0, 12), additionalData: encoder.encode(id) },
+			await rowKey(secret, cookieKey),
 			bytes.slice(12),
 		);
-		const parsed = JSON.parse(new TextDecoder().decode(plain)) as { t?: unknown; c?: unknown; e?: unknown };
-		if (typeof parsed.t !== "string" || typeof parsed.c !== "string" || typeof parsed.e !== "number") return null;
-		if (parsed.e <= now) return null;
-		return { token: parsed.t, csrf: parsed.c, expires: parsed.e };
+		return { id, token: new TextDecoder().decode(plain), csrf: row.csrf, expires: row.expires_at };
 	} catch {
 		return null;
 	}
+}
+
+/** Ends a session on the server: its cookie, wherever it was copied to, refers to nothing any more. */
+export async function endSession(db: D1Database, id: string): Promise<void> {
+	await db.prepare("DELETE FROM console_sessions WHERE id = ?").bind(id).run();
 }
 
 /** Constant-time comparison of two short strings (CSRF tokens). */

@@ -2,6 +2,7 @@
 // hono/html's escaping interpolation; `raw` is never applied to anything but this file's own markup.
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import { lookup, lookupTable } from "../lib/lookup";
 import type { ApiError } from "./api";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -85,7 +86,7 @@ export const when = (date: string | null | undefined) =>
 	date ? html`<time datetime="${date}">${date.replace("T", " ").slice(0, 16)}</time>` : "—";
 
 /** Fixed confirmation messages after a redirect; anything else in `?msg=` is ignored. */
-export const MESSAGES: Record<string, string> = {
+export const MESSAGES: Readonly<Record<string, string>> = lookupTable({
 	saved: "Saved.",
 	deleted: "Memory deleted.",
 	retried: "The session's extraction was queued again.",
@@ -94,6 +95,9 @@ export const MESSAGES: Record<string, string> = {
 	revoked: "Key revoked.",
 	"signed-out": "You are signed out.",
 	expired: "Your session ended. Sign in again.",
-};
+});
 
-export const flash = (msg: string | undefined) => (msg && MESSAGES[msg] ? notice("ok", MESSAGES[msg] as string) : "");
+export const flash = (msg: string | undefined) => {
+	const text = msg ? lookup(MESSAGES, msg) : undefined;
+	return text ? notice("ok", text) : "";
+};

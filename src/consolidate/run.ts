@@ -53,6 +53,8 @@ export interface RunOutcome {
 interface Event {
 	op: string;
 	target: string;
+	/** The scope of the memory `target` names when it is a team memory; personal (the run's owner's) otherwise. */
+	scope?: "team";
 	/** `proposed`: a change to a memory written on purpose, kept in the review queue instead of applied. */
 	outcome: "applied" | "unchanged" | "skipped" | "refused" | "proposed";
 	reason: string;
@@ -200,7 +202,7 @@ async function applyOperation(
 		return [{ ...base, outcome: "applied" }];
 	}
 	if (team && !personal && op.op !== "create") {
-		return [{ ...base, outcome: "skipped", reason: "team memories are changed by their authors, not by consolidation" }];
+		return [{ ...base, scope: "team", outcome: "skipped", reason: "team memories are changed by their authors, not by consolidation" }];
 	}
 	if (personal && !mayChange(personal, op, evidence, outputs)) {
 		// Not dropped: kept in the owner's review queue, with the version it was based on.
@@ -400,9 +402,9 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 				guard.statement(),
 				...events.map((e) =>
 					env.PDB.prepare(
-						`INSERT INTO consolidation_events (project_id, owner_id, run_id, op, target, outcome, reason, evidence_json, created_at)
-					 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-					).bind(projectId, userId, runId, e.op, e.target, e.outcome, e.reason, JSON.stringify(e.evidence), now),
+						`INSERT INTO consolidation_events (project_id, owner_id, memory_scope, run_id, op, target, outcome, reason, evidence_json, created_at)
+					 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					).bind(projectId, userId, e.scope ?? "personal", runId, e.op, e.target, e.outcome, e.reason, JSON.stringify(e.evidence), now),
 				),
 				...reviewStatements(env.PDB, ctx, proposals, runId, now),
 				...outputs.map((o) =>

@@ -6,6 +6,7 @@ import { ConsolidationError } from "../consolidate/model";
 import { type ConsolidationFaults, consolidateProject } from "../consolidate/run";
 import { CairnError, toWire, type WireError } from "../errors";
 import { commitIngest, type IngestCommit, ingestBase, requireOwnSession, seenRecords } from "../ingest/ingest";
+import { clientSessionId } from "../ingest/turns";
 import { randomId } from "../lib/ids";
 import { resolveModel } from "../llm/models";
 import { sweepTranscripts } from "../maintenance/retention";
@@ -80,6 +81,13 @@ export const DEBOUNCE_MS = 30_000;
 const CRON_BACKFILL = 64;
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
 const HISTORY = 20;
+
+/**
+ * What a session was already handed is kept under (user, session id): a caller can mark and read only
+ * its own sessions' deliveries, whatever session id it names, and whether or not the session has
+ * posted a transcript yet (inject runs at session start, before any).
+ */
+const servedKey = (ctx: ProjectContext, sessionId: string) => `${ctx.userId}/${sessionId}`;
 
 export const backoffMs = (failures: number) => Math.min(MAX_BACKOFF_MS, DEBOUNCE_MS * 2 ** Math.max(0, failures - 1));
 
@@ -198,25 +206,44 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		});
 	}
 
-	/** What consolidation did to a memory (newest first): each change with its reason and the sessions it rests on. */
+	/**
+	 * What consolidation and review did to a memory (newest first): each change with its reason and the
+	 * sessions it rests on. Only that memory's events: a personal memory's are its owner's, of personal
+	 * scope; a team memory's are those recorded for team scope, where an event another member's run
+	 * recorded keeps its outcome but not that member's sessions or reasons.
+	 */
 	memoryEvents(ctx: ProjectContext, name: string, scope?: MemoryScope) {
 		return this.run(ctx.projectId, async () => {
 			const row = await findMemory(this.db, ctx, name, scope);
 			const { results } = await this.db
 				.prepare(
-					`SELECT run_id, op, outcome, reason, evidence_json, created_at FROM consolidation_events
-					 WHERE project_id = ? AND target = ? AND (owner_id = ? OR ? = 'team') ORDER BY id DESC LIMIT 200`,
+					`SELECT owner_id, run_id, op, outcome, reason, evidence_json, created_at FROM consolidation_events
+					 WHERE project_id = ?1 AND target = ?2 AND (
+					   (?3 = 'personal' AND owner_id = ?4 AND COALESCE(memory_scope, 'personal') = 'personal')
+					   OR (?3 = 'team' AND memory_scope = 'team'))
+					 ORDER BY id DESC LIMIT 200`,
 				)
-				.bind(ctx.projectId, row.name, ctx.userId, row.scope)
-				.all<{ run_id: string; op: string; outcome: string; reason: string; evidence_json: string; created_at: string }>();
-			return results.map((e) => ({
-				runId: e.run_id,
-				op: e.op,
-				outcome: e.outcome,
-				reason: e.reason,
-				sessions: JSON.parse(e.evidence_json) as string[],
-				createdAt: e.created_at,
-			}));
+				.bind(ctx.projectId, row.name, row.scope, ctx.userId)
+				.all<{
+					owner_id: string;
+					run_id: string;
+					op: string;
+					outcome: string;
+					reason: string;
+					evidence_json: string;
+					created_at: string;
+				}>();
+			return results.map((e) => {
+				const mine = e.owner_id === ctx.userId;
+				return {
+					runId: e.run_id,
+					op: e.op,
+					outcome: e.outcome,
+					reason: mine ? e.reason : "recorded by another member's consolidation",
+					sessions: mine ? (JSON.parse(e.evidence_json) as string[]).map(clientSessionId) : [],
+					createdAt: e.created_at,
+				};
+			});
 		});
 	}
 
@@ -290,8 +317,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		});
 	}
 
+	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `servedKey`). */
 	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string) {
-		return this.run(ctx.projectId, () => recordServed(this.db, ctx.projectId, memoryIds, sessionId));
+		return this.run(ctx.projectId, () => recordServed(this.db, ctx.projectId, memoryIds, sessionId && servedKey(ctx, sessionId)));
 	}
 
 	/** Names of the memories this session was already handed (recall and inject with its id). */
@@ -302,7 +330,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 					`SELECT m.name FROM session_served s JOIN memories m ON m.id = s.memory_id
 					 WHERE s.project_id = ? AND s.session_id = ? AND (m.scope = 'team' OR m.owner_id = ?)`,
 				)
-				.bind(ctx.projectId, sessionId, ctx.userId)
+				.bind(ctx.projectId, servedKey(ctx, sessionId), ctx.userId)
 				.all<{ name: string }>();
 			return results.map((r) => r.name);
 		});
@@ -334,8 +362,8 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	/** Ends the caller's session; queues its unprocessed turns when `enqueue` (extraction allowed). */
 	endSession(ctx: ProjectContext, sessionId: string, enqueue: boolean) {
 		return this.run(ctx.projectId, async () => {
-			await requireOwnSession(this.db, ctx, sessionId);
-			await markEnded(this.db, ctx, sessionId);
+			const own = await requireOwnSession(this.db, ctx, sessionId);
+			await markEnded(this.db, ctx, own.id);
 			const session = await requireOwnSession(this.db, ctx, sessionId);
 			const queued = enqueue ? await enqueueSessions(this.penv, [session]) : 0;
 			return queued > 0 ? { ...session, extraction_state: "queued" } : session;
@@ -372,7 +400,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	sessionMemory(ctx: ProjectContext, sessionId: string, tokenLimit: number, refresh: boolean) {
 		return this.run(ctx.projectId, async () => {
 			const session = await requireOwnSession(this.db, ctx, sessionId);
-			const existing = refresh ? null : await readSessionMemory(this.env, ctx, sessionId);
+			const existing = refresh ? null : await readSessionMemory(this.env, ctx, session.id);
 			if (existing !== null) return { text: existing, tokens: null, engine: null, turns: session.turns };
 			const result = await refreshSessionMemory(this.penv, ctx, session, tokenLimit, this.sessionModel());
 			return { ...result, turns: session.turns };

@@ -46,6 +46,26 @@ export const apiKeys = sqliteTable(
 	(t) => [index("api_keys_tenant").on(t.tenantId)],
 );
 
+/**
+ * Signed-in console sessions (src/console/session.ts). The cookie holds the row id and the key that
+ * opens `sealed_key` (the API key, AES-GCM under that key and CAIRN_CONSOLE_SECRET): neither the row
+ * nor the cookie alone yields the API key. Deleted on sign-out and when the key is revoked.
+ */
+export const consoleSessions = sqliteTable(
+	"console_sessions",
+	{
+		id: text("id").primaryKey(),
+		tenantId: text("tenant_id").notNull(),
+		keyId: text("key_id").notNull(),
+		sealedKey: text("sealed_key").notNull(),
+		csrf: text("csrf").notNull(),
+		/** Milliseconds since the epoch. */
+		expiresAt: integer("expires_at").notNull(),
+		createdAt: createdAt(),
+	},
+	(t) => [index("console_sessions_key").on(t.keyId)],
+);
+
 export const projects = sqliteTable(
 	"projects",
 	{

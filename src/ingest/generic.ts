@@ -1,3 +1,4 @@
+import { lookup, lookupTable } from "../lib/lookup";
 import { detectAgentWrite } from "./agent-writes";
 import {
 	type Adapter,
@@ -12,7 +13,7 @@ import {
 	toolCallText,
 } from "./turns";
 
-const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> = {
+const ROLES: Readonly<Record<string, "user" | "assistant" | "tool_call" | "tool_result">> = lookupTable({
 	user: "user",
 	human: "user",
 	assistant: "assistant",
@@ -20,7 +21,7 @@ const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> 
 	tool_call: "tool_call",
 	tool: "tool_result",
 	tool_result: "tool_result",
-};
+});
 
 /**
  * Generic NDJSON: `{"id","role","content","ts"}` per line. `role` is user, assistant, tool_call or
@@ -31,7 +32,7 @@ const ROLES: Record<string, "user" | "assistant" | "tool_call" | "tool_result"> 
 export function genericAdapter(): Adapter {
 	const out: AdapterResult = { agent: "generic", turns: [], skipped: 0, unknown: 0 };
 	return immediateAdapter(out, ({ value: r, hash }) => {
-		const role = ROLES[String(r.role ?? "").toLowerCase()];
+		const role = lookup(ROLES, String(r.role ?? "").toLowerCase());
 		const text = contentText(r.content);
 		if (!role || !text.trim()) {
 			out.skipped++;

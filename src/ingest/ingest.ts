@@ -4,7 +4,7 @@ import type { ProjectContext } from "../memory/store";
 import type { ProjectEnv } from "../project/env";
 import { GuardFailure, type ProjectDb } from "../project/sql";
 import { redactSecrets } from "../security/secrets";
-import type { Agent, Turn } from "./turns";
+import { type Agent, scopedSessionId, type Turn } from "./turns";
 
 export interface IngestResult {
 	accepted: number;
@@ -46,9 +46,22 @@ export async function getSession(db: ProjectDb, projectId: string, sessionId: st
 	return db.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(projectId, sessionId).first<SessionRow>();
 }
 
-/** The caller's own session, or 404 (another user's session is not visible). */
+/**
+ * The stored id of the caller's session `sessionId` (see `scopedSessionId`): the id itself unless
+ * another user holds it, then the caller's own scoped form. Whether that row exists is not checked.
+ */
+export async function ownSessionId(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<string> {
+	const row = await db
+		.prepare("SELECT user_id FROM sessions WHERE project_id = ? AND id = ?")
+		.bind(ctx.projectId, sessionId)
+		.first<{ user_id: string }>();
+	return !row || row.user_id === ctx.userId ? sessionId : scopedSessionId(ctx.userId, sessionId);
+}
+
+/** The caller's own session, or 404: another user's session of the same id is neither found nor revealed. */
 export async function requireOwnSession(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<SessionRow> {
-	const row = await getSession(db, ctx.projectId, sessionId);
+	const plain = await getSession(db, ctx.projectId, sessionId);
+	const row = plain && plain.user_id !== ctx.userId ? await getSession(db, ctx.projectId, scopedSessionId(ctx.userId, sessionId)) : plain;
 	if (!row || row.user_id !== ctx.userId) throw new CairnError("not_found", "session not found");
 	return row;
 }
@@ -83,21 +96,36 @@ export interface IngestBase {
 	agent: Agent | null;
 }
 
+/** Where a post starts, and the stored id of the caller's session it adds to. */
+export interface IngestStart extends IngestBase {
+	sessionId: string;
+}
+
 /** Record keys per statement: a DO SQLite string parameter is capped at 2 MB. */
 const KEYS_PER_STATEMENT = 500;
 
 const inGroups = <T>(items: T[], size: number): T[][] =>
 	Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
-/** The session a post adds to; a session id another user holds is a conflict. */
-export async function ingestBase(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<IngestBase> {
-	return baseOf(await postableSession(db, ctx, sessionId));
+/**
+ * The session a post adds to, by the id the agent sent: the caller's own session of that id, new or
+ * not. An id another user holds gives the caller a session of their own (`scopedSessionId`), so a
+ * post neither fails on nor reveals another user's session. The rest of the post uses the stored id.
+ */
+export async function ingestBase(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<IngestStart> {
+	const stored = await ownSessionId(db, ctx, sessionId);
+	return { ...baseOf(await postableSession(db, ctx, stored)), sessionId: stored };
 }
 
-/** The session a post adds to (null when new); a session id another user holds is a conflict. */
+/**
+ * The session a post adds to by its stored id (null when new). Another user's row here means that
+ * user took the free id between this post's start and its commit: the post is told to retry (and
+ * then gets its own scoped session), in the same words as any concurrent change.
+ */
 async function postableSession(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<SessionRow | null> {
 	const session = await getSession(db, ctx.projectId, sessionId);
-	if (session && session.user_id !== ctx.userId) throw new CairnError("conflict", "this session id is already used by another user");
+	if (session && session.user_id !== ctx.userId)
+		throw new CairnError("conflict", "the session changed under concurrent posts; retry the request");
 	return session;
 }
 

@@ -30,15 +30,17 @@ const validTime = (ts: string | null, now: string) =>
 export async function receiveTranscript(
 	env: Env,
 	ctx: ProjectContext,
-	sessionId: string,
+	requestedId: string,
 	body: ReadableStream<Uint8Array> | null,
 	format: Format,
 	maxBytes: number,
 ): Promise<IngestResult> {
 	const store = projectStore(env, ctx.projectId);
+	// The caller's own session of this id (per user): everything below uses its stored id.
+	const { sessionId, ...start } = await store.ingestBase(ctx, requestedId);
+	let base: IngestBase = start;
 	const prefix = `${sessionPrefix(ctx.tenantId, ctx.projectId, await sessionHash(sessionId))}chunks/`;
 	const now = nowIso();
-	let base: IngestBase = await store.ingestBase(ctx, sessionId);
 	const reader = new TranscriptReader(format);
 	let staged: StagedChunk[] = [];
 	let next = base.turns;

@@ -120,3 +120,14 @@ export function toolCallText(name: string, input: unknown): string {
 
 /** Session ids as agents send them (UUIDs, rollout ids): letters, digits, '.', '_', ':', '-'. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Session ids are per user. A session row is keyed by the id as the agent sent it when that id was
+ * free in the project (every session before ids were per user, and nearly every one since: agents
+ * send UUIDs), and by `<id>@<user id>` for a user whose id another user already holds. Neither user
+ * learns of the other; '@' is outside SESSION_ID_PATTERN, so no caller can name the scoped form.
+ */
+export const scopedSessionId = (userId: string, sessionId: string) => `${sessionId}@${userId}`;
+
+/** The id as its agent sent it: what responses show for a session row. */
+export const clientSessionId = (storedId: string) => storedId.split("@")[0] ?? storedId;

@@ -2,7 +2,7 @@ import { StreamableHTTPTransport } from "@hono/mcp";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../api/context";
 import { CairnError, errorResponse } from "../api/errors";
-import { buildMcpServer, validSession } from "./server";
+import { buildMcpServer, MCP_TOOL_NAMES, validSession } from "./server";
 
 /**
  * `/mcp` takes POST only. The server is stateless: it has no stream to offer on GET (a 405 there is
@@ -35,6 +35,8 @@ export const bearerChallenge: MiddlewareHandler<AppEnv> = async (c, next) => {
  * `X-Cairn-Project` or a tool's `gitRemote` / `rootPath` argument.
  */
 export async function mcpRoute(c: Context<AppEnv>) {
+	const refused = await unknownToolCall(c);
+	if (refused) return refused;
 	const server = buildMcpServer({
 		env: c.env,
 		auth: c.get("auth"),
@@ -46,4 +48,34 @@ export async function mcpRoute(c: Context<AppEnv>) {
 	await server.connect(transport);
 	const response = await transport.handleRequest(c);
 	return response ?? c.body(null, 202);
+}
+
+/**
+ * The SDK finds a called tool by indexing a plain object, so a call named `constructor` or `__proto__`
+ * would reach an inherited member, and its "not found" message repeats the caller's name. Calls whose
+ * name is not one of Cairn's tools are answered here with a fixed message. A body that is not JSON is
+ * left to the transport, which answers it with a JSON-RPC parse error (Hono keeps the parsed body, so
+ * it is read once).
+ */
+async function unknownToolCall(c: Context<AppEnv>): Promise<Response | null> {
+	if (!c.req.header("Content-Type")?.includes("application/json")) return null;
+	let body: unknown;
+	try {
+		body = await c.req.json();
+	} catch {
+		return null;
+	}
+	for (const message of Array.isArray(body) ? body : [body]) {
+		if (!message || typeof message !== "object" || (message as { method?: unknown }).method !== "tools/call") continue;
+		const params = (message as { params?: unknown }).params;
+		const name = params && typeof params === "object" ? (params as { name?: unknown }).name : undefined;
+		if (typeof name === "string" && MCP_TOOL_NAMES.has(name)) continue;
+		const id = (message as { id?: unknown }).id;
+		return c.json({
+			jsonrpc: "2.0",
+			id: typeof id === "string" || typeof id === "number" ? id : null,
+			error: { code: -32602, message: "invalid_request: no such tool; tools/list names the tools" },
+		});
+	}
+	return null;
 }

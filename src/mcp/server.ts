@@ -129,6 +129,15 @@ const requireRead = (ctx: McpRequestContext) => requireScope(ctx, "read");
  * The MCP server for one request: tools and memory:// resources, closed over the caller's key and
  * project. Built per request because every tool acts for that caller (stateless Streamable HTTP).
  */
+/** Every tool `buildMcpServer` registers; a call naming anything else is refused before the SDK looks it up. */
+export const MCP_TOOL_NAMES: ReadonlySet<string> = new Set([
+	"memory_recall",
+	"memory_read",
+	"memory_write",
+	"memory_forget",
+	"memory_list",
+]);
+
 export function buildMcpServer(ctx: McpRequestContext): McpServer {
 	const server = new McpServer(
 		{ name: "cairn", version: "0.1.0" },

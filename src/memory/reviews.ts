@@ -359,12 +359,13 @@ export async function decideReview(
 		// The audit trail beside consolidation's: the memory's events show who decided what, and when.
 		db
 			.prepare(
-				`INSERT INTO consolidation_events (project_id, owner_id, run_id, op, target, outcome, reason, evidence_json, created_at)
-				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				`INSERT INTO consolidation_events (project_id, owner_id, memory_scope, run_id, op, target, outcome, reason, evidence_json, created_at)
+				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			)
 			.bind(
 				ctx.projectId,
 				ctx.userId,
+				row.memory_scope,
 				id,
 				`review-${row.op}`,
 				row.memory_name,

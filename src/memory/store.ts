@@ -1,4 +1,6 @@
 import { CairnError, notFound } from "../errors";
+import { ownSessionId } from "../ingest/ingest";
+import { clientSessionId } from "../ingest/turns";
 import { nowIso, sha256Hex } from "../lib/ids";
 import { holdContent } from "../maintenance/sweep";
 import type { ProjectEnv } from "../project/env";
@@ -99,7 +101,7 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		updatedAt: row.updated_at,
 		verifiedAt: row.verified_at,
 		source: row.source,
-		sessionId: row.session_id,
+		sessionId: row.session_id === null ? null : clientSessionId(row.session_id),
 		timesServed: row.times_served,
 		lastServedAt: row.last_served_at,
 		proposedScope: row.proposed_scope ?? null,
@@ -218,12 +220,11 @@ export async function writeMemory(
 	await assertNoSecrets(file, givenCues);
 	await assertScopeWritable(env, ctx, scope);
 
-	if (input.source === "agent" && input.sessionId) {
-		// An agent write names its session; it must be the caller's own (or one not posted yet).
-		const owner = await env.PDB.prepare("SELECT user_id FROM sessions WHERE project_id = ? AND id = ?")
-			.bind(ctx.projectId, input.sessionId)
-			.first<{ user_id: string }>();
-		if (owner && owner.user_id !== ctx.userId) throw new CairnError("forbidden", "X-Cairn-Session names another user's session");
+	let sessionId = input.sessionId ?? null;
+	if (input.source === "agent" && sessionId) {
+		// An agent write names its session, which is the caller's own: another user's session of the same
+		// id is another session (ids are per user), neither marked nor revealed by this write.
+		sessionId = await ownSessionId(env.PDB, ctx, sessionId);
 	}
 
 	const content = renderTopicFile(file);
@@ -260,7 +261,6 @@ export async function writeMemory(
 	const now = nowIso();
 	const bytes = new TextEncoder().encode(content).byteLength;
 	const owner = ownerOf(ctx, scope);
-	const sessionId = input.sessionId ?? null;
 	const db = env.PDB;
 	const identity = "project_id = ? AND scope = ? AND owner_id = ? AND name = ?";
 	const identityArgs = [ctx.projectId, scope, owner, file.name];

@@ -42,7 +42,7 @@ export async function postTranscript(
 		env.DB.prepare("UPDATE projects SET pending_work = 1 WHERE id = ? AND pending_work = 0").bind(ctx.projectId).run(),
 	]);
 	if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {
-		await store.enqueue(ctx, [sessionId]);
+		await store.enqueue(ctx, [session.id]);
 	}
 	// Enough new transcript since the last refresh: rebuild the session memory after responding.
 	const every = Number(settings["memories.sessionMemoryRefreshTurns"].value);

@@ -4,6 +4,7 @@
  * R2 first, the registry row last, so an interrupted deletion can simply be run again (the project
  * is still listed until its data is gone).
  */
+import { forgetProject, forgetTenant } from "../auth/cache";
 import { notFound } from "../errors";
 import { deletePrefix } from "../memory/clear";
 import { projectPrefix } from "../memory/paths";
@@ -33,11 +34,14 @@ async function purgeProject(env: Env, projectId: string, tenantId: string): Prom
 		env.DB.prepare("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM memories WHERE project_id = ?)").bind(projectId),
 		env.DB.prepare("DELETE FROM memories WHERE project_id = ?").bind(projectId),
 		...LEGACY_PROJECT_TABLES.map((t) => env.DB.prepare(`DELETE FROM ${t} WHERE project_id = ?`).bind(projectId)),
+		env.DB.prepare("DELETE FROM console_sessions WHERE key_id IN (SELECT id FROM api_keys WHERE project_id = ?)").bind(projectId),
 		env.DB.prepare("DELETE FROM api_keys WHERE project_id = ?").bind(projectId),
 		env.DB.prepare("DELETE FROM settings WHERE tenant_id = ? AND level = 'project' AND subject_id = ?").bind(tenantId, projectId),
 		env.DB.prepare("DELETE FROM storage_moves WHERE project_id = ?").bind(projectId),
 		env.DB.prepare("DELETE FROM projects WHERE id = ?").bind(projectId),
 	]);
+	// This isolate forgets it now; others within the isolate cache's bound.
+	forgetProject(projectId);
 	return { projectId, objects };
 }
 
@@ -61,10 +65,12 @@ export async function deleteTenant(env: Env, tenantId: string): Promise<{ projec
 	// Anything left under the tenant's prefix (nothing should be) goes too.
 	await deletePrefix(env.FILES, `tenants/${tenantId}/`);
 	await env.DB.batch([
+		env.DB.prepare("DELETE FROM console_sessions WHERE tenant_id = ?").bind(tenantId),
 		env.DB.prepare("DELETE FROM api_keys WHERE tenant_id = ?").bind(tenantId),
 		env.DB.prepare("DELETE FROM settings WHERE tenant_id = ?").bind(tenantId),
 		env.DB.prepare("DELETE FROM users WHERE tenant_id = ?").bind(tenantId),
 		env.DB.prepare("DELETE FROM tenants WHERE id = ?").bind(tenantId),
 	]);
+	forgetTenant(tenantId);
 	return { projects };
 }

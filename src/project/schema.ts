@@ -217,6 +217,10 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	`ALTER TABLE memories ADD COLUMN cues TEXT NOT NULL DEFAULT '[]';
 	ALTER TABLE memories ADD COLUMN cues_source TEXT NOT NULL DEFAULT 'derived';
 	CREATE VIRTUAL TABLE memories_cues USING fts5(cues, concepts, tokenize = 'porter unicode61');`,
+	// 11: the scope of the memory an event belongs to ('personal' of its owner_id, or 'team'), so a
+	// memory's events are those of that memory only: a team memory named like a colleague's personal
+	// one does not show the colleague's events. Rows from before stay NULL and count as personal.
+	`ALTER TABLE consolidation_events ADD COLUMN memory_scope TEXT;`,
 ];
 
 /**

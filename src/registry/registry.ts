@@ -2,6 +2,7 @@
  * The registry in D1: tenants, users, API keys and projects. Routes parse and authorise, then call
  * these; the caller is always described by the verified key (`Caller`), never by the request.
  */
+import { forgetKey } from "../auth/cache";
 import { issueKey, SCOPES, type Scope } from "../auth/keys";
 import { badRequest, CairnError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
@@ -105,11 +106,18 @@ export async function listApiKeys(db: D1Database, caller: Caller) {
 
 /** Revokes a key of the tenant; a project-limited key only its own user's keys of its project (others are not found). */
 export async function revokeApiKey(db: D1Database, caller: Caller, id: string): Promise<void> {
-	const result = await db
-		.prepare("DELETE FROM api_keys WHERE id = ?1 AND tenant_id = ?2 AND (?3 IS NULL OR (project_id = ?3 AND user_id = ?4))")
-		.bind(id, caller.tenantId, caller.projectId, caller.userId)
-		.run();
-	if (result.meta.changes === 0) throw new CairnError("not_found", "key not found");
+	const [result] = await db.batch([
+		db
+			.prepare("DELETE FROM api_keys WHERE id = ?1 AND tenant_id = ?2 AND (?3 IS NULL OR (project_id = ?3 AND user_id = ?4))")
+			.bind(id, caller.tenantId, caller.projectId, caller.userId),
+		// The key's console sessions end with it (only once the key is really gone).
+		db
+			.prepare("DELETE FROM console_sessions WHERE key_id = ?1 AND tenant_id = ?2 AND NOT EXISTS (SELECT 1 FROM api_keys WHERE id = ?1)")
+			.bind(id, caller.tenantId),
+	]);
+	if (!result || result.meta.changes === 0) throw new CairnError("not_found", "key not found");
+	// This isolate refuses the key from the next request; other isolates within the isolate cache's bound.
+	forgetKey(id);
 }
 
 /**

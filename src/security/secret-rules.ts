@@ -24,6 +24,8 @@ import {
 	memoize,
 } from "./secret-heuristics";
 
+import { POLICY_RULES } from "./secret-policy";
+
 export { entropy, looksLikePlaceholder } from "./secret-heuristics";
 
 /** Receives a finding's start and end (offsets in the scanned window). */
@@ -1351,6 +1353,8 @@ export const SECRET_RULES: SecretRule[] = [
 			return kind !== null && acceptValueFor(kind, v, true);
 		},
 	},
+	// What the policy adds on top of the formats: refuse when in doubt (secret-policy.ts).
+	...POLICY_RULES,
 ];
 
 // ---------------------------------------------------------------------------------------------

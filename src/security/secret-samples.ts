@@ -86,6 +86,24 @@ export function syntheticSamples(seed = 20_260_701, perFamily = 6): SyntheticSam
 	// Each family: a generator of the secret value and the contexts it is written in.
 	type Gen = () => string;
 	const families: Record<string, Gen> = {
+		// The policy: a value in a provider's real format is a secret even when it is a documented example,
+		// and a private-key header is enough on its own (docs/reliability.md, "Secret policy").
+		"aws-documented-example": () => pick(["AKIAIOSFODNN7EXAMPLE", "AKIAI44QH8DHBEXAMPLE"]),
+		"private-key-header": () =>
+			pick([
+				"-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+				"-----BEGIN OPENSSH PRIVATE KEY-----",
+				`-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI${s(B64, 6)}`,
+				"-----BEGIN RSA PRIVATE KEY-----\n(elided)\n-----END RSA PRIVATE KEY-----",
+			]),
+		"jwt-unsigned-or-split": () =>
+			pick([
+				`eyJhbGciOiJub25lIn0.eyJzdWIiOiI${s(B64U, 24)}`,
+				`eyJhbGciOiJIUzI1NiJ9 . eyJzdWIiOiI${s(B64U, 20)} . ${s(B64U, 43)}`,
+				`eyJhbGciOiJIUzI1NiJ9\n.eyJzdWIiOiI${s(B64U, 20)}.${s(B64U, 43)}`,
+			]),
+		"slack-legacy": () => `${pick(["xoxp", "xoxs", "xoxr", "xoxo"])}-${digits(int(3, 5))}-${digits(int(3, 5))}-${s(HEX, int(16, 33))}`,
+		"prefix-off-format": () => `${pick(["ghp_", "glpat-", "npm_", "sk_live_", "hf_"])}${s(ALNUM, int(8, 15))}1`,
 		"slack-bot": () => `xoxb-${digits(int(10, 13))}-${digits(int(10, 13))}-${s(ALNUM, 24)}`,
 		"slack-user": () => `xoxp-${digits(12)}-${digits(12)}-${digits(13)}-${s(HEX, 32)}`,
 		"slack-workspace": () => `${pick(["xoxa", "xoxr", "xoxs"])}-${digits(12)}-${digits(13)}-${s(ALNUM, 32)}`,
@@ -273,13 +291,6 @@ export function syntheticSamples(seed = 20_260_701, perFamily = 6): SyntheticSam
 				"SLACK_BOT_TOKEN=xoxb-your-bot-token",
 				"Authorization: Bearer <token>",
 				"postgres://user:password@localhost:5432/db",
-				"-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
-			]),
-		"docs-example": () =>
-			pick([
-				"aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
-				"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-				"AKIAI44QH8DHBEXAMPLE",
 			]),
 		"public-key": () =>
 			pick([

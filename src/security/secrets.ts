@@ -1,6 +1,7 @@
 import { lintSource } from "@secretlint/core";
 import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
 import { forgetRemembered, looksLikePlaceholder } from "./secret-heuristics";
+import { POLICY_RULES } from "./secret-policy";
 import { acceptUrlCredential, type RegexRule, SECRET_RULES, type SecretRule } from "./secret-rules";
 
 /** One detected secret: which rule fired and where. Never carries the secret itself. */
@@ -52,6 +53,7 @@ const CANDIDATE_STEPS = 32;
 /** Charge per character for secretlint's preset (about thirty expressions of its own). */
 const SECRETLINT_STEPS_PER_CHAR = 32;
 const RULES_BY_ID = new Map<string, SecretRule>(SECRET_RULES.map((r) => [r.id, r]));
+const POLICY_RULE_IDS: ReadonlySet<string> = new Set(POLICY_RULES.map((r) => r.id));
 /** Steps an ordinary text costs per character: every rule and secretlint over each window and its margins. */
 const NORMAL_STEPS_PER_CHAR = Math.ceil((SECRET_RULES.length + SECRETLINT_STEPS_PER_CHAR) * ((WINDOW + AHEAD + BEHIND) / WINDOW));
 /** Texts beyond this many characters are not scanned past it (their tail is reported as a secret). */
@@ -249,8 +251,10 @@ async function scan(text: string, options: ScanOptions): Promise<{ findings: Sec
 			f.end = end;
 		}
 	}
-	// secretlint confirming what Cairn's rules found adds nothing: keep only its findings elsewhere.
-	const own = findings.filter((f) => !f.rule.startsWith("secretlint/")).sort((a, b) => a.start - b.start);
+	// secretlint, or the policy's catch-alls, confirming what a format rule found adds nothing: keep only
+	// their findings elsewhere.
+	const backstop = (f: SecretFinding) => f.rule.startsWith("secretlint/") || POLICY_RULE_IDS.has(f.rule);
+	const own = findings.filter((f) => !backstop(f)).sort((a, b) => a.start - b.start);
 	const overlapsOwn = (f: SecretFinding) => {
 		let lo = 0;
 		let hi = own.length;
@@ -263,7 +267,7 @@ async function scan(text: string, options: ScanOptions): Promise<{ findings: Sec
 		for (let i = lo - 1; i >= 0 && i >= lo - 8; i--) if ((own[i]?.end ?? 0) > f.start) return true;
 		return false;
 	};
-	const merged = [...own, ...findings.filter((f) => f.rule.startsWith("secretlint/") && !overlapsOwn(f))];
+	const merged = [...own, ...findings.filter((f) => backstop(f) && !overlapsOwn(f))];
 	const kept = exceededAt === null ? merged : merged.filter((f) => f.start < (exceededAt as number));
 	if (exceededAt !== null) kept.push({ rule: BUDGET_EXCEEDED, start: exceededAt, end: text.length });
 	kept.sort((a, b) => a.start - b.start || b.end - a.end);

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { badRequest } from "../errors";
 import { nowIso } from "../lib/ids";
+import { IsolateCache } from "../lib/isolate-cache";
+import { hasKey, lookupTable } from "../lib/lookup";
 
 function validTimeZone(zone: string): boolean {
 	try {
@@ -15,7 +17,7 @@ function validTimeZone(zone: string): boolean {
  * Every setting with its type and default (SPEC §5). Keys are dotted; bodies are partial objects.
  * Precedence: tenant managed policy > project settings > user settings > default.
  */
-export const SETTING_DEFINITIONS = {
+export const SETTING_DEFINITIONS = lookupTable({
 	"memories.enabled": { schema: z.boolean(), default: false, doc: "Master switch; off for a new project." },
 	"memories.autoMemory": { schema: z.boolean(), default: true, doc: "Extract memories from transcripts automatically." },
 	"memories.sessionMemory": { schema: z.boolean(), default: true, doc: "Keep a compressed summary inside long sessions." },
@@ -55,7 +57,7 @@ export const SETTING_DEFINITIONS = {
 		default: 30,
 		doc: "Days a session's raw transcript is kept after its last activity, once extraction has consumed it.",
 	},
-} as const;
+} as const);
 
 export type SettingKey = keyof typeof SETTING_DEFINITIONS;
 export type SettingValue = boolean | number | string;
@@ -63,7 +65,7 @@ export type SettingsLevel = "user" | "project" | "policy";
 export type SettingSource = "default" | SettingsLevel;
 
 export const SETTING_KEYS = Object.keys(SETTING_DEFINITIONS) as SettingKey[];
-const isSettingKey = (key: string): key is SettingKey => key in SETTING_DEFINITIONS;
+const isSettingKey = (key: string): key is SettingKey => hasKey(SETTING_DEFINITIONS, key);
 
 /**
  * Validates a partial settings body. `null` clears a key at this level. Errors name the key,
@@ -73,7 +75,8 @@ export function parseSettingsPatch(body: unknown): Record<SettingKey, SettingVal
 	if (!body || typeof body !== "object" || Array.isArray(body)) {
 		throw badRequest("settings body must be a JSON object of dotted keys", { field: "body" });
 	}
-	const out = {} as Record<SettingKey, SettingValue | null>;
+	// Null prototype: a `__proto__` key below is refused, and could not reach a prototype if it were not.
+	const out = Object.create(null) as Record<SettingKey, SettingValue | null>;
 	for (const [index, [key, value]] of Object.entries(body).entries()) {
 		if (!isSettingKey(key)) {
 			// The caller's key is untrusted text: the error names its position and the keys that exist, never the key.
@@ -101,7 +104,7 @@ export async function readLevel(db: D1Database, tenantId: string, level: Setting
 		.prepare("SELECT values_json FROM settings WHERE tenant_id = ? AND level = ? AND subject_id = ?")
 		.bind(tenantId, level, subjectId)
 		.first<{ values_json: string }>();
-	return row ? (JSON.parse(row.values_json) as Partial<Record<SettingKey, SettingValue>>) : {};
+	return row ? storedLevel(row.values_json) : {};
 }
 
 /** Applies a validated patch to one level. The upsert is one statement, so concurrent patches of different keys both land. */
@@ -113,6 +116,7 @@ export async function writeLevel(
 	patch: Record<string, SettingValue | null>,
 ) {
 	const patchJson = JSON.stringify(patch);
+	forgetSettings(tenantId);
 	await db
 		.prepare(
 			`INSERT INTO settings (tenant_id, level, subject_id, values_json, updated_at)
@@ -121,6 +125,8 @@ export async function writeLevel(
 		)
 		.bind(tenantId, level, subjectId, patchJson, nowIso())
 		.run();
+	// Again after the write: a read that raced it in this isolate may have cached the old values.
+	forgetSettings(tenantId);
 	return readLevel(db, tenantId, level, subjectId);
 }
 
@@ -147,12 +153,21 @@ export function settingsStatement(db: D1Database, tenantId: string, userId: stri
 		.bind(tenantId, userId, projectId);
 }
 
+/** A stored level's known keys only: anything else (written before keys were checked by their own names) is dropped. */
+function storedLevel(json: string): Partial<Record<SettingKey, SettingValue>> {
+	const parsed = JSON.parse(json) as Record<string, SettingValue>;
+	const out: Partial<Record<SettingKey, SettingValue>> = {};
+	for (const key of SETTING_KEYS) if (Object.hasOwn(parsed, key)) out[key] = parsed[key];
+	return out;
+}
+
 /** Resolves every setting from the stored levels and names where each value came from. */
 export function resolveSettings(rows: SettingsRow[]): EffectiveSettings {
-	const levels = Object.fromEntries(rows.map((r) => [r.level, JSON.parse(r.values_json)])) as Partial<
-		Record<SettingsLevel, Partial<Record<SettingKey, SettingValue>>>
-	>;
-	const { user = {}, project = {}, policy = {} } = levels;
+	const level = (name: SettingsLevel) => {
+		const row = rows.find((r) => r.level === name);
+		return row ? storedLevel(row.values_json) : {};
+	};
+	const [user, project, policy] = [level("user"), level("project"), level("policy")];
 	const out = {} as EffectiveSettings;
 	for (const key of SETTING_KEYS) {
 		const layers: [SettingSource, SettingValue | undefined][] = [
@@ -166,8 +181,28 @@ export function resolveSettings(rows: SettingsRow[]): EffectiveSettings {
 	return out;
 }
 
-/** Every setting for (user, project): one query, this runs on every memory write. */
+/** Effective settings by tenant, user and project, for at most the isolate cache's bound (src/lib/isolate-cache.ts). */
+const cached = new IsolateCache<EffectiveSettings>();
+const cacheKey = (tenantId: string, userId: string, projectId: string) => `${tenantId}\u0000${userId}\u0000${projectId}`;
+
+/** Drops this isolate's cached settings of a tenant (every level of it changed, or may have). */
+export function forgetSettings(tenantId: string): void {
+	cached.drop((key) => key.startsWith(`${tenantId}\u0000`));
+}
+
+/**
+ * Every setting for (user, project): one query, this runs on every memory write and hook call, so the
+ * answer is kept in the isolate for the cache's bound. A change through `writeLevel` clears this
+ * isolate's copies of the tenant at once; other isolates see it within the bound. The value is frozen:
+ * callers share it.
+ */
 export async function effectiveSettings(db: D1Database, tenantId: string, userId: string, projectId: string): Promise<EffectiveSettings> {
+	const key = cacheKey(tenantId, userId, projectId);
+	const hit = cached.get(key);
+	if (hit) return hit;
 	const { results } = await settingsStatement(db, tenantId, userId, projectId).all<SettingsRow>();
-	return resolveSettings(results);
+	const settings = resolveSettings(results);
+	for (const entry of Object.values(settings)) Object.freeze(entry);
+	cached.set(key, Object.freeze(settings));
+	return settings;
 }

@@ -77,7 +77,8 @@ keyRoutes.openapi(
 		method: "delete",
 		path: "/v1/keys/{id}",
 		tags: ["keys"],
-		summary: "Revoke a key; effective on the next request",
+		summary:
+			"Revoke a key: refused from the next request where it was revoked, and everywhere within 10 seconds (the isolate cache's bound)",
 		middleware: [requireScope("admin")] as const,
 		"x-cairn-scope": "admin",
 		request: { params: z.object({ id: z.string().min(1).max(64) }) },

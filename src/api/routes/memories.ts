@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { SESSION_ID_PATTERN } from "../../ingest/turns";
+import { clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns";
 import { assertScopeWritable, type MemoryRow, type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
 	assertValidName,
@@ -343,9 +343,12 @@ memoryRoutes.openapi(
 					version: v.version,
 					updatedAt: v.created_at,
 					source: v.source,
-					sessionId: v.session_id,
+					sessionId: v.session_id === null ? null : clientSessionId(v.session_id),
 					runId: v.run_id,
-					evidence: JSON.parse(v.evidence_json || "[]") as { session: string; turns: string[] }[],
+					evidence: (JSON.parse(v.evidence_json || "[]") as { session: string; turns: string[] }[]).map((e) => ({
+						...e,
+						session: clientSessionId(e.session),
+					})),
 				})),
 			},
 			200,

@@ -162,7 +162,9 @@ const InjectBody = z
 	.object({
 		query: RecallQuerySchema.optional(),
 		recentTools: ToolList.optional(),
-		sessionId: z.string().max(128).optional(),
+		sessionId: z.string().max(128).optional().openapi({
+			description: "The caller's session: what it was handed is kept per user, so another user's session of the same id is not affected",
+		}),
 		mode: z.enum(["default", "assistant"]).optional(),
 		exclude: z.array(z.string().regex(NAME_PATTERN)).max(200).optional(),
 		maxTokens: z

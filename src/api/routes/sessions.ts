@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { SessionRow } from "../../ingest/ingest";
 import { FORMATS } from "../../ingest/parse";
 import { LINE_LIMIT } from "../../ingest/receive";
-import { AGENTS, SESSION_ID_PATTERN } from "../../ingest/turns";
+import { AGENTS, clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns";
 import { endSession, extractNow, postTranscript, retrySession, sessionMemory } from "../../pipeline/session-flow";
 import { projectStore } from "../../project/client";
 import type { AppEnv } from "../context";
@@ -47,7 +47,7 @@ const SessionSchema = z
 	.openapi("Session");
 
 const toSession = (s: SessionRow) => ({
-	id: s.id,
+	id: clientSessionId(s.id),
 	agent: s.agent,
 	turns: s.turns,
 	cursor: s.cursor,
@@ -68,6 +68,7 @@ sessionRoutes.openapi(
 		summary: "Post transcript records (NDJSON): a whole Claude Code or Codex session file, new lines of it, or generic records",
 		description:
 			"Idempotent by native record ids: re-posting a file or an overlapping tail adds nothing. Secrets are redacted before storage. " +
+			"Session ids are per user: an id another user of the project also uses names the caller's own session, and nothing of the other. " +
 			`Bodies up to ${TRANSCRIPT_BODY_LIMIT} bytes, read as they stream (chunked uploads welcome). A line that is not JSON fails the request (nothing stored) with its line number; ` +
 			`a line over ${LINE_LIMIT} bytes is skipped unread and counted in \`skipped\`.`,
 		request: {
@@ -136,7 +137,7 @@ sessionRoutes.openapi(
 		description:
 			"Re-queues the session's unprocessed turns and answers 202 with the session (`extraction.state` is `queued`; `lastError` " +
 			"stays until a run succeeds). Nothing to retry (`idle` or `queued`, or no unprocessed turns) is a 409 conflict; " +
-			"extraction switched off is a 403 feature_disabled; another user's session is a 404.",
+			"extraction switched off is a 403 feature_disabled; a session the caller does not have is a 404 (session ids are per user).",
 		request: { params: SessionParams },
 		responses: { 202: { description: "Queued again", content: sessionResponse }, ...errors(400, 401, 403, 404, 409) },
 	}),
