@@ -334,7 +334,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	/** Ends the caller's session; queues its unprocessed turns when `enqueue` (extraction allowed). */
 	endSession(ctx: ProjectContext, sessionId: string, enqueue: boolean) {
 		return this.run(ctx.projectId, async () => {
-			await requireOwnSession(this.db, ctx, sessionId);
+			const before = await requireOwnSession(this.db, ctx, sessionId);
+			// Idempotent: a client retries an end it never saw answered; an ended session already queued is not queued twice.
+			if (before.status === "ended" && before.extraction_state === "queued") return before;
 			await markEnded(this.db, ctx, sessionId);
 			const session = await requireOwnSession(this.db, ctx, sessionId);
 			const queued = enqueue ? await enqueueSessions(this.penv, [session]) : 0;
