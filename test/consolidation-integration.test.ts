@@ -53,7 +53,7 @@ const status = async () => (await json(await call(`/v1/projects/${projectId}/sta
 const memories = async () => {
 	const { results } = await projectDb(projectId)
 		.prepare(
-			"SELECT m.name, m.type, m.description, m.version, m.source, m.content_hash, m.verified_at, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id WHERE m.project_id = ? ORDER BY m.name",
+			"SELECT m.name, m.type, m.description, m.version, m.source, m.content_hash, m.verified_at, m.updated_at, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id WHERE m.project_id = ? ORDER BY m.name",
 		)
 		.bind(projectId)
 		.all<Loose>();
@@ -308,6 +308,51 @@ describe("freshness", () => {
 			.bind(projectId)
 			.first<Loose>();
 		expect(event).toEqual({ outcome: "proposed", reason: "written explicitly; proposed for review" });
+	});
+});
+
+describe("explicit writes judged by the time of the statement", () => {
+	const update = {
+		op: "update",
+		name: "package-manager",
+		type: "feedback",
+		description: "Use yarn",
+		body: "Use yarn.",
+		reason: "the user said so",
+		evidence: ["s-same"],
+	};
+	async function run(statedAt: string) {
+		expect((await putMemory(tenant.token, projectId, "package-manager", "Use pnpm, never yarn.")).status).toBe(201);
+		const written = (await memories())[0] as Loose;
+		// The same session goes on long after the write (its last activity is later than the write) …
+		await addOutput(
+			"s-same",
+			[{ ...statement("Use yarn", "feedback", "package-manager"), statedAt } as Candidate],
+			new Date(Date.parse(written.updated_at) + 60_000).toISOString(),
+		);
+		await configure((i) => {
+			i.model = scripted({ operations: [update], skills: [], summary: "" });
+		});
+		await coordinator().requestRun(projectId);
+		await runDurableObjectAlarm(coordinator());
+		const event = await projectDb(projectId)
+			.prepare("SELECT outcome FROM consolidation_events WHERE project_id = ?")
+			.bind(projectId)
+			.first<Loose>();
+		return { written, after: (await memories())[0] as Loose, outcome: event?.outcome };
+	}
+
+	it("a statement made before the explicit write, in the same session, does not change it", async () => {
+		// … but the statement the candidate rests on came a minute before the write.
+		const { after, outcome } = await run(new Date(Date.now() - 60_000).toISOString());
+		expect(after).toMatchObject({ version: 1, body: "Use pnpm, never yarn.\n" });
+		expect(outcome).toBe("proposed");
+	});
+
+	it("a statement made after the explicit write changes it", async () => {
+		const { after, outcome } = await run(new Date(Date.now() + 30_000).toISOString());
+		expect(after).toMatchObject({ version: 2, description: "Use yarn" });
+		expect(outcome).toBe("applied");
 	});
 });
 
