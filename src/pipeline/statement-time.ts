@@ -13,7 +13,10 @@ export type StoredCandidate = Candidate & { statedAt?: string };
  * Stamps each candidate with `statedAt`: the latest timestamp among the user turns it cites (the
  * statement), else among any turn it cites. Set by Cairn from the transcript, never by the model.
  */
-export function stampStatementTimes(output: StageOneOutput, turns: Turn[]): StageOneOutput & { candidates: StoredCandidate[] } {
+export function stampStatementTimes(
+	output: StageOneOutput,
+	turns: Turn[],
+): Omit<StageOneOutput, "candidates"> & { candidates: StoredCandidate[] } {
 	const bySeq = new Map(turns.map((t) => [turnRef(t.seq), t]));
 	const latest = (cited: Turn[]) =>
 		cited
