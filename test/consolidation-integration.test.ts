@@ -422,8 +422,9 @@ describe("summary, skills and routes", () => {
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
-		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toBe(
-			"Summary one: deploys use wrangler.",
+		// The model's summary, with the date it was written.
+		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toMatch(
+			/^_Written \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\._\n\nSummary one: deploys use wrangler\.$/,
 		);
 
 		// A later run about something else: the model is shown the skill's body and the summary, and
@@ -453,8 +454,9 @@ describe("summary, skills and routes", () => {
 			"deploy",
 		]);
 		expect(await (await call(`/v1/projects/${projectId}/skills/deploy`, { token: tenant.token })).text()).toContain("2. wrangler deploy");
-		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toBe(
-			"Summary one: deploys use wrangler.",
+		// The model's summary, with the date it was written.
+		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toMatch(
+			/^_Written \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\._\n\nSummary one: deploys use wrangler\.$/,
 		);
 
 		// A skill is removed only when the model retires it, with its reason.

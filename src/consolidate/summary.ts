@@ -63,10 +63,13 @@ export async function buildSummary(db: ProjectDb, ctx: ProjectContext, tokenLimi
 /** The line a summary carries its date on (replaced on every write). */
 const DATE_LINE = /^_Written \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\._$/m;
 
-/** The summary text with its date, after its first heading when it has one. @param {string} text */
+/** The summary text with its date (replacing an earlier one), after its first heading when it has one. */
 export function datedSummary(text: string, at: Date): string {
 	const line = `_Written ${at.toISOString().slice(0, 16).replace("T", " ")} UTC._`;
-	const body = text.replace(DATE_LINE, "").replace(/\n{3,}/g, "\n\n");
+	const body = text
+		.replace(DATE_LINE, "")
+		.replace(/\n{3,}/g, "\n\n")
+		.replace(/^\n+/, "");
 	if (!body.trim()) return body;
 	const heading = /^# .*\n/.exec(body);
 	return heading ? `${heading[0]}\n${line}\n${body.slice(heading[0].length).replace(/^\n+/, "\n")}` : `${line}\n\n${body}`;
