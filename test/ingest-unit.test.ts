@@ -495,7 +495,7 @@ describe("agent-write detection", () => {
 			item({
 				type: "custom_tool_call_output",
 				call_id: "call_p1",
-				output: '{"output":"Success. Updated the following files:\\nA ' + team + '\\n","metadata":{"exit_code":0}}',
+				output: JSON.stringify({ output: `Success. Updated the following files:\nA ${team}\n`, metadata: { exit_code: 0 } }),
 			}),
 			item({
 				type: "function_call",
