@@ -224,10 +224,20 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 		expect(hooks.length).toBe(7);
 		expect(hooks.every((h) => h.trustStatus === "untrusted")).toBe(true);
 		const prompt = "can we deploy the production release on Friday afternoon?";
-		let before = mock.requests.length;
 		const untrusted = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", prompt], { cwd: setup.repo, env: agentEnv });
 		expect(untrusted.status, untrusted.stderr).toBe(0);
 		expect(sent("/v1/responses").slice(-1)[0]).not.toContain("Memory Guidance");
+
+		// `cairn doctor` sees it: Codex would skip these hooks without a word.
+		const doctorEnv = { ...setup.user.env, PATH: `${BIN}:${setup.user.env.PATH}` };
+		const trustLine = (stdout: string) => stdout.split("\n").findIndex((l) => /^(ok {2}|FAIL) {2}codex trust /.test(l));
+		const before = await run(process.execPath, [CLI, "doctor"], { cwd: setup.repo, env: doctorEnv });
+		expect(before.status).toBe(1);
+		const lines = before.stdout.split("\n");
+		expect(lines[trustLine(before.stdout)]).toMatch(/^FAIL {2}codex trust +7 of 7 Cairn hooks are not trusted/);
+		expect(lines[trustLine(before.stdout) + 1]?.trim()).toBe(
+			"fix: open Codex, run /hooks and trust Cairn's hooks (needed again whenever a hook changes)",
+		);
 
 		// What /hooks writes when the user trusts a hook: its key and the hash Codex reports for it.
 		appendFileSync(
@@ -235,11 +245,13 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 			hooks.map((h) => `\n[hooks.state."${h.key}"]\ntrusted_hash = "${h.currentHash}"\n`).join(""),
 		);
 		expect((await listHooks()).every((h) => h.trustStatus === "trusted")).toBe(true);
+		const after = await run(process.execPath, [CLI, "doctor"], { cwd: setup.repo, env: doctorEnv });
+		expect(after.stdout.split("\n")[trustLine(after.stdout)]).toMatch(/^ok {4}codex trust +7 hooks trusted for their current hashes/);
 
-		before = mock.requests.length;
+		const sentBefore = mock.requests.length;
 		const session = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", prompt], { cwd: setup.repo, env: agentEnv });
 		expect(session.status, session.stderr).toBe(0);
-		const bodies = mock.requests.slice(before).filter((r) => r.path.endsWith("/v1/responses"));
+		const bodies = mock.requests.slice(sentBefore).filter((r) => r.path.endsWith("/v1/responses"));
 		expect(bodies.length).toBeGreaterThan(0);
 		const input = bodies[0]?.body.input as Loose[];
 		const developer = input.filter((i) => i.role === "developer").map((i) => JSON.stringify(i.content));

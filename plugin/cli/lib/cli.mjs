@@ -7,6 +7,7 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { ApiError, client } from "./api.mjs";
 import { credentials, readConfig, stateDir, writeConfig } from "./config.mjs";
+import { report, runChecks } from "./doctor.mjs";
 import { detectAgent, HOOK_EVENTS, hookBudgetMs, hookOutput, runHook } from "./hook.mjs";
 import { emit } from "./hook-output.mjs";
 import {
@@ -22,6 +23,7 @@ import {
 	uninstallHooks,
 } from "./hooks.mjs";
 import { projectFor, repository } from "./project.mjs";
+import { setup } from "./setup.mjs";
 import { handOffCurrent, pendingJobs, resumeBacklog, runSyncJob, tryLock } from "./sync.mjs";
 import { teamDir, teamPull, teamPush, teamStatus } from "./team.mjs";
 import { codexSessionId, uploadNewLines } from "./transcripts.mjs";
@@ -29,6 +31,12 @@ import { progress, readMemoryDir, writeUnder } from "./transfer.mjs";
 
 const USAGE = `cairn — long-term memory for coding agents
 
+  cairn setup [--url <url>] [--key <key>] [--admin-token <t>]
+                                          everything at once: against a local npm start: a tenant and key
+                                          (the checkout's operator token), else the key given; login, this
+                                          repository with memory on, the Claude Code plugin, Codex hooks and MCP
+  cairn doctor                            check service, key, project, hooks, Codex trust, uploads and the
+                                          hooks' round trip; each problem with its fix (exit 1 when any)
   cairn login --url <url> --key <key>     save the service URL and API key (~/.config/cairn, mode 600)
   cairn init [dir]                        register this repository as a project and turn memory on
   cairn status                            pipeline state, where settings come from, the last background upload
@@ -577,6 +585,9 @@ async function main() {
 			dir: { type: "string" },
 			merge: { type: "boolean" },
 			status: { type: "string" },
+			"admin-token": { type: "string" },
+			checkout: { type: "string" },
+			name: { type: "string" },
 			help: { type: "boolean", short: "h" },
 			version: { type: "boolean" },
 		},
@@ -589,6 +600,23 @@ async function main() {
 	switch (command) {
 		case "login":
 			return login(values);
+		case "setup": {
+			const text = (/** @type {unknown} */ v) => (typeof v === "string" ? v : undefined);
+			return setup(
+				dir,
+				{
+					url: text(values.url),
+					key: text(values.key),
+					adminToken: text(values["admin-token"]),
+					checkout: text(values.checkout),
+					name: text(values.name),
+				},
+				out,
+			);
+		}
+		case "doctor":
+			if (!report(await runChecks(dir), out)) process.exitCode = 1;
+			return;
 		case "init":
 			return init(rest[0] ?? dir);
 		case "status":
