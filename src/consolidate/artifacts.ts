@@ -2,10 +2,10 @@ import { nowIso, sha256Hex } from "../lib/ids";
 import { holdContent } from "../maintenance/sweep";
 import { objectKey, summaryKey } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
-import { effectiveSettings } from "../settings/settings";
-import { buildSummary, datedSummary, storedSummary, withoutStaleLines } from "./summary";
 import type { ProjectEnv } from "../project/env";
 import type { ProjectDb, ProjectStatement } from "../project/sql";
+import { effectiveSettings } from "../settings/settings";
+import { buildSummary, datedSummary, storedSummary, withoutStaleLines } from "./summary";
 
 /** A skill: `skills/<name>/SKILL.md`, frontmatter name + description, then its sections. */
 export interface Skill {
@@ -32,7 +32,11 @@ export const renderSkill = (s: Skill) => `---\nname: ${s.name}\ndescription: ${J
  * since it was written are left out; without a model (`rebuildOffline`) a stale summary is rebuilt from
  * the current memories at once and stored. Null when there is none.
  */
-export async function readSummary(env: ProjectEnv, ctx: ProjectContext, options: { rebuildOffline?: boolean } = {}): Promise<string | null> {
+export async function readSummary(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	options: { rebuildOffline?: boolean } = {},
+): Promise<string | null> {
 	const stored = await storedSummary(env, ctx);
 	if (!stored) return null;
 	const fresh = await withoutStaleLines(env.PDB, ctx, stored.text, stored.writtenAt);

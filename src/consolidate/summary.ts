@@ -1,8 +1,8 @@
 import { truncateToTokens } from "../inject/tokens";
 import { summaryKey } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
-import type { ProjectEnv } from "../project/env";
 import type { MemoryType } from "../memory/topic-file";
+import type { ProjectEnv } from "../project/env";
 import type { ProjectDb } from "../project/sql";
 
 const SECTIONS: [MemoryType, string][] = [
