@@ -238,8 +238,10 @@ function clearPending(job) {
 	const file = pendingFile(job.projectId, job.sessionId);
 	const record = readPending(file);
 	if (!record) return;
+	// A transcript deleted since it was recorded has nothing left to send.
 	const covered =
-		record.job.files.every((f) => job.files.some((j) => j.file === f.file)) && record.job.after.every((a) => job.after.includes(a));
+		record.job.files.every((f) => !existsSync(f.file) || job.files.some((j) => j.file === f.file)) &&
+		record.job.after.every((a) => job.after.includes(a));
 	if (!covered) return;
 	try {
 		unlinkSync(file);
