@@ -60,7 +60,8 @@ afterAll(async () => {
 
 async function setUpUser(name: string) {
 	const user = machine();
-	const repo = gitRepo(`git@github.com:acme/${name}-${Date.now()}.git`, "Add the release checklist");
+	// Nothing in the repository's context (directory, branch, commit subject) is about deploys: the memory comes with the prompt.
+	const repo = gitRepo(`git@github.com:acme/${name}-${Date.now()}.git`, "Initial commit");
 	const key = await tenant(name);
 	const env = { ...user.env, CAIRN_URL: "", CAIRN_KEY: "" };
 	const cairn = (args: string[]) => run(process.execPath, [CLI, ...args], { cwd: repo, env: user.env });
@@ -71,10 +72,10 @@ async function setUpUser(name: string) {
 			"remember",
 			"deploy-freeze",
 			"--type",
-			"project",
+			"feedback",
 			"--description",
-			"No production deploys on Fridays after 12:00 UTC",
-			"Deploy freeze from Friday 12:00 UTC until Monday.",
+			"Never deploy to production on Fridays after 12:00 UTC",
+			"Deploy freeze from Friday 12:00 UTC until Monday: no production deploys.",
 		],
 	]) {
 		const r = await cairn(args);
@@ -119,7 +120,7 @@ describe("Claude Code 2.1.197 with the Cairn plugin", () => {
 
 	it("a session gets the session-start block and the prompt's memory; it is uploaded and ended within 10 s of exiting", async () => {
 		const before = mock.requests.length;
-		const session = await run(join(BIN, "claude"), ["-p", "can we deploy the production release on Friday afternoon?"], {
+		const session = await run(join(BIN, "claude"), ["-p", "deploy to production on Friday"], {
 			cwd: setup.repo,
 			env: agentEnv,
 		});
@@ -135,7 +136,7 @@ describe("Claude Code 2.1.197 with the Cairn plugin", () => {
 		const prompt = bodies.find((b) => b.includes("UserPromptSubmit hook additional context"));
 		expect(prompt, "no model request carried the prompt's memory").toBeDefined();
 		expect(prompt).toContain("memory://root/deploy-freeze.md");
-		expect(prompt).toContain("Deploy freeze from Friday 12:00 UTC until Monday.");
+		expect(prompt).toContain("Deploy freeze from Friday 12:00 UTC until Monday: no production deploys.");
 
 		// Ended by the plugin's SessionEnd hook through the slow service, after the agent has exited.
 		const sessions = async () => (await api(setup.key, "GET", `/v1/projects/${setup.projectId}/sessions`)).body.sessions as Loose[];
@@ -223,7 +224,7 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 		const hooks = await listHooks();
 		expect(hooks.length).toBe(7);
 		expect(hooks.every((h) => h.trustStatus === "untrusted")).toBe(true);
-		const prompt = "can we deploy the production release on Friday afternoon?";
+		const prompt = "deploy to production on Friday";
 		const untrusted = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", prompt], { cwd: setup.repo, env: agentEnv });
 		expect(untrusted.status, untrusted.stderr).toBe(0);
 		expect(sent("/v1/responses").slice(-1)[0]).not.toContain("Memory Guidance");
