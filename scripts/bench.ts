@@ -756,6 +756,8 @@ if (secrets) {
 } else out(`Labelled samples not found under ${BENCH_DATA}/secrets; set CAIRN_BENCH_DATA.`);
 if (ONLY) console.log("\nCAIRN_BENCH_ONLY is set: docs/benchmarks.md left as it was");
 else {
-	writeFileSync("docs/benchmarks.md", `${lines.join("\n")}\n`);
+	// The prompt hook's section is measured by `npm run bench:hooks` against a running service: kept as it is.
+	const hooks = /<!-- hooks:start -->[\s\S]*<!-- hooks:end -->/.exec(readFileSync("docs/benchmarks.md", "utf8"))?.[0];
+	writeFileSync("docs/benchmarks.md", `${lines.join("\n")}\n${hooks ? `\n${hooks}\n` : ""}`);
 	console.log("\nwrote docs/benchmarks.md");
 }

@@ -53,7 +53,7 @@ const status = async () => (await json(await call(`/v1/projects/${projectId}/sta
 const memories = async () => {
 	const { results } = await projectDb(projectId)
 		.prepare(
-			"SELECT m.name, m.type, m.description, m.version, m.source, m.content_hash, m.verified_at, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id WHERE m.project_id = ? ORDER BY m.name",
+			"SELECT m.name, m.type, m.description, m.version, m.source, m.content_hash, m.verified_at, m.updated_at, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id WHERE m.project_id = ? ORDER BY m.name",
 		)
 		.bind(projectId)
 		.all<Loose>();
@@ -311,6 +311,51 @@ describe("freshness", () => {
 	});
 });
 
+describe("explicit writes judged by the time of the statement", () => {
+	const update = {
+		op: "update",
+		name: "package-manager",
+		type: "feedback",
+		description: "Use yarn",
+		body: "Use yarn.",
+		reason: "the user said so",
+		evidence: ["s-same"],
+	};
+	async function run(statedAt: string) {
+		expect((await putMemory(tenant.token, projectId, "package-manager", "Use pnpm, never yarn.")).status).toBe(201);
+		const written = (await memories())[0] as Loose;
+		// The same session goes on long after the write (its last activity is later than the write) …
+		await addOutput(
+			"s-same",
+			[{ ...statement("Use yarn", "feedback", "package-manager"), statedAt } as Candidate],
+			new Date(Date.parse(written.updated_at) + 60_000).toISOString(),
+		);
+		await configure((i) => {
+			i.model = scripted({ operations: [update], skills: [], summary: "" });
+		});
+		await coordinator().requestRun(projectId);
+		await runDurableObjectAlarm(coordinator());
+		const event = await projectDb(projectId)
+			.prepare("SELECT outcome FROM consolidation_events WHERE project_id = ?")
+			.bind(projectId)
+			.first<Loose>();
+		return { written, after: (await memories())[0] as Loose, outcome: event?.outcome };
+	}
+
+	it("a statement made before the explicit write, in the same session, does not change it", async () => {
+		// … but the statement the candidate rests on came a minute before the write.
+		const { after, outcome } = await run(new Date(Date.now() - 60_000).toISOString());
+		expect(after).toMatchObject({ version: 1, body: "Use pnpm, never yarn.\n" });
+		expect(outcome).toBe("proposed");
+	});
+
+	it("a statement made after the explicit write changes it", async () => {
+		const { after, outcome } = await run(new Date(Date.now() + 30_000).toISOString());
+		expect(after).toMatchObject({ version: 2, description: "Use yarn" });
+		expect(outcome).toBe("applied");
+	});
+});
+
 describe("summary, skills and routes", () => {
 	it("offline: summary lists the memories, explicit procedures become skills, resolve serves both", async () => {
 		await expectError(await call(`/v1/projects/${projectId}/summary`, { token: tenant.token }), 404, "not_found");
@@ -377,8 +422,9 @@ describe("summary, skills and routes", () => {
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
-		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toBe(
-			"Summary one: deploys use wrangler.",
+		// The model's summary, with the date it was written.
+		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toMatch(
+			/^_Written \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\._\n\nSummary one: deploys use wrangler\.$/,
 		);
 
 		// A later run about something else: the model is shown the skill's body and the summary, and
@@ -408,8 +454,9 @@ describe("summary, skills and routes", () => {
 			"deploy",
 		]);
 		expect(await (await call(`/v1/projects/${projectId}/skills/deploy`, { token: tenant.token })).text()).toContain("2. wrangler deploy");
-		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toBe(
-			"Summary one: deploys use wrangler.",
+		// The model's summary, with the date it was written.
+		expect(await (await call(`/v1/projects/${projectId}/summary`, { token: tenant.token })).text()).toMatch(
+			/^_Written \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\._\n\nSummary one: deploys use wrangler\.$/,
 		);
 
 		// A skill is removed only when the model retires it, with its reason.

@@ -102,6 +102,8 @@ describe("stage 1 on the queue", () => {
 				body: "Always pnpm.",
 				evidence: ["t0"],
 				userStated: true,
+				// The time of the turn the statement rests on (consolidation's "newer explicit signal").
+				statedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
 			},
 		]);
 		expect(await sessionRow("dup")).toMatchObject({ cursor: 2, extraction_state: "idle", last_error: null });
@@ -244,6 +246,8 @@ describe("stage 1 on the queue", () => {
 				body: "Never skip it.",
 				evidence: ["t4"],
 				userStated: true,
+				// The time of the turn the statement rests on (consolidation's "newer explicit signal").
+				statedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
 			},
 		]);
 		expect((await sessionRow("agent"))?.cursor).toBe(6);

@@ -423,6 +423,108 @@ describe("agent-write detection", () => {
 		expect(detectAgentWrite("bash", "cairn remember x --type user --description d y")).toEqual({ agentWrite: true, memoryName: "x" });
 	});
 
+	it("a file tool writing into the team folder or the agent's memory directory is the agent's own write, in both agents' formats", async () => {
+		const team = "/home/ada/.claude/projects/-home-ada-src-api/memory/team/deploy-freeze.md";
+		const own = "/home/ada/.claude/projects/-home-ada-src-api/memory/feedback_testing.md";
+		const session = {
+			sessionId: "9b2f6c1e-5a7d-4f3e-8c21-7e0d4b9a6f10",
+			version: "2.1.197",
+			cwd: "/home/ada/src/api",
+			gitBranch: "main",
+			userType: "external",
+		};
+		const assistant = (uuid: string, block: Record<string, unknown>) => ({
+			parentUuid: null,
+			isSidechain: false,
+			...session,
+			message: { model: "claude-opus-4-5", id: `msg_${uuid}`, type: "message", role: "assistant", content: [block], stop_reason: null },
+			type: "assistant",
+			uuid,
+			timestamp: "2026-11-30T10:00:00.000Z",
+		});
+		const result = (uuid: string, id: string) => ({
+			parentUuid: null,
+			isSidechain: false,
+			...session,
+			type: "user",
+			message: { role: "user", content: [{ tool_use_id: id, type: "tool_result", content: "File created successfully" }] },
+			uuid,
+			timestamp: "2026-11-30T10:00:01.000Z",
+		});
+		const claude = [
+			assistant("a1", {
+				type: "tool_use",
+				id: "toolu_w",
+				name: "Write",
+				input: { file_path: team, content: "---\nname: deploy-freeze\n---\nNo Friday deploys." },
+			}),
+			result("r1", "toolu_w"),
+			assistant("a2", {
+				type: "tool_use",
+				id: "toolu_e",
+				name: "Edit",
+				input: { file_path: own, old_string: "mocks", new_string: "the real DB" },
+			}),
+			result("r2", "toolu_e"),
+			assistant("a3", { type: "tool_use", id: "toolu_r", name: "Read", input: { file_path: own } }),
+			result("r3", "toolu_r"),
+			assistant("a4", {
+				type: "tool_use",
+				id: "toolu_x",
+				name: "Write",
+				input: { file_path: "/home/ada/src/api/docs/memory.md", content: "x" },
+			}),
+			result("r4", "toolu_x"),
+		];
+		const parsed = await parse(claude.map((r) => JSON.stringify(r)).join("\n"), "claude");
+		expect(parsed.turns.filter((t) => t.role === "tool_call").map((t) => [t.tool, t.agentWrite ?? false, t.memoryName ?? null])).toEqual([
+			["Write", true, "deploy-freeze"],
+			["Edit", true, "feedback-testing"],
+			["Read", false, null],
+			["Write", false, null],
+		]);
+		const patch = `*** Begin Patch\n*** Add File: ${team}\n+---\n+name: deploy-freeze\n+---\n+No Friday deploys.\n*** End Patch\n`;
+		const item = (payload: Record<string, unknown>) => ({ timestamp: "2026-11-30T10:00:00.000Z", type: "response_item", payload });
+		const codex = [
+			{
+				timestamp: "2026-11-30T10:00:00.000Z",
+				type: "session_meta",
+				payload: { id: "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", cwd: "/home/ada/src/api", cli_version: "0.171.0" },
+			},
+			item({ type: "custom_tool_call", status: "completed", call_id: "call_p1", name: "apply_patch", input: patch }),
+			item({
+				type: "custom_tool_call_output",
+				call_id: "call_p1",
+				output: JSON.stringify({ output: `Success. Updated the following files:\nA ${team}\n`, metadata: { exit_code: 0 } }),
+			}),
+			item({
+				type: "function_call",
+				name: "shell",
+				arguments: JSON.stringify({ command: ["apply_patch", patch.replace(team, "/home/ada/.codex/memories/api_owner.md")] }),
+				call_id: "call_p2",
+			}),
+			item({ type: "function_call_output", call_id: "call_p2", output: '{"output":"Success.","metadata":{"exit_code":0}}' }),
+			item({
+				type: "custom_tool_call",
+				status: "completed",
+				call_id: "call_p3",
+				name: "apply_patch",
+				input: patch.replace(team, "src/memory.md"),
+			}),
+			item({ type: "custom_tool_call_output", call_id: "call_p3", output: '{"output":"Success.","metadata":{"exit_code":0}}' }),
+		];
+		const rollout = await parse(codex.map((r) => JSON.stringify(r)).join("\n"), "codex");
+		expect(rollout.turns.filter((t) => t.role === "tool_call").map((t) => [t.tool, t.agentWrite ?? false, t.memoryName ?? null])).toEqual([
+			["apply_patch", true, "deploy-freeze"],
+			["shell", true, "api-owner"],
+			["apply_patch", false, null],
+		]);
+		// The index is a memory file too, though it names no memory.
+		expect(detectAgentWrite("Write", { file_path: "/home/ada/.claude/projects/-x/memory/MEMORY.md", content: "- x" })).toEqual({
+			agentWrite: true,
+		});
+	});
+
 	it("generic transcripts: a tool call named memory_write is flagged, and so is its result", async () => {
 		const lines = [
 			{ id: "1", role: "user", content: "Remember that the API owner is payments." },

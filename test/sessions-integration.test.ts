@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { call, createProject, createTenant, expectError, json, type Loose, projectDb, type Tenant } from "./helpers";
+import { call, createProject, createTenant, expectError, json, type Loose, projectDb, type Tenant, until } from "./helpers";
 
 const own = import.meta.glob<string>("./fixtures/transcripts/*", { query: "?raw", import: "default", eager: true });
 const bench = import.meta.glob<string>("../../shared/bench/transcripts/*/*.jsonl", { query: "?raw", import: "default", eager: true });
@@ -176,6 +176,28 @@ describe("session registry and triggers", () => {
 		expect(res.status).toBe(202);
 		expect((await json(res)).session).toMatchObject({ status: "ended", extraction: { state: "idle" } });
 		await expectError(await call(`/v1/projects/${projectId}/sessions/none/end`, { token: tenant.token, method: "POST" }), 404, "not_found");
+	});
+
+	it("end is idempotent: a repeated end (a client retrying one it never saw answered) answers the same and queues nothing twice", async () => {
+		await enable({ "memories.enabled": true });
+		await post("twice", claudeFixture);
+		const first = await call(`/v1/projects/${projectId}/sessions/twice/end`, { token: tenant.token, method: "POST" });
+		const second = await call(`/v1/projects/${projectId}/sessions/twice/end`, { token: tenant.token, method: "POST" });
+		expect(first.status).toBe(202);
+		expect(second.status).toBe(202);
+		expect((await json(second)).session).toMatchObject({ id: "twice", status: "ended", turns: 9 });
+		// Extracted once: one stage-1 output for the session's one range.
+		const done = await until(
+			() =>
+				projectDb(projectId).prepare("SELECT cursor FROM sessions WHERE project_id = ? AND id = 'twice'").bind(projectId).first<Loose>(),
+			(row) => row?.cursor === 9,
+		);
+		expect(done?.cursor).toBe(9);
+		const outputs = await projectDb(projectId)
+			.prepare("SELECT COUNT(*) AS n FROM stage1_outputs WHERE project_id = ? AND session_id = 'twice'")
+			.bind(projectId)
+			.first<Loose>();
+		expect(outputs?.n).toBe(1);
 	});
 
 	it("explicit extract is refused while memory is off, then queues every session with unprocessed turns", async () => {

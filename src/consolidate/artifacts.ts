@@ -4,6 +4,8 @@ import { objectKey, summaryKey } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
 import type { ProjectEnv } from "../project/env";
 import type { ProjectDb, ProjectStatement } from "../project/sql";
+import { effectiveSettings } from "../settings/settings";
+import { buildSummary, datedSummary, storedSummary, withoutStaleLines } from "./summary";
 
 /** A skill: `skills/<name>/SKILL.md`, frontmatter name + description, then its sections. */
 export interface Skill {
@@ -25,16 +27,39 @@ export interface SkillRow {
 
 export const renderSkill = (s: Skill) => `---\nname: ${s.name}\ndescription: ${JSON.stringify(s.description)}\n---\n\n${s.body.trim()}\n`;
 
-export async function readSummary(env: Env, ctx: ProjectContext): Promise<string | null> {
-	const object = await env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
-	return object ? object.text() : null;
+/**
+ * The caller's summary as it may be shown: lines citing a memory or skill that changed or went away
+ * since it was written are left out; without a model (`rebuildOffline`) a stale summary is rebuilt from
+ * the current memories at once and stored. Null when there is none.
+ */
+export async function readSummary(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	options: { rebuildOffline?: boolean } = {},
+): Promise<string | null> {
+	const stored = await storedSummary(env, ctx);
+	if (!stored) return null;
+	const fresh = await withoutStaleLines(env.PDB, ctx, stored.text, stored.writtenAt);
+	if (fresh.dropped === 0 || !options.rebuildOffline) return fresh.text;
+	return rebuildSummary(env, ctx);
 }
 
-/** The summary is one object per user, replaced whole: an R2 put is atomic. */
-export async function writeSummary(env: Env, ctx: ProjectContext, text: string): Promise<void> {
-	await env.FILES.put(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId), text, {
+/** Rebuilds the caller's summary offline from the current memories and stores it (the rebuild command; a stale summary without a model). */
+export async function rebuildSummary(env: ProjectEnv, ctx: ProjectContext): Promise<string> {
+	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+	const text = await buildSummary(env.PDB, ctx, Number(settings["memories.summaryInjectionTokenLimit"].value));
+	return writeSummary(env, ctx, text);
+}
+
+/** The summary is one object per user, replaced whole: an R2 put is atomic. It carries its date, in the text and as metadata. */
+export async function writeSummary(env: Env, ctx: ProjectContext, text: string): Promise<string> {
+	const at = new Date();
+	const dated = datedSummary(text, at);
+	await env.FILES.put(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId), dated, {
 		httpMetadata: { contentType: "text/markdown; charset=utf-8" },
+		customMetadata: { writtenAt: at.toISOString() },
 	});
+	return dated;
 }
 
 export async function listSkills(db: ProjectDb, ctx: ProjectContext): Promise<SkillRow[]> {

@@ -1,11 +1,12 @@
 import type { Candidate } from "../extract/schema";
 import { tokenCount } from "../inject/tokens";
 import type { MemoryRow, ProjectContext } from "../memory/store";
+import type { StoredCandidate } from "../pipeline/statement-time";
 import type { ProjectDb, ProjectStatement } from "../project/sql";
 import { type CandidateRow, candidateStatement } from "../recall/lexical";
 import { queryTerms } from "../recall/terms";
 
-/** A stage-1 output waiting for consolidation, with its session's last activity. */
+/** A stage-1 output waiting for consolidation, with its session's last activity (the time of outputs stored before candidates carried `statedAt`). */
 export interface PendingOutput {
 	session_id: string;
 	from_seq: number;
@@ -14,7 +15,7 @@ export interface PendingOutput {
 	extractor: string;
 	raw_memory: string;
 	summary: string;
-	candidates: Candidate[];
+	candidates: StoredCandidate[];
 	created_at: string;
 	session_activity: string | null;
 }
@@ -36,7 +37,7 @@ export async function loadPending(db: ProjectDb, projectId: string, limit = MAX_
 		)
 		.bind(projectId, limit)
 		.all<Omit<PendingOutput, "candidates"> & { candidates_json: string }>();
-	return results.map(({ candidates_json, ...r }) => ({ ...r, candidates: JSON.parse(candidates_json) as Candidate[] }));
+	return results.map(({ candidates_json, ...r }) => ({ ...r, candidates: JSON.parse(candidates_json) as StoredCandidate[] }));
 }
 
 export const pendingCount = async (db: ProjectDb, projectId: string) =>

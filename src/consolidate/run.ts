@@ -123,15 +123,19 @@ function relatesTo(c: Candidate, op: Operation, row: MemoryRow): boolean {
  * May automatic consolidation change this memory? Memories written on purpose (by a person, an agent,
  * an import) only change on a newer explicit signal: a user statement, in one of the evidence
  * sessions, made after the memory was last written, about this change (another candidate of the same
- * output that the user stated does not count).
+ * output that the user stated does not count). "Made after" is the statement's own time (`statedAt`,
+ * the turn it rests on), so a statement before a write in the same session never counts as newer;
+ * outputs stored before candidates carried it fall back to the session's last activity.
  */
 function mayChange(row: MemoryRow, op: Operation, evidence: string[], outputs: PendingOutput[]): boolean {
 	if (!EXPLICIT.has(row.source)) return true;
+	const written = Date.parse(row.updated_at);
 	return outputs.some(
 		(o) =>
 			evidence.includes(o.session_id) &&
-			(o.session_activity ?? o.created_at) > row.updated_at &&
-			o.candidates.some((c) => c.userStated && relatesTo(c, op, row)),
+			o.candidates.some(
+				(c) => c.userStated && Date.parse(c.statedAt ?? o.session_activity ?? o.created_at) > written && relatesTo(c, op, row),
+			),
 	);
 }
 

@@ -1,6 +1,8 @@
 import { truncateToTokens } from "../inject/tokens";
+import { summaryKey } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
+import type { ProjectEnv } from "../project/env";
 import type { ProjectDb } from "../project/sql";
 
 const SECTIONS: [MemoryType, string][] = [
@@ -50,4 +52,83 @@ export async function buildSummary(db: ProjectDb, ctx: ProjectContext, tokenLimi
 		if (words.length) parts.push(`- ${words.slice(0, 4).join(", ")} → ${path(r)}`);
 	}
 	return truncateToTokens(`${parts.join("\n").trim()}\n`, tokenLimit).text;
+}
+
+/* --- A summary that is never stale ---
+ * A summary cites memories and skills by their memory:// paths. When one of them changes or goes
+ * away after the summary was written, the lines citing it would show an old value or a dead path: they
+ * are left out whenever the summary is read, and without a model the summary is rebuilt then and there
+ * (with a model, the next consolidation run rewrites it from the filtered text). */
+
+/** The line a summary carries its date on (replaced on every write). */
+const DATE_LINE = /^_Written \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\._$/m;
+
+/** The summary text with its date (replacing an earlier one), after its first heading when it has one. */
+export function datedSummary(text: string, at: Date): string {
+	const line = `_Written ${at.toISOString().slice(0, 16).replace("T", " ")} UTC._`;
+	const body = text
+		.replace(DATE_LINE, "")
+		.replace(/\n{3,}/g, "\n\n")
+		.replace(/^\n+/, "");
+	if (!body.trim()) return body;
+	const heading = /^# .*\n/.exec(body);
+	return heading ? `${heading[0]}\n${line}\n${body.slice(heading[0].length).replace(/^\n+/, "\n")}` : `${line}\n\n${body}`;
+}
+
+const CITED = /memory:\/\/root\/(?:(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md)/g;
+
+/**
+ * The summary without the lines that cite a memory or skill that no longer resolves for this user, or
+ * that changed after `writtenAt`. `dropped` counts the lines left out.
+ */
+export async function withoutStaleLines(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	text: string,
+	writtenAt: string,
+): Promise<{ text: string; dropped: number }> {
+	const memories = new Set<string>();
+	const skills = new Set<string>();
+	for (const m of text.matchAll(CITED)) {
+		if (m[2]) memories.add(`${m[1] ? "team" : "personal"}/${m[2]}`);
+		if (m[3]) skills.add(m[3]);
+	}
+	if (memories.size === 0 && skills.size === 0) return { text, dropped: 0 };
+	const names = [...memories].map((k) => k.split("/")[1]);
+	const [memoryRows, skillRows] = await db.batch<{ name: string; scope: string; updated_at: string }>([
+		db
+			.prepare(
+				`SELECT name, scope, updated_at FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)
+				 AND name IN (SELECT value FROM json_each(?))`,
+			)
+			.bind(ctx.projectId, ctx.userId, JSON.stringify(names)),
+		db
+			.prepare(
+				`SELECT name, 'skill' AS scope, updated_at FROM skills WHERE project_id = ? AND owner_id = ? AND name IN (SELECT value FROM json_each(?))`,
+			)
+			.bind(ctx.projectId, ctx.userId, JSON.stringify([...skills])),
+	]);
+	const written = Date.parse(writtenAt);
+	const fresh = new Set<string>();
+	for (const r of memoryRows?.results ?? []) if (!(Date.parse(r.updated_at) > written)) fresh.add(`${r.scope}/${r.name}`);
+	for (const r of skillRows?.results ?? []) if (!(Date.parse(r.updated_at) > written)) fresh.add(`skill/${r.name}`);
+	let dropped = 0;
+	const kept = text.split("\n").filter((line) => {
+		for (const m of line.matchAll(CITED)) {
+			const key = m[3] ? `skill/${m[3]}` : `${m[1] ? "team" : "personal"}/${m[2]}`;
+			if (!fresh.has(key)) {
+				dropped++;
+				return false;
+			}
+		}
+		return true;
+	});
+	return { text: kept.join("\n"), dropped };
+}
+
+/** The stored summary and when it was written (its metadata, else the object's upload time). */
+export async function storedSummary(env: ProjectEnv | Env, ctx: ProjectContext): Promise<{ text: string; writtenAt: string } | null> {
+	const object = await env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
+	if (!object) return null;
+	return { text: await object.text(), writtenAt: object.customMetadata?.writtenAt ?? object.uploaded.toISOString() };
 }

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { LanguageModel } from "ai";
-import { listSkills, readSkill } from "../consolidate/artifacts";
+import { listSkills, readSkill, readSummary, rebuildSummary } from "../consolidate/artifacts";
 import { pendingCount } from "../consolidate/inputs";
 import { ConsolidationError } from "../consolidate/model";
 import { type ConsolidationFaults, consolidateProject } from "../consolidate/run";
@@ -363,6 +363,8 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	endSession(ctx: ProjectContext, sessionId: string, enqueue: boolean) {
 		return this.run(ctx.projectId, async () => {
 			const own = await requireOwnSession(this.db, ctx, sessionId);
+			// Idempotent: a client retries an end it never saw answered; an ended session already queued is not queued twice.
+			if (own.status === "ended" && own.extraction_state === "queued") return own;
 			await markEnded(this.db, ctx, own.id);
 			const session = await requireOwnSession(this.db, ctx, sessionId);
 			const queued = enqueue ? await enqueueSessions(this.penv, [session]) : 0;
@@ -438,6 +440,16 @@ export class ProjectCoordinator extends DurableObject<Env> {
 			pendingOutputs: await pendingCount(this.db, ctx.projectId),
 			deadLetters: await deadLetterCount(this.db, ctx.projectId),
 		}));
+	}
+
+	/** The caller's summary as it may be shown (stale lines left out; rebuilt at once when no model writes it). */
+	summary(ctx: ProjectContext) {
+		return this.run(ctx.projectId, () => readSummary(this.penv, ctx, { rebuildOffline: this.sessionModel() === null }));
+	}
+
+	/** Rebuilds the caller's summary from the current memories now (the rebuild command). */
+	rebuildSummary(ctx: ProjectContext) {
+		return this.run(ctx.projectId, () => rebuildSummary(this.penv, ctx));
 	}
 
 	skills(ctx: ProjectContext) {

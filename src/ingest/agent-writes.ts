@@ -8,7 +8,11 @@ import { isObject, str } from "./turns";
  *   or a namespaced call (`namespace: "mcp__<server>"`, `name: "memory_write"`);
  * - a shell command running `cairn remember …` (Claude Code `Bash` input.command, Codex `shell`
  *   command arrays, `shell_command` / `exec_command` strings, `local_shell_call` actions, a `!`
- *   command the user typed).
+ *   command the user typed);
+ * - a file tool writing into a memory folder: Claude Code's `Write` / `Edit` / `MultiEdit` with a
+ *   `file_path` under `~/.claude/projects/<project>/memory/` (its `team/` folder included — what
+ *   `cairn team push` uploads), and Codex's `apply_patch` (a `custom_tool_call` whose input is the
+ *   patch, or a `shell` call carrying it) adding or updating a file there or under `~/.codex/memories/`.
  */
 
 /** The tool's own name after any server prefix or namespace separator. */
@@ -116,6 +120,39 @@ function writtenName(input: unknown, commands: string[]): string | undefined {
 	return undefined;
 }
 
+/** A file in an agent's memory folder; the name is its file name as `cairn import` names it. */
+const MEMORY_FILE = /[\\/]\.(?:claude[\\/]projects[\\/][^\\/]+[\\/]memory|codex[\\/]memories)[\\/](?:team[\\/])?([^\\/]+)\.md$/;
+/** Tools that write files (a `Read` or `Grep` names a path too, and writes nothing). */
+const FILE_WRITE_TOOL = /write|edit|patch|create|replace/i;
+/** Files a patch adds, updates or moves to (`*** Add File: <path>`, `*** Update File:`, `*** Move to:`). */
+const PATCH_FILE = /^\*\*\* (?:Add File|Update File|Move to): (.+)$/gm;
+
+/** The paths a file-writing tool call writes: `file_path` / `path` / `notebook_path`, or the files of a patch. */
+function writtenPaths(name: string, input: unknown, commands: string[]): string[] {
+	const value = toolInput(input);
+	const paths: string[] = [];
+	const patches: string[] = commands.filter((c) => c.includes("*** Begin Patch"));
+	if (typeof value === "string" && value.includes("*** Begin Patch")) patches.push(value);
+	if (isObject(value)) {
+		if (FILE_WRITE_TOOL.test(name))
+			for (const field of ["file_path", "path", "notebook_path"]) if (typeof value[field] === "string") paths.push(value[field]);
+		if (typeof value.input === "string" && value.input.includes("*** Begin Patch")) patches.push(value.input);
+		if (typeof value.patch === "string" && value.patch.includes("*** Begin Patch")) patches.push(value.patch);
+	}
+	for (const patch of patches) for (const m of patch.matchAll(PATCH_FILE)) paths.push((m[1] ?? "").trim());
+	return paths;
+}
+
+/** The memory a memory-folder file holds, named as an import names it (`feedback_testing.md` → `feedback-testing`). */
+function fileMemoryName(file: string): string | undefined {
+	const name = file
+		.toLowerCase()
+		.replace(/[^a-z0-9-]+/g, "-")
+		.replace(/^-+|-+$/g, "")
+		.slice(0, 64);
+	return name && name !== "memory" && SLUG.test(name) ? name : undefined;
+}
+
 export interface AgentWrite {
 	agentWrite: true;
 	memoryName?: string;
@@ -133,6 +170,12 @@ export function detectAgentWrite(name: string, input: unknown): AgentWrite | nul
 	const commands = shellCommands(input, SHELL_TOOL.test(name));
 	if (commands.some(runsCairnRemember)) {
 		const memoryName = writtenName(undefined, commands);
+		return { agentWrite: true, ...(memoryName ? { memoryName } : {}) };
+	}
+	for (const path of writtenPaths(name, input, commands)) {
+		const file = MEMORY_FILE.exec(path);
+		if (!file) continue;
+		const memoryName = fileMemoryName(file[1] ?? "");
 		return { agentWrite: true, ...(memoryName ? { memoryName } : {}) };
 	}
 	return null;

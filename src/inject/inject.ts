@@ -3,7 +3,6 @@ import readPathTemplate from "../../prompts/read_path.md";
 import { CairnError } from "../errors";
 import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
-import { summaryKey } from "../memory/paths";
 import { type ProjectContext, readMemoryContent } from "../memory/store";
 import { projectStore } from "../project/client";
 import { type Engine, recall } from "../recall/recall";
@@ -130,7 +129,8 @@ export async function buildInjection(
 	// project's object), concurrently.
 	const [settings, summaryObject, indexText, alreadyServed] = await Promise.all([
 		effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
-		memoriesOnly ? Promise.resolve(null) : env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId)),
+		// The summary without lines about memories changed or deleted since it was written (never a dead memory:// path).
+		memoriesOnly ? Promise.resolve(null) : store.summary(ctx),
 		memoriesOnly ? Promise.resolve("") : store.index(ctx),
 		sessionId ? store.servedTo(ctx, sessionId) : Promise.resolve([] as string[]),
 	]);
@@ -234,7 +234,7 @@ export async function buildInjection(
 	let summaryFull = "";
 	if (summaryObject) {
 		const limit = Number(settings["memories.summaryInjectionTokenLimit"].value);
-		const cut = truncateToTokens(await summaryObject.text(), limit);
+		const cut = truncateToTokens(summaryObject, limit);
 		summaryFull = cut.text;
 		if (cut.truncated) {
 			truncated = true;

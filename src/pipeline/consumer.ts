@@ -11,6 +11,7 @@ import { GuardFailure } from "../project/sql";
 import { effectiveSettings } from "../settings/settings";
 import { sessionIsOver, writeSessionLog } from "./daily-log-writer";
 import { type ExtractMessage, ExtractMessageSchema } from "./messages";
+import { stampStatementTimes } from "./statement-time";
 import { extractionAllowed } from "./triggers";
 
 /** Deliveries before a message goes to the dead-letter queue: the consumer's max_retries (3) + 1. */
@@ -73,12 +74,13 @@ export async function processRange(env: ProjectEnv, message: ExtractMessage, opt
 	const left = agentWriteTurns(turns, writes.results);
 	const kept = turns.filter((t) => !left.has(t.seq));
 	const model = options.model !== undefined ? options.model : resolveModel(env, "default");
-	const output =
+	const extracted =
 		kept.length === 0
 			? { raw_memory: "", summary: "", candidates: [] }
 			: model
 				? await extractWithModel(model, message.sessionId, kept)
 				: extractOffline(message.sessionId, kept);
+	const output = stampStatementTimes(extracted, kept);
 	try {
 		await commit(
 			env,

@@ -7,7 +7,9 @@ import { join } from "node:path";
 export const configDir = () => join(process.env.XDG_CONFIG_HOME || join(homedir(), ".config"), "cairn");
 
 /**
- * @typedef {{ url?: string, key?: string, projects?: Record<string, string> }} Config
+ * `projects`: repository root → project id. `dirs`: a directory a hook ran in → its repository root, so
+ * a hook that knows its project runs no git command.
+ * @typedef {{ url?: string, key?: string, projects?: Record<string, string>, dirs?: Record<string, string> }} Config
  */
 
 /** @returns {Config} */
@@ -66,4 +68,26 @@ export function writeState(name, value) {
 	const temp = `${file}.${process.pid}.tmp`;
 	writeFileSync(temp, JSON.stringify(value), { mode: 0o600 });
 	renameSync(temp, file);
+}
+
+/** How many directories `dirs` remembers (the most recent). */
+const MAX_DIRS = 200;
+
+/**
+ * The project a directory's hooks use when it is already known — `CAIRN_PROJECT`, or the id saved for
+ * the repository root this directory was last found in — without running git. Null when unknown.
+ * @param {Config} config @param {string} dir an absolute path
+ */
+export function knownProject(config, dir) {
+	if (process.env.CAIRN_PROJECT) return process.env.CAIRN_PROJECT;
+	const root = config.dirs?.[dir];
+	return (root && config.projects?.[root]) || null;
+}
+
+/** Records that `dir` belongs to the repository at `root`. @param {Config} config @param {string} dir @param {string} root */
+export function rememberDir(config, dir, root) {
+	if (config.dirs?.[dir] === root) return false;
+	const dirs = Object.entries(config.dirs ?? {}).filter(([d]) => d !== dir);
+	config.dirs = Object.fromEntries([...dirs.slice(-(MAX_DIRS - 1)), [dir, root]]);
+	return true;
 }

@@ -4,8 +4,10 @@
 import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
-import { syncSession } from "./sync.mjs";
+import { injectRequest } from "./prompt-hook.mjs";
+import { handOff, resumeBacklog, syncSession } from "./sync.mjs";
 import { teamDir, teamPull, teamPush, touchedTeamFiles } from "./team.mjs";
 
 /** `cairn hook <sub>` → the agents' event name. */
@@ -21,57 +23,7 @@ export const HOOK_EVENTS = /** @type {const} */ ({
 /** @typedef {(typeof HOOK_EVENTS)[keyof typeof HOOK_EVENTS]} HookEvent */
 /** @typedef {"claude" | "codex"} Agent */
 
-/**
- * How long a hook may take, from the process's start: a prompt waits on UserPromptSubmit, so it gets
- * the least. `CAIRN_HOOK_BUDGET_MS` can only shorten these.
- * @param {string} event
- */
-export function hookBudgetMs(event) {
-	const cap = event === "UserPromptSubmit" ? 1400 : 2800;
-	const wanted = Number(process.env.CAIRN_HOOK_BUDGET_MS);
-	return wanted > 0 ? Math.min(wanted, cap) : cap;
-}
-
-/**
- * What each agent lets the model see whole. Claude Code saves hook output over 10,000 characters to a
- * file and shows a ~2 KB preview; Codex spills text over 2,500 tokens, which it counts as bytes / 4.
- * The service keeps the block within `maxChars` (and `maxTokens`); `fitForAgent` is the last guard.
- */
-export const INJECT_LIMITS = /** @type {const} */ ({
-	claude: { maxChars: 9500 },
-	codex: { maxTokens: 2500, maxChars: 9500 },
-});
-const HARD_LIMIT = { claude: 10_000, codex: 10_000 };
-const measure = { claude: (/** @type {string} */ s) => s.length, codex: (/** @type {string} */ s) => Buffer.byteLength(s) };
-
-/** Cuts text that would exceed the agent's limit at a line break, saying so. @param {Agent} agent @param {string} text */
-export function fitForAgent(agent, text) {
-	const size = measure[agent];
-	if (size(text) <= HARD_LIMIT[agent]) return text;
-	const note = "\n[cairn: cut to fit the agent's hook output limit]";
-	let cut = text.slice(0, HARD_LIMIT[agent] - note.length);
-	while (size(cut) > HARD_LIMIT[agent] - note.length) cut = cut.slice(0, -64);
-	const lastBreak = cut.lastIndexOf("\n");
-	return `${lastBreak > 0 ? cut.slice(0, lastBreak) : cut}${note}`;
-}
-
-/**
- * What goes to stdout. Context-carrying events print hookSpecificOutput when there is something to add.
- * Codex validates every hook's stdout against the event's schema, so it always gets a JSON object —
- * `{}` when there is nothing to add; Claude Code gets nothing then.
- * @param {Agent} agent @param {string} event @param {string | null} context
- */
-export function hookOutput(agent, event, context) {
-	if (context && (event === "SessionStart" || event === "UserPromptSubmit" || event === "PostToolUse"))
-		return JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: fitForAgent(agent, context) } });
-	return agent === "codex" ? "{}" : "";
-}
-
-/** Which agent sent a payload, when the installed command does not say: Codex's carry a turn id or a rollout path. @param {Record<string, unknown>} payload */
-export function detectAgent(payload) {
-	const path = typeof payload.transcript_path === "string" ? payload.transcript_path : "";
-	return typeof payload.turn_id === "string" || /[\\/]\.codex[\\/]|rollout-[^\\/]*\.jsonl$/.test(path) ? "codex" : "claude";
-}
+export { detectAgent, fitForAgent, hookBudgetMs, hookOutput, INJECT_LIMITS } from "./hook-output.mjs";
 
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const str = (/** @type {unknown} */ v) => (typeof v === "string" && v ? v : null);
@@ -138,6 +90,8 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 	};
 
 	if (event === "SessionStart") {
+		// Uploads and ends that an earlier hook could not finish (a slow service, a cancelled hook) resume now, detached.
+		resumeBacklog();
 		// Bash commands of this Claude Code session (`cairn remember`) then know the session and project.
 		const envFile = process.env.CLAUDE_ENV_FILE;
 		if (agent === "claude" && envFile && sessionId) {
@@ -163,9 +117,9 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 		return text;
 	}
 	if (event === "UserPromptSubmit") {
-		const prompt = str(payload.prompt);
-		if (!prompt) return null;
-		return inject({ query: prompt.slice(0, 8000), include: "memories", ...(sessionId ? { onlyNew: true } : {}) });
+		// `cairn hook user-prompt-submit` runs lib/prompt-hook.mjs without loading this module; this serves a caller that has it loaded.
+		if (!str(payload.prompt)) return null;
+		return inject(injectRequest({ agent, payload, deadline }));
 	}
 
 	if (!sessionId) return null;
@@ -177,9 +131,18 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 	const after = /** @type {import("./sync.mjs").AfterAction[]} */ (
 		event === "SessionEnd" ? ["end"] : event === "PreCompact" ? ["compact"] : []
 	);
+	resumeBacklog({ except: sessionId });
 	// No transcript: nothing was uploaded for this session, so there is nothing to end or compact either.
 	if (!transcript) return null;
-	const res = await syncSession(api, { projectId: project.id, sessionId, files: [{ file: transcript, format }], after }, { deadline });
+	const job = { projectId: project.id, sessionId, files: [{ file: transcript, format }], after };
+	if (event === "SessionEnd") {
+		// Claude Code cancels a plugin's SessionEnd hook after 1.5 s whatever hooks.json says, and the agent is
+		// exiting: the final upload and the end go to a detached process at once, kept in the backlog until done.
+		handOff(job);
+		if (process.env.CAIRN_VERBOSE) process.stderr.write("cairn: the final upload and the end continue in the background\n");
+		return null;
+	}
+	const res = await syncSession(api, job, { deadline });
 	if (process.env.CAIRN_VERBOSE)
 		process.stderr.write(
 			`cairn: uploaded ${res.bytes} bytes, ${res.accepted} new turns${res.background ? "; the rest continues in the background" : ""}\n`,

@@ -190,3 +190,16 @@ export function uninstallCodexNotify(file) {
 	writeFileSync(file, next);
 	return true;
 }
+
+/** The events a hooks file (Claude Code settings, Codex hooks.json) runs Cairn on; none when the file is missing or unreadable. @param {string} file */
+export function cairnEvents(file) {
+	try {
+		const settings = readJson(file);
+		const hooks = settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {};
+		return Object.keys(hooks).filter(
+			(event) => Array.isArray(hooks[event]) && hooks[event].some((g) => Array.isArray(g?.hooks) && g.hooks.some(isOurs)),
+		);
+	} catch {
+		return [];
+	}
+}

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { ApiError } from "./api.mjs";
-import { readConfig, writeConfig } from "./config.mjs";
+import { readConfig, rememberDir, writeConfig } from "./config.mjs";
 
 /** @param {string[]} args @param {string} cwd @param {number} [timeout] */
 const git = (args, cwd, timeout = 1000) => {
@@ -80,8 +80,13 @@ export async function projectFor(api, dir, options = {}) {
 	const fixed = process.env.CAIRN_PROJECT;
 	const repo = repository(dir);
 	if (fixed) return { id: fixed, ...repo };
-	const saved = readConfig().projects?.[repo.root];
-	if (saved) return { id: saved, ...repo };
+	const known = readConfig();
+	const saved = known.projects?.[repo.root];
+	if (saved) {
+		// The next prompt hook in this directory then finds the project without git.
+		if (rememberDir(known, resolve(dir), repo.root)) writeConfig(known);
+		return { id: saved, ...repo };
+	}
 	const byPath = { name: repo.name, rootPath: repo.root };
 	/** @type {{ project: { id: string } }} */
 	let res;
@@ -96,6 +101,7 @@ export async function projectFor(api, dir, options = {}) {
 	}
 	const config = readConfig();
 	config.projects = { ...(config.projects ?? {}), [repo.root]: res.project.id };
+	rememberDir(config, resolve(dir), repo.root);
 	writeConfig(config);
 	return { id: res.project.id, ...repo };
 }

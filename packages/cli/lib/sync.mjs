@@ -9,7 +9,9 @@ import {
 	existsSync,
 	mkdirSync,
 	openSync,
+	readdirSync,
 	readFileSync,
+	renameSync,
 	statSync,
 	unlinkSync,
 	writeFileSync,
@@ -121,6 +123,9 @@ export function logSync(line) {
  * @returns {Promise<{ bytes: number, accepted: number, complete: boolean, background: boolean }>}
  */
 export async function syncSession(api, job, { deadline }) {
+	// Recorded before any request: a hook killed or timed out mid-way leaves the job for the next hook to resume.
+	recordPending(job);
+	current = job;
 	const release = tryLock(job.projectId, job.sessionId);
 	if (!release) {
 		// Another hook or a background run is uploading this session; it reads to the end of each file.
@@ -131,6 +136,7 @@ export async function syncSession(api, job, { deadline }) {
 	let bytes = 0;
 	let accepted = 0;
 	let complete = false;
+	let failure = null;
 	try {
 		complete = true;
 		for (const { file, format } of job.files) {
@@ -143,11 +149,145 @@ export async function syncSession(api, job, { deadline }) {
 			}
 		}
 		if (complete) await runAfter(api, job, deadline);
+	} catch (err) {
+		// A timed-out or refused upload or end is not lost: it continues in the background and stays in the
+		// backlog until it succeeds.
+		complete = false;
+		failure = err;
 	} finally {
 		release();
 	}
-	if (!complete) continueInBackground(job);
+	current = null;
+	if (complete) clearPending(job);
+	else continueInBackground(job);
+	if (failure) throw failure;
 	return { bytes, accepted, complete, background: !complete };
+}
+
+/** The job a hook is working on, for a hand-off when its budget runs out. @type {SyncJob | null} */
+let current = null;
+
+/**
+ * Called when a hook's own budget ends: the job it was working on continues in a detached process (the
+ * lock it held is released by its exit; a dead holder's lock is taken over).
+ */
+export function handOffCurrent() {
+	if (current) continueInBackground(current);
+	current = null;
+}
+
+/**
+ * Hands the whole job to a detached process at once and returns: SessionEnd's way, since Claude Code
+ * cancels a plugin's SessionEnd hook after 1.5 s whatever its hooks.json says.
+ * @param {SyncJob} job
+ */
+export function handOff(job) {
+	recordPending(job);
+	continueInBackground(job);
+}
+
+/* --- The backlog: every job a hook started, until it has fully succeeded ---
+ * One file per session under the state directory. A job that fails (service down, slow, a killed hook)
+ * stays there and is resumed by the next SessionStart, Stop, SubagentStop, PreCompact or SessionEnd hook
+ * and by `cairn status` — never by the prompt hook, which every prompt waits for. */
+
+/** Jobs older than this are dropped: the idle scan has extracted the session by then. */
+const BACKLOG_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+/** At most this many background runs started by one hook. */
+const RESUME_AT_ONCE = 4;
+
+const pendingFile = (/** @type {string} */ projectId, /** @type {string} */ sessionId) =>
+	join(stateDir(), `pending-${sessionKey(projectId, sessionId)}.json`);
+
+/** @typedef {{ job: SyncJob, at: number, attempts: number, pid?: number, error?: string }} PendingRecord */
+
+/** @param {string} file @returns {PendingRecord | null} */
+function readPending(file) {
+	try {
+		return JSON.parse(readFileSync(file, "utf8"));
+	} catch {
+		return null;
+	}
+}
+
+/** @param {string} file @param {PendingRecord} record */
+function writePending(file, record) {
+	mkdirSync(stateDir(), { recursive: true, mode: 0o700 });
+	const temp = `${file}.${process.pid}.tmp`;
+	writeFileSync(temp, JSON.stringify(record), { mode: 0o600 });
+	renameSync(temp, file);
+}
+
+/** Adds a job to the session's backlog entry (files and after-actions accumulate). @param {SyncJob} job */
+export function recordPending(job) {
+	const file = pendingFile(job.projectId, job.sessionId);
+	const old = readPending(file);
+	const files = [...(old?.job.files ?? [])];
+	for (const f of job.files) if (!files.some((o) => o.file === f.file)) files.push(f);
+	const after = /** @type {AfterAction[]} */ ([...new Set([...(old?.job.after ?? []), ...job.after])]);
+	writePending(file, {
+		...(old ?? {}),
+		job: { projectId: job.projectId, sessionId: job.sessionId, files, after },
+		at: old?.at ?? Date.now(),
+		attempts: old?.attempts ?? 0,
+	});
+}
+
+/** Removes the backlog entry once `job` covered all of it (a hook may have added to it meanwhile). @param {SyncJob} job */
+function clearPending(job) {
+	const file = pendingFile(job.projectId, job.sessionId);
+	const record = readPending(file);
+	if (!record) return;
+	// A transcript deleted since it was recorded has nothing left to send.
+	const covered =
+		record.job.files.every((f) => !existsSync(f.file) || job.files.some((j) => j.file === f.file)) &&
+		record.job.after.every((a) => job.after.includes(a));
+	if (!covered) return;
+	try {
+		unlinkSync(file);
+	} catch {
+		// already gone
+	}
+}
+
+/** The backlog, oldest first. @returns {PendingRecord[]} */
+export function pendingJobs() {
+	const dir = stateDir();
+	if (!existsSync(dir)) return [];
+	return readdirSync(dir)
+		.filter((n) => n.startsWith("pending-") && n.endsWith(".json"))
+		.map((n) => readPending(join(dir, n)))
+		.filter((r) => r !== null)
+		.sort((a, b) => a.at - b.at);
+}
+
+/**
+ * Starts a background run for each job of the backlog that no live process is working on (a few at a
+ * time); drops jobs too old to matter. Returns how many were started.
+ * @param {{ except?: string }} [options] a session whose job the caller runs itself
+ */
+export function resumeBacklog(options = {}) {
+	let started = 0;
+	for (const record of pendingJobs()) {
+		if (started >= RESUME_AT_ONCE) break;
+		const { job } = record;
+		if (job.sessionId === options.except) continue;
+		const file = pendingFile(job.projectId, job.sessionId);
+		if (Date.now() - record.at > BACKLOG_MAX_AGE_MS) {
+			logSync(`${job.sessionId} dropped from the backlog after ${record.attempts} attempts: older than 7 days`);
+			try {
+				unlinkSync(file);
+			} catch {
+				// already gone
+			}
+			continue;
+		}
+		if (record.pid && alive(record.pid)) continue;
+		job.files = job.files.filter((f) => existsSync(f.file));
+		continueInBackground(job);
+		started++;
+	}
+	return started;
 }
 
 /** @param {ReturnType<import("./api.mjs").client>} api @param {SyncJob} job @param {number} deadline */
@@ -196,6 +336,9 @@ export async function runSyncJob(api, job) {
 	}
 	mkdirSync(stateDir(), { recursive: true, mode: 0o700 });
 	writeFileSync(marker, JSON.stringify({ pid: process.pid, files }), { mode: 0o600 });
+	const pending = pendingFile(job.projectId, job.sessionId);
+	const claim = readPending(pending);
+	if (claim) writePending(pending, { ...claim, pid: process.pid });
 	const release = await waitLock(job.projectId, job.sessionId, STALE_LOCK_MS);
 	try {
 		if (JSON.parse(readFileSync(marker, "utf8")).pid === process.pid) unlinkSync(marker);
@@ -206,23 +349,48 @@ export async function runSyncJob(api, job) {
 		logSync(`${job.sessionId} gave up waiting for the upload lock`);
 		return;
 	}
+	// The backlog entry is the whole of what this session still owes (a SessionEnd may have added `end`
+	// to a Stop's upload meanwhile): do all of it.
+	const owed = readPending(pending)?.job;
+	if (owed) {
+		for (const f of owed.files) if (!job.files.some((j) => j.file === f.file)) job.files.push(f);
+		job.after = [...new Set([...job.after, ...owed.after])];
+	}
 	let bytes = 0;
 	let accepted = 0;
 	try {
-		for (const { file, format } of job.files) {
-			if (!existsSync(file)) continue;
-			const res = await uploadNewLines(api, { projectId: job.projectId, sessionId: job.sessionId, file, format });
-			bytes += res.bytes;
-			accepted += res.accepted;
+		// A slow or briefly unavailable service gets a few tries before the job waits for the next hook.
+		for (let attempt = 1; ; attempt++) {
+			try {
+				for (const { file, format } of job.files) {
+					if (!existsSync(file)) continue;
+					const res = await uploadNewLines(api, { projectId: job.projectId, sessionId: job.sessionId, file, format });
+					bytes += res.bytes;
+					accepted += res.accepted;
+				}
+				await runAfter(api, job, Number.POSITIVE_INFINITY);
+				break;
+			} catch (err) {
+				const permanent = err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429;
+				if (permanent || attempt >= BACKGROUND_ATTEMPTS) throw err;
+				await new Promise((r) => setTimeout(r, RETRY_DELAY_MS * attempt));
+			}
 		}
-		await runAfter(api, job, Number.POSITIVE_INFINITY);
+		clearPending(job);
 		logSync(
 			`${job.sessionId} uploaded ${bytes} bytes, ${accepted} new turns in the background${job.after.length ? `; ${job.after.join(", ")}` : ""}`,
 		);
 	} catch (err) {
-		logSync(`${job.sessionId} uploaded ${bytes} bytes, then failed: ${err instanceof Error ? err.message : String(err)}`);
+		const message = err instanceof Error ? err.message : String(err);
+		const record = readPending(pending);
+		if (record) writePending(pending, { ...record, attempts: record.attempts + 1, error: message, pid: undefined });
+		logSync(`${job.sessionId} uploaded ${bytes} bytes, then failed: ${message}; the next hook or \`cairn status\` retries`);
 		throw err;
 	} finally {
 		release();
 	}
 }
+
+/** Tries of one background run, and the pause before the next (times the attempt). */
+const BACKGROUND_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 1500;

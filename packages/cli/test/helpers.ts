@@ -69,8 +69,23 @@ export function machine() {
 	return { home, env: base, run, runAsync };
 }
 
+/**
+ * fetch against the test's Worker, sent again once when the connection was closed under it: Node keeps
+ * idle connections open, and workerd may close one just as a request (after a long run of CLI
+ * processes) starts on it ("other side closed", EPIPE). Only for requests that are safe to repeat.
+ */
+export async function serviceFetch(input: string, init?: RequestInit): Promise<Response> {
+	try {
+		return await fetch(input, init);
+	} catch (err) {
+		const code = (err as { cause?: { code?: string } }).cause?.code;
+		if (!(err instanceof TypeError) || !["UND_ERR_SOCKET", "EPIPE", "ECONNRESET"].includes(code ?? "")) throw err;
+		return fetch(input, init);
+	}
+}
+
 export async function api(key: string, method: string, path: string, body?: unknown) {
-	const res = await fetch(`${url}${path}`, {
+	const res = await serviceFetch(`${url}${path}`, {
 		method,
 		headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
 		body: body === undefined ? undefined : JSON.stringify(body),
@@ -128,3 +143,58 @@ export async function eventually<T>(check: () => Promise<T | undefined>, ms = 30
  * 1.4 s per prompt, 2.8 s otherwise) is checked as a value, not timed.
  */
 export const KILLED_AFTER_MS = { prompt: 5_000, other: 10_000 } as const;
+
+export interface ProxyEvent {
+	method: string;
+	path: string;
+	status: number;
+	arrivedAt: number;
+	answeredAt: number;
+}
+
+/**
+ * The service behind a stand-in that answers the session routes (`/sessions/…`) `delayMs` late, or
+ * refuses them while `refuse` is set: a far or cold deployment, or one that is briefly down. Records
+ * every request it answered.
+ */
+export async function slowService(options: { delayMs: number; match?: RegExp }) {
+	const { createServer } = await import("node:http");
+	const match = options.match ?? /\/sessions\//;
+	const events: ProxyEvent[] = [];
+	const state = { refuse: false, delayMs: options.delayMs };
+	const server = createServer(async (req, res) => {
+		const arrivedAt = Date.now();
+		const path = req.url ?? "/";
+		const chunks: Buffer[] = [];
+		for await (const c of req) chunks.push(c as Buffer);
+		const slow = match.test(path);
+		if (slow && state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
+		let status: number;
+		if (slow && state.refuse) {
+			status = 503;
+			res.writeHead(503, { "Content-Type": "application/json" });
+			res.end(JSON.stringify({ error: { code: "unavailable", message: "service unavailable" } }));
+		} else {
+			const headers: Record<string, string> = {};
+			for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string" && k !== "host" && k !== "connection") headers[k] = v;
+			const upstream = await fetch(`${url}${path}`, {
+				method: req.method,
+				headers,
+				body: chunks.length && req.method !== "GET" ? Buffer.concat(chunks) : undefined,
+			});
+			status = upstream.status;
+			const body = Buffer.from(await upstream.arrayBuffer());
+			res.writeHead(upstream.status, { "Content-Type": upstream.headers.get("Content-Type") ?? "application/octet-stream" });
+			res.end(body);
+		}
+		events.push({ method: req.method ?? "", path, status, arrivedAt, answeredAt: Date.now() });
+	});
+	await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+	const port = (server.address() as { port: number }).port;
+	return {
+		url: `http://127.0.0.1:${port}`,
+		events,
+		state,
+		close: () => new Promise<void>((r) => server.close(() => r())),
+	};
+}

@@ -1,28 +1,22 @@
-// The Claude Code plugin in this repository: manifests with the fields Claude Code requires, and hook
-// commands that work from wherever Claude Code puts the plugin (it copies it into its own cache).
+// The Claude Code plugin in this repository (plugin/, the marketplace's source): manifests with the
+// fields Claude Code requires, a copy of the CLI identical to packages/cli, nothing else, and hook
+// commands that work from wherever Claude Code puts the plugin (it copies the folder into its cache).
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { CLI_FILES, CLI_SOURCE, listFiles, PLUGIN_CLI } from "../../../scripts/plugin-sync.mjs";
 import { gitRepo, type Loose, machine, NODE, tenant, url } from "./helpers.ts";
 
-const root = resolve(".");
+const root = resolve("plugin");
 const json = (path: string) => JSON.parse(readFileSync(join(root, path), "utf8")) as Loose;
 const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 /** Written literally in the plugin's files; Claude Code expands it. */
 const PLUGIN_ROOT = "$" + "{CLAUDE_PLUGIN_ROOT}";
 const CAIRN_KEY = "$" + "{CAIRN_KEY}";
-/** The files of the plugin, as Claude Code copies them (the CLI without its tests). */
-const PLUGIN_FILES = [
-	".claude-plugin",
-	"hooks",
-	"commands",
-	".mcp.json",
-	"packages/cli/cairn.mjs",
-	"packages/cli/lib",
-	"packages/cli/package.json",
-];
+/** Everything the plugin folder holds: Claude Code copies all of it. */
+const PLUGIN_FILES = [".claude-plugin", ".mcp.json", "cli", "commands", "hooks"];
 const CLAUDE_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop", "PreCompact", "SessionEnd"];
 
 describe("the Claude Code plugin", () => {
@@ -32,16 +26,25 @@ describe("the Claude Code plugin", () => {
 		expect(plugin.version).toMatch(/^\d+\.\d+\.\d+$/);
 		expect(typeof plugin.description).toBe("string");
 		expect(typeof plugin.author?.name).toBe("string");
-		const market = json(".claude-plugin/marketplace.json");
+		const market = JSON.parse(readFileSync(resolve(".claude-plugin/marketplace.json"), "utf8")) as Loose;
 		expect(market.name).toMatch(KEBAB);
 		expect(typeof market.owner?.name).toBe("string");
 		expect(market.plugins).toHaveLength(1);
 		const [entry] = market.plugins;
 		expect(entry.name).toBe(plugin.name);
-		expect(entry.source).toMatch(/^\.\//); // relative sources start with ./
-		expect(json(join(entry.source, ".claude-plugin/plugin.json")).name).toBe(plugin.name);
+		// The plugin folder, never the repository: Claude Code copies the source whole and installs its dependencies.
+		expect(entry.source).toBe("./plugin");
+		expect(JSON.parse(readFileSync(resolve(entry.source, ".claude-plugin/plugin.json"), "utf8")).name).toBe(plugin.name);
 		expect(entry.version).toBe(plugin.version);
-		expect(json("packages/cli/package.json").version).toBe(plugin.version);
+		expect(JSON.parse(readFileSync(resolve("packages/cli/package.json"), "utf8")).version).toBe(plugin.version);
+	});
+
+	it("holds only what its hooks, commands and MCP entry need, its CLI identical to packages/cli (npm run plugin:sync)", () => {
+		expect(readdirSync(root).sort()).toEqual(PLUGIN_FILES);
+		const source = CLI_FILES.flatMap((f) => (f.includes(".") ? [f] : listFiles(CLI_SOURCE, f)));
+		expect(listFiles(PLUGIN_CLI)).toEqual([...source].sort());
+		for (const f of source)
+			expect(readFileSync(join(PLUGIN_CLI, f), "utf8"), `${f}: run npm run plugin:sync`).toBe(readFileSync(join(CLI_SOURCE, f), "utf8"));
 	});
 
 	it("hooks.json, .mcp.json and the commands name no path of any machine", () => {
@@ -51,7 +54,7 @@ describe("the Claude Code plugin", () => {
 		for (const groups of Object.values(hooks.hooks) as Loose[][]) {
 			for (const h of groups.flatMap((g) => g.hooks)) {
 				expect(h.type).toBe("command");
-				expect(h.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/packages\/cli\/cairn\.mjs" hook [a-z-]+ --agent claude$/);
+				expect(h.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/cli\/cairn\.mjs" hook [a-z-]+ --agent claude$/);
 				expect(h.timeout).toBeGreaterThanOrEqual(3);
 			}
 		}
@@ -65,7 +68,7 @@ describe("the Claude Code plugin", () => {
 		expect(commands.sort()).toEqual(["recall.md", "remember.md", "view.md"]);
 		for (const file of [
 			".claude-plugin/plugin.json",
-			".claude-plugin/marketplace.json",
+			"../.claude-plugin/marketplace.json",
 			"hooks/hooks.json",
 			".mcp.json",
 			...commands.map((c) => `commands/${c}`),
@@ -74,7 +77,7 @@ describe("the Claude Code plugin", () => {
 			expect(text, file).not.toMatch(/(\/home\/|\/Users\/|\/root\/|\/tmp\/|\/work\/|[A-Z]:\\)/);
 			if (file.startsWith("commands/")) {
 				expect(text).toMatch(/^---\ndescription: .+\n/);
-				expect(text).toContain(`node "${PLUGIN_ROOT}/packages/cli/cairn.mjs"`);
+				expect(text).toContain(`node "${PLUGIN_ROOT}/cli/cairn.mjs"`);
 			}
 		}
 	});
@@ -117,7 +120,7 @@ describe("the Claude Code plugin", () => {
 		};
 
 		it("SessionStart prints the memory block", () => {
-			expect(existsSync(join(copy, "packages/cli/test"))).toBe(false);
+			expect(existsSync(join(copy, "cli/test"))).toBe(false);
 			const run = runHook("SessionStart", { source: "startup" });
 			expect(run.status, run.stderr).toBe(0);
 			expect(run.stderr).toBe("");

@@ -1,5 +1,4 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { readSummary } from "../../consolidate/artifacts";
 import type { ProjectContext } from "../../memory/store";
 import { projectStore } from "../../project/client";
 import { effectiveSettings } from "../../settings/settings";
@@ -38,7 +37,7 @@ pipelineRoutes.openapi(
 		method: "post",
 		path: "/v1/projects/{projectId}/consolidate",
 		tags: ["pipeline"],
-		summary: "Run consolidation now (the /memory rebuild command); one run per project at a time",
+		summary: "Run consolidation now (the /memory rebuild command); one run per project at a time. The caller's summary is rebuilt at once",
 		request: { params: ProjectParams },
 		responses: { 202: { description: "Scheduled", content: { "application/json": { schema: StatusSchema } } }, ...errors(401, 403, 404) },
 	}),
@@ -49,6 +48,8 @@ pipelineRoutes.openapi(
 			throw new CairnError("feature_disabled", `memories are off (memories.enabled, set by ${settings["memories.enabled"].source})`);
 		}
 		await c.env.PROJECT_COORDINATOR.getByName(ctx.projectId).requestRun(ctx.projectId);
+		// Rebuild always rebuilds the caller's summary, pending candidates or not (a run that has some rewrites it again).
+		await projectStore(c.env, ctx.projectId).rebuildSummary(ctx);
 		return c.json(await status(c.env, ctx), 202);
 	},
 );
@@ -87,12 +88,14 @@ pipelineRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/summary",
 		tags: ["pipeline"],
-		summary: "memory_summary.md: the caller's summary, written by consolidation (also memory://root)",
+		summary:
+			"memory_summary.md: the caller's summary, written by consolidation (also memory://root), with its date; lines citing a memory changed or deleted since are left out (without a model it is rebuilt at once)",
 		request: { params: ProjectParams },
 		responses: { 200: { description: "The summary", content: { "text/markdown": { schema: z.string() } } }, ...errors(401, 403, 404) },
 	}),
 	async (c) => {
-		const text = await readSummary(c.env, c.get("projectContext"));
+		const ctx = c.get("projectContext");
+		const text = await projectStore(c.env, ctx.projectId).summary(ctx);
 		if (text === null) throw notFound("memory summary");
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},

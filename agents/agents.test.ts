@@ -1,0 +1,271 @@
+// The real agents, installed from npm at pinned versions (agents/package.json), against a local
+// stand-in for their model APIs that records every request (agents/mock-models.mjs), with Cairn set up
+// the README's way: the Claude Code plugin through its marketplace, the Codex hooks through the CLI
+// and trusted the way Codex's /hooks records trust. What reached the model is asserted, not what the
+// hooks printed. The service (`wrangler dev`) answers the session routes 2 s late, as a far deployment.
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, eventually, gitRepo, type Loose, machine, slowService, tenant } from "../packages/cli/test/helpers.ts";
+import { startMockModels } from "./mock-models.mjs";
+
+const BIN = resolve("agents/node_modules/.bin");
+const CLI = resolve("packages/cli/cairn.mjs");
+const CHECKOUT = resolve(".");
+
+type Mock = Awaited<ReturnType<typeof startMockModels>>;
+let mock: Mock;
+let service: Awaited<ReturnType<typeof slowService>>;
+
+/** Runs a program without blocking this process (the stand-ins live here), with a deadline. */
+function run(command: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number }) {
+	return new Promise<{ status: number | null; stdout: string; stderr: string; ms: number; exitedAt: number }>((done) => {
+		const started = Date.now();
+		const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+		let stdout = "";
+		let stderr = "";
+		child.stdout.on("data", (d) => {
+			stdout += d;
+		});
+		child.stderr.on("data", (d) => {
+			stderr += d;
+		});
+		const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
+		child.on("close", (status) => {
+			clearTimeout(timer);
+			done({ status, stdout, stderr, ms: Date.now() - started, exitedAt: Date.now() });
+		});
+	});
+}
+
+const sizeOf = (path: string): number =>
+	!existsSync(path)
+		? 0
+		: statSync(path).isDirectory()
+			? readdirSync(path).reduce((sum, e) => sum + sizeOf(join(path, e)), 0)
+			: statSync(path).size;
+
+/** Every text the model was sent in requests to `path`, one string per request. */
+const sent = (path: string) => mock.requests.filter((r) => r.path.endsWith(path)).map((r) => JSON.stringify(r.body));
+
+beforeAll(async () => {
+	mock = await startMockModels();
+	service = await slowService({ delayMs: 2000 });
+});
+afterAll(async () => {
+	await mock?.close();
+	await service?.close();
+});
+
+async function setUpUser(name: string) {
+	const user = machine();
+	// Nothing in the repository's context (directory, branch, commit subject) is about deploys: the memory comes with the prompt.
+	const repo = gitRepo(`git@github.com:acme/${name}-${Date.now()}.git`, "Initial commit");
+	const key = await tenant(name);
+	const env = { ...user.env, CAIRN_URL: "", CAIRN_KEY: "" };
+	const cairn = (args: string[]) => run(process.execPath, [CLI, ...args], { cwd: repo, env: user.env });
+	for (const args of [
+		["login", "--url", service.url, "--key", key],
+		["init"],
+		[
+			"remember",
+			"deploy-freeze",
+			"--type",
+			"feedback",
+			"--description",
+			"Never deploy to production on Fridays after 12:00 UTC",
+			"Deploy freeze from Friday 12:00 UTC until Monday: no production deploys.",
+		],
+	]) {
+		const r = await cairn(args);
+		expect(r.status, `cairn ${args[0]}: ${r.stderr}`).toBe(0);
+	}
+	const projectId = Object.values(
+		(await import(join(user.home, ".config/cairn/config.json"), { with: { type: "json" } })).default.projects,
+	)[0] as string;
+	return { user, repo, key, env, projectId };
+}
+
+describe("Claude Code 2.1.197 with the Cairn plugin", () => {
+	let setup: Awaited<ReturnType<typeof setUpUser>>;
+	let agentEnv: Record<string, string>;
+
+	beforeAll(async () => {
+		setup = await setUpUser("claude");
+		agentEnv = {
+			...setup.user.env,
+			ANTHROPIC_BASE_URL: mock.url,
+			ANTHROPIC_API_KEY: "sk-ant-test-not-a-key",
+			DISABLE_TELEMETRY: "1",
+			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+			DISABLE_AUTOUPDATER: "1",
+		};
+	});
+
+	it("installs from the marketplace in this checkout: small and quick", async () => {
+		// A checkout that has run `npm install` (and `npm start`): the marketplace must not copy it.
+		expect(existsSync(join(CHECKOUT, "node_modules", "wrangler"))).toBe(true);
+		const started = Date.now();
+		const add = await run(join(BIN, "claude"), ["plugin", "marketplace", "add", CHECKOUT], { cwd: setup.repo, env: agentEnv });
+		expect(add.status, add.stderr + add.stdout).toBe(0);
+		const install = await run(join(BIN, "claude"), ["plugin", "install", "cairn@cairn"], { cwd: setup.repo, env: agentEnv });
+		expect(install.status, install.stderr + install.stdout).toBe(0);
+		const seconds = (Date.now() - started) / 1000;
+		const bytes = sizeOf(join(setup.user.home, ".claude", "plugins", "cache"));
+		console.log(`claude plugin marketplace add + install: ${seconds.toFixed(1)} s, plugin cache ${(bytes / 1024 / 1024).toFixed(2)} MB`);
+		expect(bytes).toBeGreaterThan(0);
+		expect(bytes).toBeLessThanOrEqual(20 * 1024 * 1024);
+	});
+
+	it("a session gets the session-start block and the prompt's memory; it is uploaded and ended within 10 s of exiting", async () => {
+		const before = mock.requests.length;
+		const session = await run(join(BIN, "claude"), ["-p", "deploy to production on Friday"], {
+			cwd: setup.repo,
+			env: agentEnv,
+		});
+		expect(session.status, session.stderr).toBe(0);
+		const bodies = mock.requests
+			.slice(before)
+			.filter((r) => r.path.endsWith("/v1/messages"))
+			.map((r) => JSON.stringify(r.body));
+		const start = bodies.find((b) => b.includes("SessionStart hook additional context"));
+		expect(start, "no model request carried the SessionStart block").toBeDefined();
+		expect(start).toContain("# Memory Guidance");
+		expect(start).toContain("memory://root/MEMORY.md");
+		const prompt = bodies.find((b) => b.includes("UserPromptSubmit hook additional context"));
+		expect(prompt, "no model request carried the prompt's memory").toBeDefined();
+		expect(prompt).toContain("memory://root/deploy-freeze.md");
+		expect(prompt).toContain("Deploy freeze from Friday 12:00 UTC until Monday: no production deploys.");
+
+		// Ended by the plugin's SessionEnd hook through the slow service, after the agent has exited.
+		const sessions = async () => (await api(setup.key, "GET", `/v1/projects/${setup.projectId}/sessions`)).body.sessions as Loose[];
+		const ended = await eventually(async () => (await sessions()).find((s) => s.status === "ended" && s.turns > 0), 10_000);
+		console.log(
+			`Claude Code session ${ended.id}: ended ${((Date.now() - session.exitedAt) / 1000).toFixed(1)} s after the process exited (at most)`,
+		);
+		expect(ended.agent).toBe("claude");
+	});
+
+	it("after compaction the model gets the block again, this session's notes first", async () => {
+		const sessions = (await api(setup.key, "GET", `/v1/projects/${setup.projectId}/sessions`)).body.sessions as Loose[];
+		const id = sessions[0]?.id as string;
+		for (const prompt of ["what else is frozen on Fridays?", "and the staging deploys?"]) {
+			const r = await run(join(BIN, "claude"), ["-p", "--resume", id, prompt], { cwd: setup.repo, env: agentEnv });
+			expect(r.status, r.stderr).toBe(0);
+		}
+		const compact = await run(join(BIN, "claude"), ["-p", "--resume", id, "/compact"], { cwd: setup.repo, env: agentEnv });
+		expect(compact.status, compact.stderr).toBe(0);
+		const before = mock.requests.length;
+		const after = await run(join(BIN, "claude"), ["-p", "--resume", id, "and on Monday?"], { cwd: setup.repo, env: agentEnv });
+		expect(after.status, after.stderr).toBe(0);
+		const body = mock.requests
+			.slice(before)
+			.filter((r) => r.path.endsWith("/v1/messages"))
+			.map((r) => JSON.stringify(r.body))
+			.find((b) => b.includes("This session is being continued"));
+		expect(body, "no request after compaction").toBeDefined();
+		expect(body).toContain("SessionStart hook additional context");
+		expect(body).toContain("This session so far");
+		expect(body).toContain("# Memory Guidance");
+	});
+});
+
+describe("Codex 0.171.0 with Cairn's hooks", () => {
+	let setup: Awaited<ReturnType<typeof setUpUser>>;
+	let agentEnv: Record<string, string>;
+
+	/** Codex's own list of hooks, as `/hooks` shows them: `codex app-server`'s hooks/list. */
+	async function listHooks(): Promise<Loose[]> {
+		const child = spawn(join(BIN, "codex"), ["app-server"], { cwd: setup.repo, env: agentEnv, stdio: ["pipe", "pipe", "ignore"] });
+		let buffer = "";
+		const answers = new Map<number, (m: Loose) => void>();
+		child.stdout.on("data", (d) => {
+			buffer += d;
+			for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+				const line = buffer.slice(0, i);
+				buffer = buffer.slice(i + 1);
+				if (!line.trim()) continue;
+				const message = JSON.parse(line) as Loose;
+				answers.get(message.id)?.(message);
+			}
+		});
+		let id = 0;
+		const call = (method: string, params: unknown) =>
+			new Promise<Loose>((done) => {
+				id += 1;
+				answers.set(id, done);
+				child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
+			});
+		try {
+			await call("initialize", { clientInfo: { name: "cairn-agents-test", version: "0.0.0" } });
+			child.stdin.write(`${JSON.stringify({ method: "initialized" })}\n`);
+			const list = await call("hooks/list", { cwds: [setup.repo] });
+			return list.result.data[0].hooks as Loose[];
+		} finally {
+			child.kill();
+		}
+	}
+
+	beforeAll(async () => {
+		setup = await setUpUser("codex");
+		agentEnv = { ...setup.user.env, CODEX_API_KEY: "sk-test-not-a-key" };
+		mkdirSync(join(setup.user.home, ".codex"), { recursive: true });
+		writeFileSync(
+			join(setup.user.home, ".codex", "config.toml"),
+			`model = "gpt-5-codex"\nmodel_provider = "mock"\n\n[model_providers.mock]\nname = "mock"\nbase_url = "${mock.url}/v1"\nwire_api = "responses"\n`,
+		);
+		const install = await run(process.execPath, [CLI, "hooks", "install", "codex"], { cwd: setup.repo, env: setup.user.env });
+		expect(install.status, install.stderr).toBe(0);
+		expect(install.stdout).toContain("open /hooks in Codex and trust Cairn's");
+	});
+
+	it("untrusted hooks run nothing; once trusted as /hooks records it, the session gets both blocks and is uploaded", async () => {
+		const hooks = await listHooks();
+		expect(hooks.length).toBe(7);
+		expect(hooks.every((h) => h.trustStatus === "untrusted")).toBe(true);
+		const prompt = "deploy to production on Friday";
+		const untrusted = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", prompt], { cwd: setup.repo, env: agentEnv });
+		expect(untrusted.status, untrusted.stderr).toBe(0);
+		expect(sent("/v1/responses").slice(-1)[0]).not.toContain("Memory Guidance");
+
+		// `cairn doctor` sees it: Codex would skip these hooks without a word.
+		const doctorEnv = { ...setup.user.env, PATH: `${BIN}:${setup.user.env.PATH}` };
+		const trustLine = (stdout: string) => stdout.split("\n").findIndex((l) => /^(ok {2}|FAIL) {2}codex trust /.test(l));
+		const before = await run(process.execPath, [CLI, "doctor"], { cwd: setup.repo, env: doctorEnv });
+		expect(before.status).toBe(1);
+		const lines = before.stdout.split("\n");
+		expect(lines[trustLine(before.stdout)]).toMatch(/^FAIL {2}codex trust +7 of 7 Cairn hooks are not trusted/);
+		expect(lines[trustLine(before.stdout) + 1]?.trim()).toBe(
+			"fix: open Codex, run /hooks and trust Cairn's hooks (needed again whenever a hook changes)",
+		);
+
+		// What /hooks writes when the user trusts a hook: its key and the hash Codex reports for it.
+		appendFileSync(
+			join(setup.user.home, ".codex", "config.toml"),
+			hooks.map((h) => `\n[hooks.state."${h.key}"]\ntrusted_hash = "${h.currentHash}"\n`).join(""),
+		);
+		expect((await listHooks()).every((h) => h.trustStatus === "trusted")).toBe(true);
+		const after = await run(process.execPath, [CLI, "doctor"], { cwd: setup.repo, env: doctorEnv });
+		expect(after.stdout.split("\n")[trustLine(after.stdout)]).toMatch(/^ok {4}codex trust +7 hooks trusted for their current hashes/);
+
+		const sentBefore = mock.requests.length;
+		const session = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", prompt], { cwd: setup.repo, env: agentEnv });
+		expect(session.status, session.stderr).toBe(0);
+		const bodies = mock.requests.slice(sentBefore).filter((r) => r.path.endsWith("/v1/responses"));
+		expect(bodies.length).toBeGreaterThan(0);
+		const input = bodies[0]?.body.input as Loose[];
+		const developer = input.filter((i) => i.role === "developer").map((i) => JSON.stringify(i.content));
+		expect(developer.some((t) => t.includes("# Memory Guidance") && t.includes("memory://root/MEMORY.md"))).toBe(true);
+		expect(developer.some((t) => t.includes("memory://root/deploy-freeze.md") && t.includes("Memories for this prompt"))).toBe(true);
+		// The prompt's block comes right after the prompt.
+		const promptAt = input.findIndex((i) => i.role === "user" && JSON.stringify(i.content).includes(prompt));
+		expect(JSON.stringify(input[promptAt + 1]?.content)).toContain("Memories for this prompt");
+
+		const uploaded = await eventually(async () => {
+			const sessions = (await api(setup.key, "GET", `/v1/projects/${setup.projectId}/sessions`)).body.sessions as Loose[];
+			return sessions.find((s) => s.agent === "codex" && s.turns > 0);
+		}, 15_000);
+		expect(uploaded.turns).toBeGreaterThan(0);
+	});
+});

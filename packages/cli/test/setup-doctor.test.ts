@@ -1,0 +1,160 @@
+// `cairn setup` then `cairn doctor` on a fresh home against the running Worker: everything in place and
+// every check passing; then each check made to fail, with its fix printed and exit code 1. (Codex's
+// trust check runs against the real Codex in agents/agents.test.ts.)
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { gitRepo, machine, slowService, url } from "./helpers.ts";
+
+const adminToken = inject("adminToken");
+const user = machine();
+const repo = gitRepo(`git@github.com:acme/doctor-${Date.now()}.git`);
+const cairn = (args: string[], env: Record<string, string> = {}, cwd = repo) => user.run(args, { cwd, env });
+/** The doctor's line for one check, and the fix printed under it. */
+const line = (stdout: string, name: string) => {
+	const lines = stdout.split("\n");
+	const at = lines.findIndex((l) => new RegExp(`^(ok  |skip|FAIL)  ${name} `).test(l));
+	return { line: lines[at] ?? "", fix: /^\s+fix: /.test(lines[at + 1] ?? "") ? (lines[at + 1] ?? "").trim() : "" };
+};
+
+beforeAll(() => {
+	const setup = cairn(["setup", "--url", url, "--admin-token", adminToken, "--name", "doctor-tenant"]);
+	expect(setup.status, setup.stderr).toBe(0);
+	expect(setup.stdout).toContain("created tenant doctor-tenant");
+	expect(setup.stdout).toContain("memories are on");
+	expect(setup.stdout).toContain("open Codex, run /hooks and trust Cairn's");
+});
+
+describe("cairn setup", () => {
+	it("logs in, registers the repository with memory on, installs Claude Code and Codex hooks and Codex's MCP entry; records no trust", () => {
+		const config = JSON.parse(readFileSync(join(user.home, ".config", "cairn", "config.json"), "utf8"));
+		expect(config.url).toBe(url);
+		expect(config.key).toMatch(/^cairn_/);
+		expect(Object.keys(config.projects)).toHaveLength(1);
+		const claude = JSON.parse(readFileSync(join(user.home, ".claude", "settings.json"), "utf8"));
+		expect(Object.keys(claude.hooks).sort()).toEqual([
+			"PostToolUse",
+			"PreCompact",
+			"SessionEnd",
+			"SessionStart",
+			"Stop",
+			"SubagentStop",
+			"UserPromptSubmit",
+		]);
+		expect(existsSync(join(user.home, ".codex", "hooks.json"))).toBe(true);
+		const toml = readFileSync(join(user.home, ".codex", "config.toml"), "utf8");
+		expect(toml).toContain(`[mcp_servers.cairn]\nurl = "${url}/mcp"\nbearer_token_env_var = "CAIRN_KEY"`);
+		expect(toml).not.toContain("trusted_hash");
+		expect(toml).not.toContain(config.key);
+	});
+
+	it("uses the operator token against a local service only, and says what is missing", () => {
+		const remote = machine().run(["setup", "--url", "https://cairn.example.com", "--admin-token", "x"], { cwd: repo });
+		expect(remote.status).toBe(1);
+		expect(remote.stderr).toContain("is not a local service: pass the key your admin gave you with --key");
+		const wrong = machine().run(["setup", "--url", url, "--admin-token", "not-the-token"], { cwd: repo });
+		expect(wrong.status).toBe(1);
+		expect(wrong.stderr).toContain("the operator token was refused");
+	});
+});
+
+describe("cairn doctor", () => {
+	it("passes after setup", () => {
+		const doctor = cairn(["doctor"]);
+		expect(doctor.status, doctor.stdout).toBe(0);
+		for (const name of ["login", "service", "key", "project", "claude hooks", "codex hooks", "uploads", "injection"])
+			expect(line(doctor.stdout, name).line, name).toMatch(/^ok /);
+		expect(doctor.stdout).toContain("all checks passed");
+	});
+
+	it("not logged in: fails with the setup command as the fix", () => {
+		const fresh = machine().run(["doctor"], { cwd: repo });
+		expect(fresh.status).toBe(1);
+		expect(line(fresh.stdout, "login").fix).toBe("fix: run `cairn setup` (a local `npm start`) or `cairn login --url <url> --key <key>`");
+	});
+
+	it("service down: says to start it or fix the URL", () => {
+		const down = cairn(["doctor"], { CAIRN_URL: "http://127.0.0.1:9" });
+		expect(down.status).toBe(1);
+		expect(line(down.stdout, "service").line).toContain("FAIL  service");
+		expect(line(down.stdout, "service").fix).toContain("start the service (`npm start` in the Cairn checkout)");
+	});
+
+	it("key refused: says to get a new key", () => {
+		const bad = cairn(["doctor"], { CAIRN_KEY: "cairn_not_a_real_key" });
+		expect(bad.status).toBe(1);
+		expect(line(bad.stdout, "key").line).toContain("refused (unauthorized)");
+		expect(line(bad.stdout, "key").fix).toContain("get a new key");
+	});
+
+	it("a repository not set up, then one with memory off: says to run cairn init", async () => {
+		const other = gitRepo(`git@github.com:acme/doctor-other-${Date.now()}.git`);
+		const unregistered = cairn(["doctor"], {}, other);
+		expect(unregistered.status).toBe(1);
+		expect(line(unregistered.stdout, "project").fix).toBe("fix: run `cairn init` in this repository");
+		const config = JSON.parse(readFileSync(join(user.home, ".config", "cairn", "config.json"), "utf8"));
+		const id = Object.values(config.projects)[0] as string;
+		const res = await fetch(`${url}/v1/projects/${id}/settings`, {
+			method: "PUT",
+			headers: { Authorization: `Bearer ${config.key}`, "Content-Type": "application/json" },
+			body: JSON.stringify({ "memories.enabled": false }),
+		});
+		expect(res.status).toBe(200);
+		const disabled = cairn(["doctor"]);
+		expect(disabled.status).toBe(1);
+		expect(line(disabled.stdout, "project").line).toContain("memory is off");
+		expect(line(disabled.stdout, "project").fix).toBe("fix: run `cairn init` in this repository to turn it on");
+		expect(cairn(["init"]).status).toBe(0);
+		expect(cairn(["doctor"]).status).toBe(0);
+	});
+
+	it("hooks missing for Claude Code or Codex: says how to install them", () => {
+		expect(cairn(["hooks", "uninstall", "claude", "--user"]).status).toBe(0);
+		expect(cairn(["hooks", "uninstall", "codex"]).status).toBe(0);
+		const missing = cairn(["doctor"]);
+		expect(missing.status).toBe(1);
+		expect(line(missing.stdout, "claude hooks").fix).toContain("claude plugin install cairn@cairn");
+		expect(line(missing.stdout, "claude hooks").fix).toContain("cairn hooks install claude --user");
+		expect(line(missing.stdout, "codex hooks").fix).toBe("fix: run `cairn hooks install codex`");
+		expect(cairn(["hooks", "install", "claude", "--user"]).status).toBe(0);
+		expect(cairn(["hooks", "install", "codex"]).status).toBe(0);
+		expect(cairn(["doctor"]).status).toBe(0);
+	});
+
+	it("an upload a hook could not finish: says cairn status retries it", () => {
+		const transcript = join(repo, "unsent.jsonl");
+		writeFileSync(
+			transcript,
+			`${JSON.stringify({ type: "user", message: { role: "user", content: "hi" }, uuid: "u1", sessionId: "unsent", timestamp: "2026-12-01T10:00:00.000Z" })}\n`,
+		);
+		const end = user.run(["hook", "session-end", "--agent", "claude"], {
+			cwd: repo,
+			env: { CAIRN_URL: "http://127.0.0.1:9" },
+			input: JSON.stringify({
+				session_id: "unsent",
+				transcript_path: transcript,
+				cwd: repo,
+				hook_event_name: "SessionEnd",
+				reason: "other",
+			}),
+		});
+		expect(end.status).toBe(0);
+		const waiting = cairn(["doctor"]);
+		expect(waiting.status).toBe(1);
+		expect(line(waiting.stdout, "uploads").fix).toBe("fix: run `cairn status`: it retries them in the background");
+	});
+
+	it("a service too slow for the hooks' budgets: says so", async () => {
+		const slow = await slowService({ delayMs: 1500, match: /\/inject$/ });
+		try {
+			const doctor = await user.runAsync(["doctor"], { cwd: repo, env: { CAIRN_URL: slow.url } });
+			expect(doctor.status).toBe(1);
+			expect(line(doctor.stdout, "injection").line).toMatch(
+				/FAIL {2}injection +session start \d+ ms \(of 2400\), prompt \d+ ms \(of 1000\)/,
+			);
+			expect(line(doctor.stdout, "injection").fix).toContain("too slowly for the hooks' budgets");
+		} finally {
+			await slow.close();
+		}
+	});
+});

@@ -1,0 +1,678 @@
+// @ts-check
+// Every `cairn` command but the prompt hook (see ../cairn.mjs, which loads this module).
+import { existsSync, readdirSync, readFileSync, statSync, watch } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { parseArgs } from "node:util";
+import { ApiError, client } from "./api.mjs";
+import { credentials, readConfig, stateDir, writeConfig } from "./config.mjs";
+import { report, runChecks } from "./doctor.mjs";
+import { detectAgent, HOOK_EVENTS, hookBudgetMs, hookOutput, runHook } from "./hook.mjs";
+import { emit } from "./hook-output.mjs";
+import {
+	CLAUDE_HOOKS,
+	CODEX_HOOKS,
+	claudeSettingsPath,
+	codexConfigPath,
+	codexHooksPath,
+	hookCommand,
+	installCodexNotify,
+	installHooks,
+	uninstallCodexNotify,
+	uninstallHooks,
+} from "./hooks.mjs";
+import { projectFor, repository } from "./project.mjs";
+import { setup } from "./setup.mjs";
+import { handOffCurrent, pendingJobs, resumeBacklog, runSyncJob, tryLock } from "./sync.mjs";
+import { teamDir, teamPull, teamPush, teamStatus } from "./team.mjs";
+import { codexSessionId, uploadNewLines } from "./transcripts.mjs";
+import { progress, readMemoryDir, writeUnder } from "./transfer.mjs";
+
+const USAGE = `cairn — long-term memory for coding agents
+
+  cairn setup [--url <url>] [--key <key>] [--admin-token <t>]
+                                          everything at once: against a local npm start: a tenant and key
+                                          (the checkout's operator token), else the key given; login, this
+                                          repository with memory on, the Claude Code plugin, Codex hooks and MCP
+  cairn doctor                            check service, key, project, hooks, Codex trust, uploads and the
+                                          hooks' round trip; each problem with its fix (exit 1 when any)
+  cairn login --url <url> --key <key>     save the service URL and API key (~/.config/cairn, mode 600)
+  cairn init [dir]                        register this repository as a project and turn memory on
+  cairn status                            pipeline state, where settings come from, the last background upload
+  cairn view                              what an agent gets at session start
+  cairn recall <query…>                   the memories that matter for a task
+  cairn remember <name> --type <t> --description <d> [--team] [--session <id>] [text…]
+                                          write a memory (text from the arguments or stdin); with the
+                                          agent's session id it counts as the agent's own write
+  cairn rebuild                           consolidate now
+  cairn review [list] [--status <s>]      proposed changes to memories you wrote and team promotions waiting
+                                          for you (--status pending, approved or rejected)
+  cairn review show|approve|reject <id>   one item in full; apply it (a promotion moves the memory to team
+                                          scope) or turn it down
+  cairn enqueue                           extract the sessions waiting for it now, then consolidate
+  cairn team pull [--merge] [--dir <d>]   team memory from the service into the team folder (default:
+                                          team/ of Claude Code's memory directory for this repository)
+  cairn team push [--merge] [--dir <d>]   send the team files changed here; a file changed on the server
+                                          meanwhile is shown as a conflict, never overwritten
+  cairn team status [--dir <d>]           new / modified / deleted-locally / changed-on-server per file
+  cairn clear [--yes]                     delete every memory of this project (admin key)
+  cairn export <dir>                      write topic files, MEMORY.md, summary and skills to <dir>
+  cairn import <dir>                      read a Claude Code memory directory into this project
+  cairn ingest <file|dir> [--watch]       upload Codex rollouts (default ~/.codex/sessions) as they grow
+  cairn hooks install claude [--project|--user]
+                                          Claude Code hooks in .claude/settings.local.json
+                                          (--project: .claude/settings.json; --user: ~/.claude/settings.json)
+  cairn hooks install codex [--project]   Codex hooks in ~/.codex/hooks.json (--project: .codex/hooks.json)
+  cairn hooks install codex --notify      Codex's notify program instead, for versions without hooks
+  cairn hooks uninstall claude|codex …    remove exactly what install added
+  cairn hook <event> [--agent claude|codex]
+                                          run one hook (session-start, user-prompt-submit, post-tool-use,
+                                          stop, subagent-stop, pre-compact, session-end); payload on stdin
+
+CAIRN_URL and CAIRN_KEY override the saved login; CAIRN_PROJECT (a project id) overrides the repository's project.`;
+
+/** Agent session ids for explicit writes: set by Cairn's SessionStart hook (Claude Code), or by the agent. */
+const SESSION_ENV = ["CAIRN_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID"];
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const TYPES = ["user", "feedback", "project", "reference"];
+
+const out = (/** @type {string} */ s) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
+const api = (/** @type {number} */ timeoutMs = 30_000) => {
+	const { url, key } = credentials();
+	return client({ url, key, timeoutMs });
+};
+
+async function readStdin() {
+	if (process.stdin.isTTY) return "";
+	const chunks = [];
+	for await (const chunk of process.stdin) chunks.push(chunk);
+	return Buffer.concat(chunks).toString("utf8");
+}
+
+async function login(/** @type {Record<string, any>} */ values) {
+	const url = values.url || process.env.CAIRN_URL;
+	const key = values.key || process.env.CAIRN_KEY;
+	if (!url || !key) throw new Error("usage: cairn login --url <url> --key <key>");
+	const c = client({ url: String(url).replace(/\/+$/, ""), key: String(key) });
+	await c.get("/v1/projects"); // checks the URL and the key before saving them
+	const file = writeConfig({ ...readConfig(), url: String(url).replace(/\/+$/, ""), key: String(key) });
+	out(`logged in to ${url}; saved to ${file}`);
+}
+
+async function init(/** @type {string} */ dir) {
+	const c = api();
+	const config = readConfig();
+	const repo = repository(dir);
+	if (config.projects?.[repo.root]) delete config.projects[repo.root];
+	writeConfig(config);
+	const project = await projectFor(c, dir);
+	await c.put(`/v1/projects/${project.id}/settings`, { "memories.enabled": true });
+	out(`project ${project.id} (${repo.remote ?? repo.root}); memories are on`);
+}
+
+async function status(/** @type {string} */ dir) {
+	// Uploads and session ends a hook could not finish are retried first, whatever the service says next.
+	const backlog = pendingJobs();
+	const resumed = backlog.length ? resumeBacklog() : 0;
+	const c = api();
+	const project = await projectFor(c, dir);
+	const [pipeline, settings] = await Promise.all([
+		c.get(`/v1/projects/${project.id}/status`),
+		c.get(`/v1/projects/${project.id}/settings/effective`),
+	]);
+	const p = /** @type {any} */ (pipeline).pipeline;
+	const s = /** @type {any} */ (settings).settings;
+	out(`project ${project.id} (${project.remote ?? project.root})`);
+	out(
+		`memories: ${s["memories.enabled"].value ? "on" : "off"} (${s["memories.enabled"].source}); extraction: ${s["memories.extractionTrigger"].value}`,
+	);
+	out(`pending outputs: ${p.pendingOutputs}; running: ${p.running}; dirty: ${p.dirty}; dead letters: ${p.deadLetters}`);
+	if (p.lastRun) out(`last consolidation: ${p.lastRun.outcome} at ${p.lastRun.at}${p.lastRun.error ? ` — ${p.lastRun.error}` : ""}`);
+	const log = join(stateDir(), "sync.log");
+	if (existsSync(log)) out(`last background upload: ${readFileSync(log, "utf8").trimEnd().split("\n").at(-1)}`);
+	if (backlog.length) {
+		out(
+			`unfinished uploads: ${backlog.length} session${backlog.length === 1 ? "" : "s"} (${backlog.map((r) => `${r.job.sessionId}${r.error ? `: ${r.error}` : ""}`).join("; ")}); ${resumed ? `retrying ${resumed} in the background` : "already being retried"}`,
+		);
+	}
+}
+
+async function view(/** @type {string} */ dir) {
+	const c = api();
+	const project = await projectFor(c, dir);
+	const body = /** @type {any} */ (await c.get(`/v1/projects/${project.id}/view`));
+	out(body.text || "(nothing to inject)");
+	for (const w of body.warnings ?? []) process.stderr.write(`cairn: ${w}\n`);
+}
+
+async function recall(/** @type {string} */ dir, /** @type {string} */ query) {
+	if (!query.trim()) throw new Error("usage: cairn recall <query>");
+	const c = api();
+	const project = await projectFor(c, dir);
+	const body = /** @type {any} */ (await c.post(`/v1/projects/${project.id}/recall`, { query }));
+	if (body.memories.length === 0) out("no memories match");
+	for (const m of body.memories) out(`${m.name} (${m.type}, ${m.scope}) — ${m.description}\n  ${m.path}`);
+}
+
+async function rebuild(/** @type {string} */ dir) {
+	const c = api();
+	const project = await projectFor(c, dir);
+	await c.post(`/v1/projects/${project.id}/consolidate`);
+	out("consolidation scheduled; `cairn status` shows the outcome");
+}
+
+async function enqueue(/** @type {string} */ dir) {
+	const c = api();
+	const project = await projectFor(c, dir);
+	const base = `/v1/projects/${project.id}`;
+	try {
+		const { enqueued } = /** @type {any} */ (await c.post(`${base}/extract`));
+		out(
+			enqueued > 0
+				? `queued extraction for ${enqueued} session${enqueued === 1 ? "" : "s"} with turns not yet extracted`
+				: "no session has turns waiting for extraction",
+		);
+		const status = /** @type {any} */ (await c.post(`${base}/consolidate`)).pipeline;
+		out(
+			`consolidation started (pending outputs: ${status.pendingOutputs}${status.running ? "; a run is in progress, another follows it" : ""}); \`cairn status\` shows the outcome`,
+		);
+	} catch (err) {
+		if (err instanceof ApiError && err.code === "feature_disabled")
+			throw new Error(`nothing queued: ${err.message}; \`cairn init\` turns memory on for this repository`);
+		throw err;
+	}
+}
+
+/** One line per review item. @param {any} item */
+const reviewLine = (item) => {
+	const p = item.proposal;
+	const what =
+		item.kind === "promote"
+			? `promote ${item.memory.name} to team`
+			: p.op === "delete"
+				? `delete ${item.memory.name}`
+				: `${p.op} ${item.memory.name}: ${p.description}${p.from.length ? ` (folding in ${p.from.join(", ")})` : ""}`;
+	const stale =
+		item.status === "pending" && item.memory.currentVersion !== item.memory.baseVersion
+			? item.memory.currentVersion === null
+				? " [memory gone]"
+				: " [memory changed since]"
+			: "";
+	return `${item.id}  ${item.status.padEnd(8)}  ${what}${stale}`;
+};
+
+/** `cairn review [list|show|approve|reject]`: the review queue of this repository's project. @param {string} dir @param {string[]} args @param {Record<string, any>} values */
+async function review(dir, args, values) {
+	const [action = "list", id] = args;
+	const usage = "usage: cairn review [list [--status pending|approved|rejected]] | cairn review show|approve|reject <id>";
+	if (!["list", "show", "approve", "reject"].includes(action)) throw new Error(usage);
+	if (action !== "list" && !id) throw new Error(usage);
+	const c = api();
+	const project = await projectFor(c, dir);
+	const base = `/v1/projects/${project.id}/reviews`;
+	if (action === "list") {
+		const status = typeof values.status === "string" ? values.status : "pending";
+		const { items } = /** @type {any} */ (await c.get(`${base}?status=${encodeURIComponent(status)}&limit=200`));
+		if (items.length === 0) out(`no ${status} review items`);
+		for (const item of items) out(reviewLine(item));
+		return;
+	}
+	const path = `${base}/${encodeURIComponent(String(id))}`;
+	if (action === "show") {
+		const { item } = /** @type {any} */ (await c.get(path));
+		out(reviewLine(item));
+		out(
+			`kind: ${item.kind}; memory: ${item.memory.name} (${item.memory.scope}, proposed against version ${item.memory.baseVersion ?? "-"}, now ${item.memory.currentVersion ?? "gone"})`,
+		);
+		if (item.proposal.type) out(`type: ${item.proposal.type}`);
+		if (item.proposal.description) out(`description: ${item.proposal.description}`);
+		if (item.proposal.body) out(`\n${item.proposal.body.trimEnd()}\n`);
+		if (item.reason) out(`reason: ${item.reason}`);
+		if (item.evidence.length) out(`sessions: ${item.evidence.join(", ")}`);
+		if (item.decidedAt) out(`${item.status} at ${item.decidedAt} by ${item.decidedBy}`);
+		return;
+	}
+	try {
+		const { item, memory } = /** @type {any} */ (await c.post(`${path}/${action}`));
+		if (action === "reject") out(`rejected ${item.id}; ${item.memory.name} is unchanged`);
+		else if (item.kind === "promote") out(`approved ${item.id}: ${item.memory.name} is now a team memory`);
+		else if (!memory) out(`approved ${item.id}: ${item.memory.name} deleted`);
+		else out(`approved ${item.id}: ${memory.name} is at version ${memory.version}`);
+	} catch (err) {
+		if (err instanceof ApiError && err.code === "version_conflict")
+			throw new Error(`${err.message}: ${id} was proposed against an older version; reject it or edit the memory yourself`);
+		throw err;
+	}
+}
+
+/** `cairn team pull|push|status`; --dir names the team folder, the project comes from the repository. @param {string[]} args @param {Record<string, any>} values */
+async function team(args, values) {
+	const [action] = args;
+	if (action !== "pull" && action !== "push" && action !== "status")
+		throw new Error("usage: cairn team pull|push|status [--merge] [--dir <team folder>]");
+	const cwd = process.cwd();
+	const dir = teamDir(cwd, typeof values.dir === "string" ? values.dir : undefined);
+	const c = api();
+	const project = await projectFor(c, cwd);
+	const report = { out, err: (/** @type {string} */ s) => process.stderr.write(`${s}\n`) };
+	try {
+		if (action === "status") {
+			const { rows, inSync } = await teamStatus(c, { projectId: project.id, dir });
+			const width = Math.max(8, ...rows.map((r) => r.state.length));
+			for (const r of rows) out(`${r.state.padEnd(width)}  ${r.path}${r.note ? `  (${r.note})` : ""}`);
+			out(`${dir}: ${inSync} in sync${rows.length ? `, ${rows.length} not` : ""}`);
+			return;
+		}
+		if (action === "pull") {
+			const r = await teamPull(c, { projectId: project.id, dir, merge: values.merge === true, report });
+			out(
+				`pulled into ${dir}: ${r.written} written${r.removed ? `, ${r.removed} removed` : ""}${r.keptDeleted ? `, ${r.keptDeleted} deleted here left deleted` : ""}${r.conflicts ? `, ${r.conflicts} in conflict` : ""}`,
+			);
+			if (r.conflicts) process.exitCode = 1;
+			return;
+		}
+		const r = await teamPush(c, { projectId: project.id, dir, merge: values.merge === true, report });
+		out(
+			`pushed from ${dir}: ${r.pushed} sent${r.unchanged ? `, ${r.unchanged} already there` : ""}${r.conflicts ? `, ${r.conflicts} in conflict` : ""}${r.skipped ? `, ${r.skipped} skipped` : ""}`,
+		);
+		if (r.conflicts || r.skipped) process.exitCode = 1;
+	} catch (err) {
+		if (err instanceof ApiError && err.code === "feature_disabled") throw new Error(`${err.message}; nothing synced`);
+		throw err;
+	}
+}
+
+async function clear(/** @type {string} */ dir, /** @type {boolean} */ yes) {
+	const c = api();
+	const project = await projectFor(c, dir);
+	if (!yes) {
+		if (!process.stdin.isTTY) throw new Error("clear deletes every memory of the project; confirm with --yes");
+		const rl = createInterface({ input: process.stdin, output: process.stderr });
+		const answer = await rl.question(
+			`Delete every memory of project ${project.id} (${project.remote ?? project.root})? Type the project id: `,
+		);
+		rl.close();
+		if (answer.trim() !== project.id) throw new Error("not confirmed; nothing deleted");
+	}
+	await c.del(`/v1/projects/${project.id}/memory?confirm=${encodeURIComponent(project.id)}`);
+	out(`cleared project ${project.id}`);
+}
+
+async function exportTo(/** @type {string} */ dir, /** @type {string} */ target) {
+	const c = api();
+	const project = await projectFor(c, dir);
+	const base = `/v1/projects/${project.id}`;
+	/** @type {any[]} */
+	const memories = [];
+	let cursor = "";
+	do {
+		const page = /** @type {any} */ (await c.get(`${base}/memories?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`));
+		memories.push(...page.memories);
+		cursor = page.nextCursor ?? "";
+	} while (cursor);
+	const bar = progress("export", memories.length);
+	for (const m of memories) {
+		const scope = m.scope === "team" ? "?scope=team" : "";
+		const text = /** @type {string} */ (await c.request("GET", `${base}/memories/${m.name}${scope}`, { accept: "text/markdown" }));
+		writeUnder(target, m.scope === "team" ? join("team", `${m.name}.md`) : `${m.name}.md`, text);
+		bar.tick();
+	}
+	writeUnder(target, "MEMORY.md", /** @type {string} */ (await c.get(`${base}/index`)));
+	let extras = 0;
+	try {
+		writeUnder(target, "memory_summary.md", /** @type {string} */ (await c.get(`${base}/summary`)));
+		extras++;
+	} catch (err) {
+		if (!(err instanceof ApiError && err.status === 404)) throw err;
+	}
+	const skills = /** @type {any} */ (await c.get(`${base}/skills`)).skills;
+	for (const s of skills)
+		writeUnder(target, join("skills", s.name, "SKILL.md"), /** @type {string} */ (await c.get(`${base}/skills/${s.name}`)));
+	out(
+		`exported ${memories.length} memories${skills.length ? `, ${skills.length} skills` : ""}${extras ? ", the summary" : ""} and MEMORY.md to ${target}`,
+	);
+}
+
+async function remember(/** @type {string} */ dir, /** @type {string[]} */ args, /** @type {Record<string, any>} */ values) {
+	const [name, ...words] = args;
+	const usage = "usage: cairn remember <name> --type <user|feedback|project|reference> --description <one line> [--team] [text… | stdin]";
+	if (!name || typeof values.type !== "string" || typeof values.description !== "string") throw new Error(usage);
+	if (!NAME.test(name)) throw new Error(`"${name.slice(0, 64)}" is not a memory name: lowercase letters, digits and '-', at most 64`);
+	if (!TYPES.includes(values.type)) throw new Error(`--type must be one of ${TYPES.join(", ")}`);
+	const body = words.length > 0 ? words.join(" ") : await readStdin();
+	if (!body.trim()) throw new Error(`the memory's text is empty; ${usage}`);
+	const c = api();
+	const project = await projectFor(c, dir);
+	// An explicit agent write (`source=agent`); with the agent's session id, extraction also leaves out the turns that made it.
+	const session = [values.session, ...SESSION_ENV.map((v) => process.env[v])].find((s) => typeof s === "string" && SESSION_ID.test(s));
+	const scope = values.team ? "team" : "personal";
+	const res = /** @type {any} */ (
+		await c.request("PUT", `/v1/projects/${project.id}/memories/${name}?source=agent${values.team ? "&scope=team" : ""}`, {
+			json: { type: values.type, description: values.description, body },
+			headers: session ? { "X-Cairn-Session": session } : {},
+		})
+	);
+	out(`remembered ${name} (${values.type}, ${scope}, version ${res.memory.version})`);
+}
+
+async function importFrom(/** @type {string} */ dir, /** @type {string} */ source) {
+	const c = api();
+	const project = await projectFor(c, dir);
+	const entries = readMemoryDir(source);
+	let imported = 0;
+	let skipped = 0;
+	for (const e of entries.filter((x) => x.problem)) {
+		skipped++;
+		process.stderr.write(`skipped ${e.file}: ${e.problem}\n`);
+	}
+	const bar = progress("import", entries.length);
+	for (const scope of /** @type {const} */ (["personal", "team"])) {
+		const items = entries.filter((e) => e.item && e.scope === scope);
+		for (let i = 0; i < items.length; i += 50) {
+			const chunk = items.slice(i, i + 50);
+			const res = /** @type {any} */ (
+				await c.post(`/v1/projects/${project.id}/memories/batch?source=import${scope === "team" ? "&scope=team" : ""}`, {
+					memories: chunk.map((e) => e.item),
+				})
+			);
+			res.results.forEach((/** @type {any} */ r, /** @type {number} */ j) => {
+				bar.tick();
+				const e = /** @type {import("./transfer.mjs").ImportEntry} */ (chunk[j]);
+				if (r.status === "error") {
+					skipped++;
+					const rules = r.error?.details?.rules ? ` (${r.error.details.rules.join(", ")})` : "";
+					process.stderr.write(`skipped ${e.file}: ${r.error?.message ?? "refused"}${rules}\n`);
+					return;
+				}
+				imported++;
+				const as = `${scope === "team" ? "team/" : ""}${e.item?.name}`;
+				out(e.changes.length ? `imported ${e.file} as ${as}, changed: ${e.changes.join("; ")}` : `imported ${e.file} as ${as}`);
+			});
+		}
+	}
+	out(`imported ${imported} memories into project ${project.id}${skipped ? `; ${skipped} skipped (listed on stderr)` : ""}`);
+}
+
+/** Codex rollouts under a file or directory, oldest first. @param {string} target */
+function rollouts(target) {
+	if (!existsSync(target)) throw new Error(`${target} does not exist`);
+	if (statSync(target).isFile()) return [resolve(target)];
+	/** @type {string[]} */
+	const files = [];
+	const walk = (/** @type {string} */ d) => {
+		for (const entry of readdirSync(d, { withFileTypes: true })) {
+			const p = join(d, entry.name);
+			if (entry.isDirectory()) walk(p);
+			else if (entry.name.endsWith(".jsonl")) files.push(p);
+		}
+	};
+	walk(target);
+	return files.sort();
+}
+
+async function ingestRollouts(/** @type {string} */ target, /** @type {boolean} */ follow) {
+	const c = api();
+	const once = async () => {
+		let accepted = 0;
+		for (const file of rollouts(target)) {
+			const { id, cwd } = codexSessionId(file);
+			const project = await projectFor(c, cwd && existsSync(cwd) ? cwd : process.cwd());
+			const release = tryLock(project.id, id);
+			if (!release) continue; // a hook is uploading this session right now; the next round catches up
+			try {
+				accepted += (await uploadNewLines(c, { projectId: project.id, sessionId: id, file, format: "codex" })).accepted;
+			} finally {
+				release();
+			}
+		}
+		return accepted;
+	};
+	out(`uploaded ${await once()} new turns`);
+	if (!follow) return;
+	out(`watching ${target} (Ctrl-C to stop)`);
+	let busy = false;
+	watch(target, { recursive: true }, async () => {
+		if (busy) return;
+		busy = true;
+		try {
+			const n = await once();
+			if (n) out(`uploaded ${n} new turns`);
+		} catch (err) {
+			process.stderr.write(`cairn: ${err instanceof Error ? err.message : String(err)}\n`);
+		} finally {
+			busy = false;
+		}
+	});
+	await new Promise(() => {});
+}
+
+/**
+ * `cairn hook <event>`: never blocks or breaks the agent. Whatever happens — service down, bad key,
+ * bad payload, deadline — it exits 0 in time with at most one line on stderr, and Codex still gets a
+ * valid JSON object on stdout.
+ * @param {string} sub @param {Record<string, any>} values
+ */
+async function hook(sub, values) {
+	const started = performance.timeOrigin;
+	const known = /** @type {Record<string, import("./hook.mjs").HookEvent>} */ (HOOK_EVENTS)[sub];
+	let agent = values.agent === "codex" || values.agent === "claude" ? values.agent : null;
+	let event = /** @type {string} */ (known ?? "");
+	let printed = false;
+	const finish = (/** @type {string | null} */ context, /** @type {string | null} */ problem) => {
+		if (printed) return;
+		printed = true;
+		if (problem) process.stderr.write(`cairn: ${problem.split("\n")[0]}\n`);
+		emit(hookOutput(agent ?? "claude", event, context));
+		process.exit(0);
+	};
+	const budget = hookBudgetMs(event);
+	setTimeout(
+		() => {
+			// An upload cut short by the budget continues in a detached process rather than waiting for the next hook.
+			handOffCurrent();
+			finish(null, "hook timed out; continuing without memory");
+		},
+		Math.max(0, started + budget - 40 - Date.now()),
+	).unref();
+	try {
+		if (sub === "codex-notify") return await codexNotify();
+		const raw = await readStdin();
+		const payload = raw.trim() ? JSON.parse(raw) : {};
+		if (!payload || typeof payload !== "object") throw new Error("the hook payload is not a JSON object");
+		agent ??= detectAgent(payload);
+		// `hook ingest` (installed by earlier versions) serves Stop and SessionEnd alike.
+		if (!known && sub === "ingest" && (payload.hook_event_name === "Stop" || payload.hook_event_name === "SessionEnd"))
+			event = payload.hook_event_name;
+		if (!event) throw new Error(`unknown hook "${String(sub).slice(0, 40)}"; one of ${Object.keys(HOOK_EVENTS).join(", ")}`);
+		const deadline = started + budget - 150;
+		const context = await runHook(api(Math.max(100, deadline - Date.now())), {
+			event: /** @type {import("./hook.mjs").HookEvent} */ (event),
+			agent: /** @type {"claude" | "codex"} */ (agent),
+			payload,
+			deadline,
+		});
+		finish(context, null);
+	} catch (err) {
+		finish(null, errorMessage(err));
+	}
+}
+
+/** Codex's legacy `notify`: one JSON argument, `{"type":"agent-turn-complete","thread-id":…,"cwd":…}`. */
+async function codexNotify() {
+	const note = JSON.parse(process.argv.at(-1) ?? "{}");
+	const threadId = String(note["thread-id"] ?? "");
+	const sessions = join(process.env.CODEX_HOME || join(homedir(), ".codex"), "sessions");
+	const file = threadId && existsSync(sessions) ? rollouts(sessions).find((f) => f.includes(threadId)) : undefined;
+	if (!file) return;
+	const c = api(2500);
+	const project = await projectFor(c, typeof note.cwd === "string" && existsSync(note.cwd) ? note.cwd : process.cwd());
+	const sessionId = codexSessionId(file).id;
+	const release = tryLock(project.id, sessionId);
+	if (!release) return; // a hook or a background upload has this session; it reads to the end
+	try {
+		await uploadNewLines(c, { projectId: project.id, sessionId, file, format: "codex", deadline: Date.now() + 2500 });
+	} finally {
+		release();
+	}
+}
+
+async function hooks(/** @type {string[]} */ args, /** @type {Record<string, any>} */ values) {
+	const [action, agent] = args;
+	const root = repository(process.cwd()).root;
+	if ((action !== "install" && action !== "uninstall") || (agent !== "claude" && agent !== "codex"))
+		throw new Error(
+			"usage: cairn hooks install|uninstall claude [--project|--user] | cairn hooks install|uninstall codex [--project|--notify]",
+		);
+	if (agent === "codex" && values.notify) {
+		const file = codexConfigPath();
+		if (action === "uninstall") {
+			out(uninstallCodexNotify(file) ? `removed Cairn's notify from ${file}` : `no Cairn notify in ${file}`);
+			return;
+		}
+		const result = installCodexNotify(file);
+		if (result.conflict) {
+			throw new Error(
+				`${file} already has ${result.conflict}; Codex runs one notify program. Chain it, use hooks (\`cairn hooks install codex\`), or run \`cairn ingest ~/.codex/sessions --watch\``,
+			);
+		}
+		out(result.changed ? `set ${result.line} in ${file}` : `Cairn's notify is already in ${file}`);
+		return;
+	}
+	const where = values.user ? "user" : values.project ? "project" : agent === "claude" ? "local" : "user";
+	const file = agent === "claude" ? claudeSettingsPath(/** @type {any} */ (where), root) : codexHooksPath(/** @type {any} */ (where), root);
+	if (action === "uninstall") {
+		const removed = uninstallHooks(file);
+		out(removed.length ? `removed Cairn's ${[...new Set(removed)].join(", ")} hooks from ${file}` : `no Cairn hooks in ${file}`);
+		return;
+	}
+	const shared = where === "project";
+	const { added, updated } = installHooks(file, agent === "claude" ? CLAUDE_HOOKS : CODEX_HOOKS, (sub) => hookCommand(sub, agent, shared));
+	if (!added.length && !updated.length) out(`Cairn's hooks are already in ${file}`);
+	else
+		out(
+			`${[added.length ? `added ${added.join(", ")}` : "", updated.length ? `updated ${updated.join(", ")}` : ""].filter(Boolean).join("; ")} in ${file}`,
+		);
+	if (shared) out("the hooks run `cairn` from PATH: everyone who uses them needs the CLI installed (npm install -g @cairn/cli)");
+	if (agent === "codex") out("Codex runs a new or changed hook only once you trust it: open /hooks in Codex and trust Cairn's");
+}
+
+const errorMessage = (/** @type {unknown} */ err) =>
+	err instanceof ApiError
+		? `${err.message}${err.code && err.status ? ` (${err.code})` : ""}`
+		: err instanceof Error
+			? err.message
+			: String(err);
+
+async function main() {
+	const { values, positionals } = parseArgs({
+		allowPositionals: true,
+		strict: false,
+		options: {
+			url: { type: "string" },
+			key: { type: "string" },
+			yes: { type: "boolean", short: "y" },
+			watch: { type: "boolean" },
+			project: { type: "boolean" },
+			user: { type: "boolean" },
+			notify: { type: "boolean" },
+			team: { type: "boolean" },
+			type: { type: "string" },
+			description: { type: "string" },
+			session: { type: "string" },
+			agent: { type: "string" },
+			dir: { type: "string" },
+			merge: { type: "boolean" },
+			status: { type: "string" },
+			"admin-token": { type: "string" },
+			checkout: { type: "string" },
+			name: { type: "string" },
+			help: { type: "boolean", short: "h" },
+			version: { type: "boolean" },
+		},
+	});
+	const [command, ...rest] = positionals;
+	const dir = typeof values.dir === "string" ? values.dir : process.cwd();
+	if (command === "hook") return hook(rest[0] ?? "", values);
+	if (values.version) return out(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version);
+	if (values.help) return out(USAGE);
+	switch (command) {
+		case "login":
+			return login(values);
+		case "setup": {
+			const text = (/** @type {unknown} */ v) => (typeof v === "string" ? v : undefined);
+			return setup(
+				dir,
+				{
+					url: text(values.url),
+					key: text(values.key),
+					adminToken: text(values["admin-token"]),
+					checkout: text(values.checkout),
+					name: text(values.name),
+				},
+				out,
+			);
+		}
+		case "doctor":
+			if (!report(await runChecks(dir), out)) process.exitCode = 1;
+			return;
+		case "init":
+			return init(rest[0] ?? dir);
+		case "status":
+			return status(dir);
+		case "view":
+			return view(dir);
+		case "recall":
+			return recall(dir, rest.join(" "));
+		case "remember":
+			return remember(dir, rest, values);
+		case "rebuild":
+			return rebuild(dir);
+		case "review":
+			return review(dir, rest, values);
+		case "enqueue":
+			return enqueue(dir);
+		case "team":
+			return team(rest, values);
+		case "clear":
+		case "reset":
+			return clear(dir, values.yes === true);
+		case "export":
+			if (!rest[0]) throw new Error("usage: cairn export <dir>");
+			return exportTo(dir, resolve(rest[0]));
+		case "import":
+			if (!rest[0]) throw new Error("usage: cairn import <dir>");
+			return importFrom(dir, resolve(rest[0]));
+		case "ingest":
+			return ingestRollouts(
+				resolve(rest[0] ?? join(process.env.CODEX_HOME || join(homedir(), ".codex"), "sessions")),
+				values.watch === true,
+			);
+		case "hooks":
+			return hooks(rest, values);
+		case "sync-job":
+			// The background half of a hook's upload (see lib/sync.mjs); not for people.
+			return runSyncJob(api(60_000), JSON.parse(rest[0] ?? "{}"));
+		case undefined:
+		case "help":
+			out(USAGE);
+			return;
+		default:
+			throw new Error(`unknown command "${String(command).slice(0, 40)}"; see \`cairn help\``);
+	}
+}
+
+/** Runs the command line; a hook always exits 0. */
+export function run() {
+	const isHook = process.argv[2] === "hook";
+	main().then(
+		() => {
+			if (isHook) process.exit(0);
+		},
+		(err) => {
+			process.stderr.write(`cairn: ${errorMessage(err)}\n`);
+			process.exit(isHook ? 0 : 1);
+		},
+	);
+}

@@ -1,0 +1,93 @@
+// @ts-check
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** Where the CLI keeps its config and per-session cursors: `$XDG_CONFIG_HOME/cairn` or `~/.config/cairn`. */
+export const configDir = () => join(process.env.XDG_CONFIG_HOME || join(homedir(), ".config"), "cairn");
+
+/**
+ * `projects`: repository root → project id. `dirs`: a directory a hook ran in → its repository root, so
+ * a hook that knows its project runs no git command.
+ * @typedef {{ url?: string, key?: string, projects?: Record<string, string>, dirs?: Record<string, string> }} Config
+ */
+
+/** @returns {Config} */
+export function readConfig() {
+	const file = join(configDir(), "config.json");
+	if (!existsSync(file)) return {};
+	try {
+		return JSON.parse(readFileSync(file, "utf8"));
+	} catch {
+		throw new Error(`${file} is not valid JSON; run \`cairn login\` again`);
+	}
+}
+
+/** Writes the config with mode 600: it holds an API key. @param {Config} config */
+export function writeConfig(config) {
+	const dir = configDir();
+	mkdirSync(dir, { recursive: true, mode: 0o700 });
+	const file = join(dir, "config.json");
+	// Hooks of parallel sessions may save a project id at once: write whole files, then rename.
+	const temp = `${file}.${process.pid}.tmp`;
+	writeFileSync(temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+	chmodSync(temp, 0o600);
+	renameSync(temp, file);
+	return file;
+}
+
+/** URL and key: `CAIRN_URL` / `CAIRN_KEY` override the saved config. */
+export function credentials() {
+	const config = readConfig();
+	const url = process.env.CAIRN_URL || config.url;
+	const key = process.env.CAIRN_KEY || config.key;
+	if (!url || !key) throw new Error("not logged in: run `cairn login --url <url> --key <key>` (or set CAIRN_URL and CAIRN_KEY)");
+	return { url: url.replace(/\/+$/, ""), key, config };
+}
+
+/** Where per-session cursors, locks and the background log live. */
+export const stateDir = () => join(configDir(), "state");
+
+/** A small JSON file under the config dir (per-session upload cursors). @param {string} name */
+export function readState(name) {
+	const file = join(stateDir(), `${name}.json`);
+	if (!existsSync(file)) return null;
+	try {
+		return JSON.parse(readFileSync(file, "utf8"));
+	} catch {
+		return null;
+	}
+}
+
+/** @param {string} name @param {unknown} value */
+export function writeState(name, value) {
+	const dir = stateDir();
+	mkdirSync(dir, { recursive: true, mode: 0o700 });
+	// Write then rename: a hook killed mid-write must not leave a truncated cursor behind.
+	const file = join(dir, `${name}.json`);
+	const temp = `${file}.${process.pid}.tmp`;
+	writeFileSync(temp, JSON.stringify(value), { mode: 0o600 });
+	renameSync(temp, file);
+}
+
+/** How many directories `dirs` remembers (the most recent). */
+const MAX_DIRS = 200;
+
+/**
+ * The project a directory's hooks use when it is already known — `CAIRN_PROJECT`, or the id saved for
+ * the repository root this directory was last found in — without running git. Null when unknown.
+ * @param {Config} config @param {string} dir an absolute path
+ */
+export function knownProject(config, dir) {
+	if (process.env.CAIRN_PROJECT) return process.env.CAIRN_PROJECT;
+	const root = config.dirs?.[dir];
+	return (root && config.projects?.[root]) || null;
+}
+
+/** Records that `dir` belongs to the repository at `root`. @param {Config} config @param {string} dir @param {string} root */
+export function rememberDir(config, dir, root) {
+	if (config.dirs?.[dir] === root) return false;
+	const dirs = Object.entries(config.dirs ?? {}).filter(([d]) => d !== dir);
+	config.dirs = Object.fromEntries([...dirs.slice(-(MAX_DIRS - 1)), [dir, root]]);
+	return true;
+}

@@ -1,0 +1,63 @@
+// @ts-check
+// What a hook may take and what it prints: shared by every hook, and all the prompt hook's fast path
+// loads besides its request (no other module of the CLI).
+import { writeSync } from "node:fs";
+
+/** @typedef {"claude" | "codex"} Agent */
+
+/**
+ * How long a hook may take, from the process's start: a prompt waits on UserPromptSubmit, so it gets
+ * the least. `CAIRN_HOOK_BUDGET_MS` can only shorten these.
+ * @param {string} event
+ */
+export function hookBudgetMs(event) {
+	const cap = event === "UserPromptSubmit" ? 1400 : 2800;
+	const wanted = Number(process.env.CAIRN_HOOK_BUDGET_MS);
+	return wanted > 0 ? Math.min(wanted, cap) : cap;
+}
+
+/**
+ * What each agent lets the model see whole. Claude Code saves hook output over 10,000 characters to a
+ * file and shows a ~2 KB preview; Codex spills text over 2,500 tokens, which it counts as bytes / 4.
+ * The service keeps the block within `maxChars` (and `maxTokens`); `fitForAgent` is the last guard.
+ */
+export const INJECT_LIMITS = /** @type {const} */ ({
+	claude: { maxChars: 9500 },
+	codex: { maxTokens: 2500, maxChars: 9500 },
+});
+const HARD_LIMIT = { claude: 10_000, codex: 10_000 };
+const measure = { claude: (/** @type {string} */ s) => s.length, codex: (/** @type {string} */ s) => Buffer.byteLength(s) };
+
+/** Cuts text that would exceed the agent's limit at a line break, saying so. @param {Agent} agent @param {string} text */
+export function fitForAgent(agent, text) {
+	const size = measure[agent];
+	if (size(text) <= HARD_LIMIT[agent]) return text;
+	const note = "\n[cairn: cut to fit the agent's hook output limit]";
+	let cut = text.slice(0, HARD_LIMIT[agent] - note.length);
+	while (size(cut) > HARD_LIMIT[agent] - note.length) cut = cut.slice(0, -64);
+	const lastBreak = cut.lastIndexOf("\n");
+	return `${lastBreak > 0 ? cut.slice(0, lastBreak) : cut}${note}`;
+}
+
+/**
+ * What goes to stdout. Context-carrying events print hookSpecificOutput when there is something to add.
+ * Codex validates every hook's stdout against the event's schema, so it always gets a JSON object —
+ * `{}` when there is nothing to add; Claude Code gets nothing then.
+ * @param {Agent} agent @param {string} event @param {string | null} context
+ */
+export function hookOutput(agent, event, context) {
+	if (context && (event === "SessionStart" || event === "UserPromptSubmit" || event === "PostToolUse"))
+		return JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: fitForAgent(agent, context) } });
+	return agent === "codex" ? "{}" : "";
+}
+
+/** Which agent sent a payload, when the installed command does not say: Codex's carry a turn id or a rollout path. @param {Record<string, unknown>} payload */
+export function detectAgent(payload) {
+	const path = typeof payload.transcript_path === "string" ? payload.transcript_path : "";
+	return typeof payload.turn_id === "string" || /[\\/]\.codex[\\/]|rollout-[^\\/]*\.jsonl$/.test(path) ? "codex" : "claude";
+}
+
+/** Writes straight to the descriptor: a hook may exit right after, and Codex must get the whole object. @param {string} s */
+export const emit = (s) => {
+	if (s) writeSync(1, `${s}\n`);
+};

@@ -1,0 +1,151 @@
+// @ts-check
+// `cairn hook <event>`: one set of handlers for Claude Code's and Codex's hooks. The payload arrives as
+// JSON on stdin; what the agent should see goes to stdout in the shape that agent validates.
+import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { INJECT_LIMITS } from "./hook-output.mjs";
+import { projectFor, repositoryContext } from "./project.mjs";
+import { injectRequest } from "./prompt-hook.mjs";
+import { handOff, resumeBacklog, syncSession } from "./sync.mjs";
+import { teamDir, teamPull, teamPush, touchedTeamFiles } from "./team.mjs";
+
+/** `cairn hook <sub>` → the agents' event name. */
+export const HOOK_EVENTS = /** @type {const} */ ({
+	"session-start": "SessionStart",
+	"user-prompt-submit": "UserPromptSubmit",
+	"post-tool-use": "PostToolUse",
+	stop: "Stop",
+	"subagent-stop": "SubagentStop",
+	"pre-compact": "PreCompact",
+	"session-end": "SessionEnd",
+});
+/** @typedef {(typeof HOOK_EVENTS)[keyof typeof HOOK_EVENTS]} HookEvent */
+/** @typedef {"claude" | "codex"} Agent */
+
+export { detectAgent, fitForAgent, hookBudgetMs, hookOutput, INJECT_LIMITS } from "./hook-output.mjs";
+
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const str = (/** @type {unknown} */ v) => (typeof v === "string" && v ? v : null);
+const file = (/** @type {unknown} */ v) => {
+	const p = str(v);
+	return p && existsSync(p) && statSync(p).isFile() ? p : null;
+};
+
+/** Codex's rollout for a thread, newest day first, when the hook payload carries no path. @param {string} threadId */
+export function findRollout(threadId) {
+	const root = join(process.env.CODEX_HOME || join(homedir(), ".codex"), "sessions");
+	if (!existsSync(root)) return null;
+	/** @param {string} dir @returns {string | null} */
+	const walk = (dir) => {
+		const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => b.name.localeCompare(a.name));
+		for (const e of entries) {
+			const p = join(dir, e.name);
+			if (e.isDirectory()) {
+				const found = walk(p);
+				if (found) return found;
+			} else if (e.name.endsWith(".jsonl") && e.name.includes(threadId)) return p;
+		}
+		return null;
+	};
+	return walk(root);
+}
+
+/**
+ * Runs one hook: injects memory (SessionStart, UserPromptSubmit) or uploads the transcript
+ * (Stop, SubagentStop, PreCompact, SessionEnd), all before `deadline` (epoch ms).
+ * @param {ReturnType<import("./api.mjs").client>} api
+ * @param {{ event: HookEvent, agent: Agent, payload: Record<string, any>, deadline: number }} hook
+ * @returns {Promise<string | null>} context for the model
+ */
+export async function runHook(api, { event, agent, payload, deadline }) {
+	const left = () => Math.max(100, deadline - Date.now());
+	const cwd = str(payload.cwd) && existsSync(payload.cwd) ? payload.cwd : process.cwd();
+	const sessionId = str(payload.session_id) && SESSION_ID.test(payload.session_id) ? payload.session_id : null;
+	const teamSync = process.env.CAIRN_TEAM_SYNC !== "0";
+	if (event === "PostToolUse") {
+		// Only a write into the team folder costs anything: everything else returns before any request.
+		if (!teamSync) return null;
+		const dir = teamDir(cwd);
+		const paths = touchedTeamFiles(payload, cwd, dir);
+		if (paths.length === 0) return null;
+		const project = await projectFor(api, cwd, { timeoutMs: left() });
+		/** @type {string[]} */
+		const problems = [];
+		const report = { out: () => {}, err: (/** @type {string} */ line) => problems.push(line) };
+		await teamPush(api, { projectId: project.id, dir, paths, hook: true, report, timeoutMs: left() });
+		const notes = problems.filter((l) => !l.startsWith("  "));
+		return notes.length ? `Cairn team memory: ${notes.join("\n")}` : null;
+	}
+	const project = await projectFor(api, cwd, { timeoutMs: left() });
+	const inject = async (/** @type {Record<string, unknown>} */ body) => {
+		const res = /** @type {{ text: string }} */ (
+			await api.post(
+				`/v1/projects/${project.id}/inject`,
+				{ ...body, ...(sessionId ? { sessionId } : {}), ...INJECT_LIMITS[agent] },
+				{ timeoutMs: left() },
+			)
+		);
+		return res.text || null;
+	};
+
+	if (event === "SessionStart") {
+		// Uploads and ends that an earlier hook could not finish (a slow service, a cancelled hook) resume now, detached.
+		resumeBacklog();
+		// Bash commands of this Claude Code session (`cairn remember`) then know the session and project.
+		const envFile = process.env.CLAUDE_ENV_FILE;
+		if (agent === "claude" && envFile && sessionId) {
+			try {
+				appendFileSync(envFile, `export CAIRN_SESSION_ID=${sessionId}\nexport CAIRN_PROJECT=${project.id}\n`);
+			} catch {
+				// the memory block matters more than the variables
+			}
+		}
+		// Team memory comes down alongside the injection (Claude Code reads the team folder itself); a
+		// failure or a slow service never holds the session up: what is not done by the deadline is skipped.
+		const pull =
+			agent === "claude" && teamSync
+				? teamPull(api, { projectId: project.id, dir: teamDir(cwd), report: { out: () => {}, err: () => {} }, timeoutMs: left() }).catch(
+						() => null,
+					)
+				: Promise.resolve(null);
+		const ctx = repositoryContext(cwd);
+		const query = [ctx.cwdName, ctx.branch, ...ctx.subjects].filter(Boolean).join("\n").slice(0, 2000);
+		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
+		const text = await inject({ query, ...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}) });
+		await Promise.race([pull, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
+		return text;
+	}
+	if (event === "UserPromptSubmit") {
+		// `cairn hook user-prompt-submit` runs lib/prompt-hook.mjs without loading this module; this serves a caller that has it loaded.
+		if (!str(payload.prompt)) return null;
+		return inject(injectRequest({ agent, payload, deadline }));
+	}
+
+	if (!sessionId) return null;
+	const format = agent === "codex" ? "codex" : "claude";
+	const transcript =
+		event === "SubagentStop"
+			? file(payload.agent_transcript_path)
+			: (file(payload.transcript_path) ?? (agent === "codex" ? findRollout(sessionId) : null));
+	const after = /** @type {import("./sync.mjs").AfterAction[]} */ (
+		event === "SessionEnd" ? ["end"] : event === "PreCompact" ? ["compact"] : []
+	);
+	resumeBacklog({ except: sessionId });
+	// No transcript: nothing was uploaded for this session, so there is nothing to end or compact either.
+	if (!transcript) return null;
+	const job = { projectId: project.id, sessionId, files: [{ file: transcript, format }], after };
+	if (event === "SessionEnd") {
+		// Claude Code cancels a plugin's SessionEnd hook after 1.5 s whatever hooks.json says, and the agent is
+		// exiting: the final upload and the end go to a detached process at once, kept in the backlog until done.
+		handOff(job);
+		if (process.env.CAIRN_VERBOSE) process.stderr.write("cairn: the final upload and the end continue in the background\n");
+		return null;
+	}
+	const res = await syncSession(api, job, { deadline });
+	if (process.env.CAIRN_VERBOSE)
+		process.stderr.write(
+			`cairn: uploaded ${res.bytes} bytes, ${res.accepted} new turns${res.background ? "; the rest continues in the background" : ""}\n`,
+		);
+	return null;
+}

@@ -1,0 +1,104 @@
+// @ts-check
+// `cairn hook user-prompt-submit`: every prompt waits for it, so it is built to start fast. Once the
+// project is known it runs no subprocess and makes one request (node:http, not fetch), and it loads
+// only this module, its output helpers, the config reader and the transcript-tail reader.
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { ApiError } from "./api.mjs";
+import { knownProject, readConfig } from "./config.mjs";
+import { detectAgent, emit, hookBudgetMs, hookOutput, INJECT_LIMITS } from "./hook-output.mjs";
+import { postJson } from "./post-json.mjs";
+import { recentTools } from "./recent-tools.mjs";
+
+/** Kept back from `waitMs` for the answer to travel, be parsed and printed before the deadline. */
+export const RESPONSE_MARGIN_MS = 150;
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+async function readStdin() {
+	if (process.stdin.isTTY) return "";
+	const chunks = [];
+	for await (const chunk of process.stdin) chunks.push(chunk);
+	return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * What the prompt hook sends to `POST …/inject`: the prompt, the tools the session just used (from its
+ * transcript's tail) and `waitMs`, what is left of the hook's budget for the service to answer in —
+ * its model selector never runs past the hook.
+ * @param {{ agent: "claude" | "codex", payload: Record<string, any>, deadline: number, now?: number }} input
+ */
+export function injectRequest({ agent, payload, deadline, now = Date.now() }) {
+	const prompt = typeof payload.prompt === "string" ? payload.prompt : "";
+	const sessionId = typeof payload.session_id === "string" && SESSION_ID.test(payload.session_id) ? payload.session_id : null;
+	const transcript = typeof payload.transcript_path === "string" && payload.transcript_path ? payload.transcript_path : null;
+	const tools = recentTools(transcript);
+	return {
+		query: prompt.slice(0, 8000),
+		include: "memories",
+		...(sessionId ? { sessionId, onlyNew: true } : {}),
+		...INJECT_LIMITS[agent],
+		...(tools.length ? { recentTools: tools } : {}),
+		waitMs: Math.max(0, Math.floor(deadline - now - RESPONSE_MARGIN_MS)),
+	};
+}
+
+/** The project of the hook's directory: known without git, else found the full way (git, maybe a request). @param {string} cwd @param {{ url: string, key: string }} service @param {number} timeoutMs */
+async function projectId(cwd, service, timeoutMs) {
+	const known = knownProject(readConfig(), cwd);
+	if (known) return known;
+	const [{ client }, { projectFor }] = await Promise.all([import("./api.mjs"), import("./project.mjs")]);
+	return (await projectFor(client({ ...service, timeoutMs }), cwd, { timeoutMs })).id;
+}
+
+const message = (/** @type {unknown} */ err) =>
+	err instanceof ApiError
+		? `${err.message}${err.code && err.status ? ` (${err.code})` : ""}`
+		: err instanceof Error
+			? err.message
+			: String(err);
+
+/**
+ * Never blocks or breaks the agent: exits 0 in time whatever happens, at most one line on stderr, and
+ * Codex always gets a JSON object its schema accepts.
+ * @param {string[]} args what follows `hook user-prompt-submit` on the command line
+ */
+export async function promptHook(args) {
+	const started = performance.timeOrigin;
+	const flag = args.indexOf("--agent");
+	/** @type {"claude" | "codex" | null} */
+	let agent =
+		flag >= 0 && (args[flag + 1] === "claude" || args[flag + 1] === "codex") ? /** @type {"claude" | "codex"} */ (args[flag + 1]) : null;
+	let printed = false;
+	const finish = (/** @type {string | null} */ context, /** @type {string | null} */ problem) => {
+		if (printed) return;
+		printed = true;
+		if (problem) process.stderr.write(`cairn: ${problem.split("\n")[0]}\n`);
+		emit(hookOutput(agent ?? "claude", "UserPromptSubmit", context));
+		process.exit(0);
+	};
+	const budget = hookBudgetMs("UserPromptSubmit");
+	setTimeout(() => finish(null, "hook timed out; continuing without memory"), Math.max(0, started + budget - 40 - Date.now())).unref();
+	try {
+		const raw = await readStdin();
+		const payload = raw.trim() ? JSON.parse(raw) : {};
+		if (!payload || typeof payload !== "object") throw new Error("the hook payload is not a JSON object");
+		agent ??= detectAgent(payload);
+		if (typeof payload.prompt !== "string" || !payload.prompt) return finish(null, null);
+		const config = readConfig();
+		const url = process.env.CAIRN_URL || config.url;
+		const key = process.env.CAIRN_KEY || config.key;
+		if (!url || !key) throw new Error("not logged in: run `cairn login --url <url> --key <key>` (or set CAIRN_URL and CAIRN_KEY)");
+		const service = { url: url.replace(/\/+$/, ""), key };
+		const deadline = started + budget - 150;
+		const dir =
+			typeof payload.cwd === "string" && isAbsolute(payload.cwd) && existsSync(payload.cwd) && statSync(payload.cwd).isDirectory()
+				? resolve(payload.cwd)
+				: process.cwd();
+		const id = await projectId(dir, service, Math.max(100, deadline - Date.now()));
+		const body = injectRequest({ agent, payload, deadline });
+		const res = await postJson(service, `/v1/projects/${id}/inject`, body, Math.max(100, deadline - Date.now()));
+		finish(res && typeof res.text === "string" && res.text ? res.text : null, null);
+	} catch (err) {
+		finish(null, message(err));
+	}
+}
