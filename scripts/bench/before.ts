@@ -47,3 +47,13 @@ export const BEFORE = {
  * relevance decision), docs/benchmarks.md of 2026-12-01: per-prompt inject is held to 2× this.
  */
 export const RECALL_P95_BEFORE_PROMPTS: Record<number, number> = { 1000: 5.0, 10000: 9.0 };
+
+/**
+ * Per-prompt recall on bench/prompts/dev before any change for it (2026-12-01: the word-count floor — half
+ * the query's terms, at most three — over lexical recall): hits / needing, noisy / needing none, memories per block.
+ */
+export const PROMPTS_BEFORE: Record<string, { hits: number; needing: number; noisy: number; none: number; perBlock: number }> = {
+	en: { hits: 83, needing: 151, noisy: 55, none: 82, perBlock: 3.02 },
+	ko: { hits: 30, needing: 61, noisy: 16, none: 38, perBlock: 1.83 },
+	all: { hits: 113, needing: 212, noisy: 71, none: 120, perBlock: 2.67 },
+};
