@@ -7,6 +7,7 @@ import type { ProjectEnv } from "../project/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../project/sql";
 import { deriveCues } from "../recall/concepts";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "../recall/index-rows";
+import { visibleIn } from "../recall/lexical";
 import { assertNoSecretsIn } from "../security/guard";
 import { effectiveSettings } from "../settings/settings";
 import { memoryUrl, objectKey } from "./paths";
@@ -500,15 +501,11 @@ export async function listMemories(db: ProjectDb, ctx: ProjectContext, filter: L
  */
 export async function listManifest(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[], limit: number): Promise<MemoryRow[]> {
 	if (scopes.length === 0) return [];
-	const visible =
-		scopes.length === 2
-			? "(scope = 'team' OR owner_id = ?2)"
-			: scopes[0] === "team"
-				? "scope = 'team' AND ?2 IS NOT NULL"
-				: "scope = 'personal' AND owner_id = ?2";
 	const { results } = await db
-		.prepare(`SELECT * FROM memories WHERE project_id = ?1 AND ${visible} ORDER BY times_served DESC, updated_at DESC LIMIT ?3`)
-		.bind(ctx.projectId, ctx.userId, limit)
+		.prepare(
+			`SELECT * FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?2`,
+		)
+		.bind(ctx.projectId, limit, ctx.userId)
 		.all<MemoryRow>();
 	return results;
 }

@@ -10,7 +10,7 @@ import type { MemoryScope } from "../memory/topic-file";
 import type { ProjectDb } from "../project/sql";
 import { EMBED_TIMEOUT_MS, type Embedder, embeddingText, nearest, toBlob, type VectorHit } from "./embedding";
 import { cjkStem, gramMatchExpression, hasCjk } from "./grams";
-import { type CandidateRow, candidateSql, type LexicalIndex } from "./lexical";
+import { type CandidateRow, candidateSql, type LexicalIndex, visibleIn } from "./lexical";
 import { matchExpression } from "./terms";
 
 /** Vectors less similar than this to the query are not candidates (unrelated text still scores above 0). */
@@ -67,13 +67,6 @@ export const CUE_INDEX_WEIGHT = 0.5;
 export const DATED_CANDIDATES = 10;
 /** How many ids either side of a seed are looked at for its neighbours. */
 export const NEIGHBOUR_SPAN = 2;
-
-const scopeFilter = (scopes: MemoryScope[], alias: string) =>
-	scopes.length === 2
-		? `(${alias}.scope = 'team' OR ${alias}.owner_id = ?3)`
-		: scopes[0] === "team"
-			? `${alias}.scope = 'team'`
-			: `${alias}.scope = 'personal' AND ${alias}.owner_id = ?3`;
 
 /**
  * The lexical candidates: both indexes, BM25 added per memory, best `limit` first; then, per window of
@@ -151,7 +144,7 @@ export async function neighbourCandidates(
 		.prepare(
 			`SELECT m.*, f.body AS fts_body, 0 AS rank FROM memories m JOIN memories_fts f ON f.rowid = m.id
 			 JOIN memory_visibility v ON v.memory_id = m.id
-			 WHERE m.id IN (SELECT value FROM json_each(?1)) AND v.project_id = ?2 AND ${scopeFilter(options.scopes, "v")}`,
+			 WHERE m.id IN (SELECT value FROM json_each(?1)) AND v.project_id = ?2 AND ${visibleIn(options.scopes, "v")}`,
 		)
 		.bind(JSON.stringify([...wanted]), ctx.projectId, ctx.userId)
 		.all<CandidateRow>();
@@ -181,7 +174,7 @@ export function vectorCandidates(db: ProjectDb, ctx: ProjectContext, model: stri
 	return db
 		.prepare(
 			`SELECT v.memory_id AS id, v.vector AS vector FROM memory_vectors v JOIN memory_visibility vis ON vis.memory_id = v.memory_id
-			 WHERE v.project_id = ?1 AND v.model = ?2 AND ${scopeFilter(options.scopes, "vis")}`,
+			 WHERE v.project_id = ?1 AND v.model = ?2 AND ${visibleIn(options.scopes, "vis")}`,
 		)
 		.bind(ctx.projectId, model, ctx.userId)
 		.all<{ id: number; vector: ArrayBuffer }>()

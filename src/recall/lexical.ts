@@ -115,6 +115,18 @@ export interface ScoredMemory {
 }
 
 /**
+ * The visibility condition over rows with `scope` and `owner_id` (alias `alias`), the caller's id bound
+ * as ?3: their personal memories and the project's team ones, or one scope of them.
+ */
+export function visibleIn(scopes: MemoryScope[], alias: string): string {
+	return scopes.length === 2
+		? `(${alias}.scope = 'team' OR ${alias}.owner_id = ?3)`
+		: scopes[0] === "team"
+			? `${alias}.scope = 'team'`
+			: `${alias}.scope = 'personal' AND ${alias}.owner_id = ?3`;
+}
+
+/**
  * The candidate query: ?1 MATCH expression, ?2 project, ?3 user, ?4 limit. Exported so the
  * benchmark runs exactly this statement on plain SQLite as the latency floor. The same query runs
  * over the CJK index (`memories_grams`, src/recall/grams.ts) with a MATCH over grams and over the cue
@@ -123,12 +135,6 @@ export interface ScoredMemory {
  * ?5 and ?6 (ISO instants, src/recall/dates.ts).
  */
 export function candidateSql(scopes: MemoryScope[], index: LexicalIndex = "memories_fts", dated = false): string {
-	const scopeFilter =
-		scopes.length === 2
-			? "(v.scope = 'team' OR v.owner_id = ?3)"
-			: scopes[0] === "team"
-				? "v.scope = 'team'"
-				: "v.scope = 'personal' AND v.owner_id = ?3";
 	const written = dated
 		? ` AND ${index}.rowid IN (SELECT id FROM memories WHERE project_id = ?2 AND ((created_at >= ?5 AND created_at < ?6) OR (updated_at >= ?5 AND updated_at < ?6)))`
 		: "";
@@ -137,7 +143,7 @@ export function candidateSql(scopes: MemoryScope[], index: LexicalIndex = "memor
 	return `SELECT m.*, f.body AS fts_body, top.rank AS rank FROM (
 	   SELECT ${index}.rowid AS id, bm25(${index}, ${(index === "memories_cues" ? CUE_FIELD_WEIGHTS : FIELD_WEIGHTS).join(", ")}) AS rank
 	   FROM ${index} JOIN memory_visibility v ON v.memory_id = ${index}.rowid
-	   WHERE ${index} MATCH ?1 AND v.project_id = ?2 AND ${scopeFilter}${written}
+	   WHERE ${index} MATCH ?1 AND v.project_id = ?2 AND ${visibleIn(scopes, "v")}${written}
 	   ORDER BY rank LIMIT ?4
 	 ) AS top
 	 JOIN memories m ON m.id = top.id
