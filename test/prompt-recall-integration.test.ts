@@ -213,6 +213,16 @@ describe("per-prompt recall without a model", () => {
 		expect(body.trace.concepts).toContain("deps");
 		expect(body.memories[0]?.name).toBe("package-manager");
 	});
+
+	it("searches a question's concepts only when it names them clearly: one generic word is not a concept", async () => {
+		const traced = async (query: string) => {
+			const res = await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, json: { query, trace: true } });
+			return (await json(res)).trace.concepts as string[];
+		};
+		expect(textConcepts("what did we talk about that day?").map((c) => c.id)).toContain("dates");
+		expect(await traced("what did we talk about that day?")).not.toContain("dates");
+		expect(await traced("which timezone do we show dates in?")).toContain("dates");
+	});
 });
 
 /** A scripted selector that answers `names` after `delayMs`. */

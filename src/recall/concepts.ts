@@ -68,8 +68,25 @@ const korean = () => {
 	return koreanMap;
 };
 
+/**
+ * What each Latin word looked up so far signals (or `null`): a memory's body is read again for every prompt
+ * it is a candidate of, and its words mostly repeat, so the endings are stripped once per word. Bounded:
+ * cleared when it reaches WORD_CACHE_SIZE.
+ */
+const wordCache = new Map<string, number[] | null>();
+const WORD_CACHE_SIZE = 50_000;
+
 /** The codes a Latin word signals: itself, then without a plural or verb ending. */
 function wordCodes(word: string): number[] | undefined {
+	const cached = wordCache.get(word);
+	if (cached !== undefined) return cached ?? undefined;
+	const codes = lookUpWord(word);
+	if (wordCache.size >= WORD_CACHE_SIZE) wordCache.clear();
+	wordCache.set(word, codes ?? null);
+	return codes;
+}
+
+function lookUpWord(word: string): number[] | undefined {
 	const direct = words().get(word);
 	if (direct) return direct;
 	for (const [end, add] of [

@@ -214,7 +214,11 @@ export async function recall(
 	const words = queryTerms(request.query, ranking.questionWords);
 	const windows = ranking.dateCues ? dateWindows(request.query, new Date(request.at ?? now)) : [];
 	const grams = queryGrams(request.query);
-	const concepts = ranking.concepts ? textConcepts(request.query) : [];
+	// A question's concepts are searched when it names them clearly (a tool's name, or two words); a prompt's
+	// all count, each weighed by its strength in the relevance decision.
+	const concepts = ranking.concepts
+		? textConcepts(request.query).filter((c) => request.purpose === "prompt" || c.strength >= QUESTION_CONCEPT_MIN)
+		: [];
 	// Relevance is counted per word; a CJK run written without spaces counts as its bigrams.
 	const terms = scoringTerms(words);
 	const exclude = new Set(request.exclude ?? []);
@@ -383,6 +387,9 @@ export async function recall(
 	}
 	return result;
 }
+
+/** A concept a (non-prompt) query names with less than this strength is not searched: one generic word ("day") says little. */
+export const QUESTION_CONCEPT_MIN = 2;
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
