@@ -24,6 +24,14 @@ describe("query terms", () => {
 	it("keeps non-Latin words and numbers", () => {
 		expect(queryTerms("데이터베이스 테스트 2024")).toEqual(["데이터베이스", "테스트", "2024"]);
 	});
+
+	it("cuts Korean particles and endings off a word written in Latin letters, and keeps Korean words whole", () => {
+		expect(queryTerms("dw.orders에 coupon_discount 컬럼 추가해줘")).toEqual(["dw", "orders", "coupon", "discount", "컬럼", "추가해줘"]);
+		expect(queryTerms("PR을 main에 rebase해줘")).toEqual(["pr", "main", "rebase"]);
+		expect(queryTerms("prod에서 redis가 느려")).toEqual(["prod", "redis", "느려"]);
+		// Korean that is not grammar after a Latin word stays a word of its own.
+		expect(queryTerms("api서버 배포는")).toEqual(["api", "서버", "배포는"]);
+	});
 });
 
 describe("tools in use", () => {
