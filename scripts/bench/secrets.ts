@@ -97,20 +97,34 @@ export async function benchSecrets(files: string[]) {
 // ---------------------------------------------------------------------------------------------
 // Command line
 
+/** The adversarial inputs of test/secrets-adversarial.test.ts (plus prose), each repeated to 64 KB and 1 MB. */
 const ADVERSARIAL: Record<string, string> = {
 	"PEM BEGIN lines": "-----BEGIN RSA PRIVATE KEY-----\n",
+	"PEM BEGIN lines with a little base64": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n",
 	"curl ": "curl ",
+	"curl -u": "curl -u a:b ",
 	"authorization:": "authorization:",
 	"Authorization: Bearer ": "Authorization: Bearer ",
 	"password: ": "password: ",
+	"key=": "key=",
+	'key="a" value="': 'key="a" value="',
 	eyJ: "eyJ",
 	"JWT-ish": "eyJhbGciOiJIUzI1NiJ9.eyJ",
-	"key=": "key=",
+	"scheme://user:": "a://b:",
 	"glpat-": "glpat-",
 	"figd_ (secretlint)": "figd_",
 	"ghs_1_a. (secretlint)": "ghs_1_a.",
-	"Q~": "Q~",
 	T3BlbkFJ: "T3BlbkFJ",
+	"Q~": "Q~",
+	"sshpass -p ": "sshpass -p ",
+	"-us1": "0123456789abcdef0123456789abcdef-us1 ",
+	AZDOAZDO: "AZDOAZDO",
+	"a run of A": "A",
+	"sk-": "sk-",
+	"re_ and a group": "re_abcdefgh_",
+	"hex groups": "-0123abcd",
+	whitespace: " \n\t",
+	"one letter": "a",
 	prose: "The deploy runs `npm run build` then `wrangler deploy`; config lives in wrangler.toml.\nconst retries = 3; // see docs\n",
 };
 
@@ -167,17 +181,27 @@ async function main(args: string[]) {
 		console.log(`transcript turns flagged: ${flagged}/${turns} (${pct(flagged / Math.max(1, turns))})`);
 	}
 	if (all || args.includes("adversarial")) {
+		let worst = 0;
 		for (const [name, unit] of Object.entries(ADVERSARIAL)) {
 			const cells: string[] = [];
 			for (const size of [64 * 1024, 1024 * 1024]) {
 				const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-				const t0 = performance.now();
-				await findSecrets(text);
-				const ms = performance.now() - t0;
-				cells.push(`${size / 1024} KB ${ms.toFixed(1)} ms (${(lastScanStats().steps / size).toFixed(0)} steps/char)`);
+				// Three runs each: the median and the slowest are both reported.
+				const times: number[] = [];
+				for (let run = 0; run < 3; run++) {
+					const t0 = performance.now();
+					await findSecrets(text);
+					times.push(performance.now() - t0);
+				}
+				times.sort((a, b) => a - b);
+				worst = Math.max(worst, times[2] ?? 0);
+				cells.push(
+					`${size / 1024} KB ${(times[1] ?? 0).toFixed(1)} ms (max ${(times[2] ?? 0).toFixed(1)}; ${(lastScanStats().steps / size).toFixed(0)} steps/char)`,
+				);
 			}
-			console.log(`${name.padEnd(24)} ${cells.join("   ")}`);
+			console.log(`${name.padEnd(36)} ${cells.join("   ")}`);
 		}
+		console.log(`slowest adversarial scan: ${worst.toFixed(1)} ms (target ≤ 100 ms)`);
 	}
 }
 

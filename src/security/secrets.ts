@@ -150,7 +150,7 @@ function runRegexRule(
  * rules, which cover the same formats in linear time.
  */
 const SECRETLINT_ANCHORS =
-	/gh[pousr]_|github_pat_|gl(?:pat|c|sa)[-_]|xox[a-z]-|xapp-|sk-|gsk_|hf_|lin_api_|ntn_|SG\.|shp[a-z]{2}_|[sr]k_(?:live|test)|ops_|hv[sbr]\.|vc[a-z]_|dapi|dckr_pat_|figd_|cf[a-z]{1,2}_|tskey-|A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|npm_|_authToken|:\/\/|-----BEGIN|x-oauth-basic|ACCOUNT|account|SECRET|secret/g;
+	/gh[pousr]_|github_pat_|gl(?:pat|c|sa)[-_]|xox[a-z]-|xapp-|sk-|gsk_|hf_|lin_api_|ntn_|SG\.|shp[a-z]{2}_|[sr]k_(?:live|test)|ops_|hv[sbr]\.|vc[a-z]_|dapi|dckr_pat_|figd_|cf[a-z]{1,2}_|tskey-|A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|npm_|_authToken|:\/\/|-----BEGIN|x-oauth-basic|[Aa]ccount|ACCOUNT|[Ss]ecret|SECRET/g;
 /** Anchors per window above which secretlint is not run on it. */
 const SECRETLINT_MAX_ANCHORS = 128;
 
@@ -236,7 +236,11 @@ async function scan(text: string, options: ScanOptions): Promise<{ findings: Sec
 		}
 		if (options.secretlint !== false) {
 			meter.steps += slice.length;
-			if (secretlintAnchors(slice, SECRETLINT_MAX_ANCHORS) < SECRETLINT_MAX_ANCHORS) {
+			const anchors = secretlintAnchors(slice, SECRETLINT_MAX_ANCHORS);
+			// Every expression of the preset starts at one of these anchors: a window with none holds
+			// nothing it could report (and its line handling costs ~10 ms per window of short lines).
+			if (anchors === 0) continue;
+			if (anchors < SECRETLINT_MAX_ANCHORS) {
 				meter.steps += SECRETLINT_STEPS_PER_CHAR * slice.length;
 				await runSecretlint(slice, sliceStart, from, to, findings);
 			} else secretlintSkipped++;
