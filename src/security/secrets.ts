@@ -238,8 +238,12 @@ async function scan(text: string, options: ScanOptions): Promise<{ findings: Sec
 			meter.steps += slice.length;
 			const anchors = secretlintAnchors(slice, SECRETLINT_MAX_ANCHORS);
 			// Every expression of the preset starts at one of these anchors: a window with none holds
-			// nothing it could report (and its line handling costs ~10 ms per window of short lines).
-			if (anchors === 0) continue;
+			// nothing it could report (and its line handling costs ~10 ms per window of short lines). It is
+			// still charged as if it ran, so the budget means the same whatever the text holds.
+			if (anchors === 0) {
+				meter.steps += SECRETLINT_STEPS_PER_CHAR * slice.length;
+				continue;
+			}
 			if (anchors < SECRETLINT_MAX_ANCHORS) {
 				meter.steps += SECRETLINT_STEPS_PER_CHAR * slice.length;
 				await runSecretlint(slice, sliceStart, from, to, findings);
