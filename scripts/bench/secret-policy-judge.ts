@@ -140,11 +140,11 @@ export function isPlaceholder(value: string): boolean {
 	if (v.length === 0) return true;
 	if (/^[xX*.#_\-•…0]{3,}$/.test(v) || /(.)\1{7,}/.test(v) || /[xX]{6,}|\*{3,}|\.{3}|…/.test(v)) return true;
 	if (/^<[^>]*>$|^\$\{[^}]*\}$|^\{\{[^}]*\}\}$|^\$[A-Z_][A-Z0-9_]*$|^%[A-Z_]+%$|^\[[^\]]*\]$/.test(v)) return true;
-	if (
-		/your[-_ ]?(?:[a-z]+[-_ ]?)?(?:key|token|secret|password|pass)|[-_ ]here$|placeholder|changeme|^redacted$|<[a-z_ -]+>|dummy|fake/i.test(
-			v,
-		)
-	)
+	if (/your[-_ ]?(?:[a-z]+[-_ ]?)?(?:key|token|secret|password|pass)|[-_ ]here$|placeholder|changeme|^redacted$|<[a-z_ -]+>/i.test(v))
+		return true;
+	// Words in place of a value, naming what belongs there ("Slack_BOT_TOKEN", "RANDOMSTRINGHERE", "1-initial").
+	const words = v.replace(/^(?:[A-Za-z]{2,8}[-_.])?(?:\d{1,2}[-_])?/, "");
+	if (/^[A-Za-z_-]+$/.test(words) && /token|key|secret|password|here|random|string|example|sample|initial|value|test|replace/i.test(words))
 		return true;
 	return false;
 }
@@ -179,21 +179,10 @@ const CONTEXT_FORMATS: [RegExp, string][] = [
 	[/authorization:\s{0,3}(?:bearer|basic|token)\s{1,3}[A-Za-z0-9._~+/=-]{12,}/i, "http-authorization"],
 	// A GCP service-account key file.
 	[/"type"\s{0,3}:\s{0,3}"service_account"[\s\S]{0,4000}"private_key"/, "gcp-service-account"],
-	// A password given to curl, docker login or in a netrc, and secret-named assignments of a random value.
-	[
-		/(?:curl\b[^\n]{0,200}\s(?:-u|--user)\s{1,3}["']?[^\s:"']{1,64}:[^\s"']{4,}|curl\b[^\n]{0,200}-H\s{0,3}["']?(?:authorization|x-api-key|api-key|private-token)\s{0,3}:\s{0,3}[^\s"']{0,10}\s?[A-Za-z0-9._~+/=-]{16,})/i,
-		"curl-credential",
-	],
-];
-
-/** What the policy says is not a credential, when nothing else in the text is one. */
-const NOT_SECRET: [RegExp, string][] = [
-	[/\b(?:account|tenant|subscription|project|client|org(?:anization)?)[ _-]?(?:id|number)\b/i, "account or tenant id"],
-	[/(?:^|[\s"'=:])(?:\/(?:Users|home|root|var|etc|opt|tmp)\/|~\/|[A-Z]:\\(?:Users|home)\\)/, "path"],
 ];
 
 /** Candidate values in assignments and key=value pairs: the policy's not-secrets are judged on these. */
-const ASSIGNED_RE = /[A-Za-z0-9_.-]{2,64}["']?\s{0,3}(?::=|=>|=|:)\s{0,3}["'`]?([^\s"'`,;]{1,256})/g;
+const ASSIGNED_RE = /([A-Za-z0-9_.-]{2,64})["']?\s{0,3}(?::=|=>|=|:)\s{0,3}["'`]?([^\s"'`,;]{1,256})/g;
 
 export function judge(text: string): Verdict {
 	// A private-key header alone is enough.
@@ -208,25 +197,54 @@ export function judge(text: string): Verdict {
 		const password = m[3] ?? "";
 		if (/^(?:file|data|blob|mailto|urn)$/i.test(m[1] ?? "")) continue;
 		if (isPlaceholder(password) || /^\$|^%|^\{/.test(password)) continue;
+		// The word standing for the value ("user:password@host", "admin:secret@") is the placeholder the
+		// policy's own example uses.
+		if (/^(?:password|passwd|pwd|secret|token|changeme|mypassword)$/i.test(password)) continue;
+		// A default written the same on both sides ("postgres:postgres@localhost") and metasyntactic filler
+		// ("abc", "1111", "foo") are what setup guides write in place of a value.
+		if (password === m[2] || /^(?:abc|foo|bar|baz|test|123|1234|12345)$/i.test(password) || /^(.)\1{3,}$/.test(password)) continue;
 		return { verdict: "secret", family: "url-password" };
 	}
 	// A provider's prefix followed by at least 8 token characters.
 	for (const m of text.matchAll(PREFIX_RE)) {
 		const prefix = m[1] ?? "";
 		const body = (m[2] ?? "").replace(/[.=/+~]+$/, "");
+		// Cut short or masked where it was copied from ("ops_eyJz..[Redacted]", "xoxp-…-####"): an elision.
+		const end = (m.index ?? 0) + m[0].length;
+		const after = text.slice(end - ((m[2] ?? "").length - body.length), end + 12);
+		if (/^(?:\.{2}|…|[#*]{2}|\[redact|<redact)/i.test(after)) continue;
 		if (!tokenBody(body.replace(/^[-_.]/, ""))) continue;
 		if (WEAK_PREFIXES.has(prefix) && (body.length < 20 || !/[0-9]/.test(body) || !/[A-Za-z]/.test(body))) continue;
 		return { verdict: "secret", family: FAMILY.get(prefix) ?? "provider" };
 	}
 	for (const [re, family] of CONTEXT_FORMATS) {
 		const m = re.exec(text);
-		if (m && !isPlaceholder(m[0].slice(-16))) return { verdict: "secret", family };
+		if (m && !/(.)\1{7,}|[xX]{6,}|\*{3,}|\.{3}|…/.test(m[0])) return { verdict: "secret", family };
 	}
+	// Binary content (a keystore file) is outside what the written statements read: the corpus label stands.
+	if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return { verdict: "silent" };
 	// Nothing the policy calls a credential: is everything here something it calls not one?
-	const values = [...text.matchAll(ASSIGNED_RE)].map((m) => m[1] ?? "");
-	if (values.length > 0 && values.every((v) => isPlaceholder(v) || /^[\d-]{4,}$/.test(v) || /^(?:\/|~\/|[A-Z]:\\)/.test(v)))
+	const assigned = [...text.matchAll(ASSIGNED_RE)].map((m) => ({ name: m[1] ?? "", value: m[2] ?? "" }));
+	const tokenLike = (t: string) => t.length >= 8 && (/[0-9]/.test(t) || (/[a-z]/.test(t) && /[A-Z]/.test(t))) && !isPlaceholder(t);
+	const isId = (name: string, v: string) =>
+		/^[\d-]{4,}$/.test(v) || (/id$/i.test(name) && /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(v));
+	const isPath = (v: string) => /^(?:\/|~\/|[A-Z]:\\|¥)/.test(v);
+	// A URL without a password in its user-info is fine.
+	const isPlainUrl = (v: string) => /^[a-z][a-z0-9+.-]*:\/\/[^@\s]*$/i.test(v) || /^\/\/[^@\s]*$/.test(v);
+	const notSecret = (a: { name: string; value: string }) =>
+		isPlaceholder(a.value) || isId(a.name, a.value) || isPath(a.value) || isPlainUrl(a.value);
+	// Free-standing candidates: a digit among letters, or a capital after a small letter (an ordinary
+	// capitalised word is not one).
+	const looksRandom = (t: string) => !isPlaceholder(t) && ((/[0-9]/.test(t) && /[A-Za-z]/.test(t)) || /[a-z][A-Z]/.test(t));
+	const others = (text.match(/[A-Za-z0-9_\-+/=.~!@$%^&*]{8,}/g) ?? []).filter(
+		(t) => looksRandom(t) && !assigned.some((a) => a.value.includes(t) || t.includes(a.value) || t.includes(a.name)),
+	);
+	if (assigned.length > 0 && assigned.every(notSecret) && others.length === 0)
 		return { verdict: "not", why: "placeholders, ids or paths only" };
-	for (const [re, why] of NOT_SECRET)
-		if (re.test(text) && values.every((v) => !/[A-Za-z]/.test(v) || /^(?:\/|~\/)/.test(v))) return { verdict: "not", why };
+	// Nothing shaped like a credential at all: no token of 8 characters with a digit or both cases, and no
+	// secret-named key with a value.
+	const secretNamed = assigned.some((a) => /pass|pwd|secret|token|key|auth|cred/i.test(a.name) && !notSecret(a));
+	if (others.length === 0 && !assigned.some((a) => tokenLike(a.value)) && !secretNamed)
+		return { verdict: "not", why: "nothing credential-shaped" };
 	return { verdict: "silent" };
 }

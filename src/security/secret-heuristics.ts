@@ -126,6 +126,8 @@ export function looksLikePlaceholder(value: string): boolean {
 	const core = /[^A-Za-z0-9]/.test(v) ? v.replace(/[^A-Za-z0-9]/g, "") : v;
 	// One character over and over ("AAAAAAAA", "00000000") is filler, whatever the prefix.
 	if (oneCharacter(core) || isPeriodic(core)) return true;
+	// Runs of one character each ("AAAAAAAAAAAA-BBBBBBBBBBBB"): filler too; random bodies never are.
+	if (core.length >= 8 && /^(?:([A-Za-z0-9])\1{3,})+$/.test(core)) return true;
 	// Words a placeholder is made of: "foo-bar-baz", "test-test", "secret_password".
 	if (v.length > 64 || core.length === v.length) return false;
 	const words = v

@@ -844,7 +844,8 @@ export const SECRET_RULES: SecretRule[] = [
 				else hi = mid;
 			}
 			const near = [keys[lo - 1], keys[lo]].filter((k) => k !== undefined && Math.abs(k.at - m.index) <= 4096);
-			return !near.some((k) => k?.elided);
+			// Without a key beside it, the type line alone is a description of the file, not the credential.
+			return near.length > 0 && !near.some((k) => k?.elided);
 		},
 	},
 
@@ -983,7 +984,11 @@ export const SECRET_RULES: SecretRule[] = [
 
 	// Google
 	{
-		...token("google-api-key", re(`${B}AIzaSy[A-Za-z0-9_-]{33}${E_}`), { prefix: /^AIzaSy/ }),
+		// Google's prefix followed by 8 or more token characters, in the current length (AIzaSy + 33) or not.
+		...token("google-api-key", re(`${B}AIza[A-Za-z0-9_-]{8,100}${E_}`), {
+			prefix: /^AIza/,
+			check: (v) => /[0-9]/.test(v.slice(4)) || (/[a-z]/.test(v.slice(4)) && /[A-Z]/.test(v.slice(4))),
+		}),
 		// A Firebase client configuration is public by design (Firebase's documentation says so); its
 		// apiKey sits beside authDomain/messagingSenderId or in google-services.json's client block.
 		accept: (_v, m, text) => {
