@@ -96,4 +96,17 @@ describe("secret re-scan", () => {
 		expect((await call(`${base()}/memories/deploy-notes?scope=personal`, { token: tenant.token })).status).toBe(404);
 		expect(await pendingSecrets()).toEqual([]);
 	});
+
+	it("picks up memories written after its last visit, and approving a team memory's item deletes it", async () => {
+		expect((await putMemory(tenant.token, projectId, "vendor-keys", "Keys live in the vault.", { scope: "team" })).status).toBeLessThan(
+			300,
+		);
+		await storeAsIfOld("vendor-keys", "team", `Vendor API: https://deploy:${TOKEN.slice(4)}@vendor.example.com/api`);
+		// No cursor reset: the new memory comes after the last one visited.
+		expect((await coordinator().rescanSecrets(projectId, tenant.tenantId)).queued).toBe(1);
+		const item = (await pendingSecrets()).find((i) => i.memory.name === "vendor-keys");
+		expect(item?.memory.scope).toBe("team");
+		expect((await call(`${base()}/reviews/${item?.id}/approve`, { method: "POST", token: tenant.token })).status).toBe(200);
+		expect((await call(`${base()}/memories/vendor-keys?scope=team`, { token: tenant.token })).status).toBe(404);
+	});
 });

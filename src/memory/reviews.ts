@@ -281,6 +281,8 @@ async function apply(
 	}
 	if (!current || current.version !== row.base_version) throw stale(current?.version ?? null);
 	if (row.op === "delete") {
+		// A team memory (a secret re-scan's item) is deleted only where a team write is allowed.
+		if (row.memory_scope === "team") await assertScopeWritable(env, ctx, "team");
 		await guardStatement(env.PDB, guard.condition, guard.args)
 			.first()
 			.catch((err) => {
