@@ -12,7 +12,9 @@ export function memoize<T>(fn: (key: string) => T, max = 4096): (key: string) =>
 	const answers = new Map<string, T>();
 	memos.push(answers);
 	return (key) => {
-		if (answers.has(key)) return answers.get(key) as T;
+		// One lookup on a hit (answers are never undefined unless fn returns it, which has() then settles).
+		const known = answers.get(key);
+		if (known !== undefined || answers.has(key)) return known as T;
 		const answer = fn(key);
 		if (answers.size >= max) answers.clear();
 		answers.set(key, answer);
