@@ -184,6 +184,15 @@ const CONTEXT_FORMATS: [RegExp, string][] = [
 /** Candidate values in assignments and key=value pairs: the policy's not-secrets are judged on these. */
 const ASSIGNED_RE = /([A-Za-z0-9_.-]{2,64})["']?\s{0,3}(?::=|=>|=|:)\s{0,3}["'`]?([^\s"'`,;]{1,256})/g;
 
+/** Control characters other than whitespace, or bytes lost in decoding: a binary file read as text. */
+function isBinary(text: string): boolean {
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (c < 9 || (c > 13 && c < 32) || c === 0xfffd) return true;
+	}
+	return false;
+}
+
 export function judge(text: string): Verdict {
 	// A private-key header alone is enough.
 	if (KEY_HEADER_RE.test(text)) return { verdict: "secret", family: "private-key" };
@@ -222,7 +231,7 @@ export function judge(text: string): Verdict {
 		if (m && !/(.)\1{7,}|[xX]{6,}|\*{3,}|\.{3}|…/.test(m[0])) return { verdict: "secret", family };
 	}
 	// Binary content (a keystore file) is outside what the written statements read: the corpus label stands.
-	if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) return { verdict: "silent" };
+	if (isBinary(text)) return { verdict: "silent" };
 	// Nothing the policy calls a credential: is everything here something it calls not one?
 	const assigned = [...text.matchAll(ASSIGNED_RE)].map((m) => ({ name: m[1] ?? "", value: m[2] ?? "" }));
 	const tokenLike = (t: string) => t.length >= 8 && (/[0-9]/.test(t) || (/[a-z]/.test(t) && /[A-Z]/.test(t))) && !isPlaceholder(t);
