@@ -109,4 +109,18 @@ describe("secret re-scan", () => {
 		expect((await call(`${base()}/reviews/${item?.id}/approve`, { method: "POST", token: tenant.token })).status).toBe(200);
 		expect((await call(`${base()}/memories/vendor-keys?scope=team`, { token: tenant.token })).status).toBe(404);
 	});
+
+	it("stops before a memory whose content cannot be read, and scans it on the next visit", async () => {
+		expect((await putMemory(tenant.token, projectId, "later-notes", "Notes for later.")).status).toBeLessThan(300);
+		const ctx = { tenantId: tenant.tenantId, userId: tenant.userId, projectId };
+		const row = await runInDurableObject(coordinator(), (instance: ProjectCoordinator) =>
+			getMemoryRow(instance.db, ctx, "personal", "later-notes"),
+		);
+		const key = objectKey(tenant.tenantId, projectId, row?.content_hash ?? "");
+		await env.FILES.delete(key);
+		const missing = await coordinator().rescanSecrets(projectId, tenant.tenantId);
+		expect(missing).toMatchObject({ scanned: 0, queued: 0, done: false });
+		await env.FILES.put(key, topicFile("later-notes", "About later-notes", "reference", `token ${TOKEN}`));
+		expect(await coordinator().rescanSecrets(projectId, tenant.tenantId)).toMatchObject({ scanned: 1, queued: 1, done: true });
+	});
 });

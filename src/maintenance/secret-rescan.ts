@@ -56,6 +56,7 @@ export async function rescanProjectSecrets(
 		.all<Row>();
 	let flagged = 0;
 	let queued = 0;
+	let stoppedAt: number | null = null;
 	for (const row of results) {
 		// The person who decides: the owner of a personal memory, the last author of a team one.
 		const owner = row.scope === "team" ? row.author_id : row.owner_id;
@@ -64,8 +65,10 @@ export async function rescanProjectSecrets(
 		try {
 			text = await readMemoryContent(env, ctx, row);
 		} catch {
-			// Content not readable now (a write in flight, an object being swept): the next pass sees it.
-			continue;
+			// Content not readable now (a write in flight, an object being swept): stop before it, so the
+			// next visit starts with this memory.
+			stoppedAt = row.id;
+			break;
 		}
 		const findings = await findSecrets(`${row.description}\n${text}`);
 		if (findings.length === 0) continue;
@@ -107,7 +110,8 @@ export async function rescanProjectSecrets(
 		]);
 		if ((inserted?.meta.changes ?? 0) > 0) queued++;
 	}
-	const last = results.at(-1)?.id;
+	const examined = stoppedAt === null ? results : results.filter((r) => r.id < (stoppedAt ?? 0));
+	const last = examined.at(-1)?.id;
 	if (last !== undefined) await cursors.put(cursorKey(), last);
-	return { scanned: results.length, flagged, queued, done: results.length < limit };
+	return { scanned: examined.length, flagged, queued, done: stoppedAt === null && results.length < limit };
 }
