@@ -104,7 +104,6 @@ const PREFIXES: [string, string][] = [
 	["CLOJARS_", "clojars"],
 	["FLWSECK", "flutterwave"],
 	["shippo_live_", "shippo"],
-	["lip_", "linear"],
 	["re_", "resend"],
 	["secret_", "notion"],
 	["key-", "mailgun"],
@@ -113,15 +112,12 @@ const PREFIXES: [string, string][] = [
 	["s-s4t2af-", "42"],
 	["AKCp", "artifactory"],
 	["cmVmd", "artifactory"],
-	["00D", "salesforce"],
 	["atlasv1", "terraform"],
 	["sl.", "dropbox"],
-	["SK", "twilio"],
-	["sumo", "sumologic"],
 ];
 
 /** Prefixes only a token starts with; short or word-like ones need more to be a credential. */
-const WEAK_PREFIXES = new Set(["EAA", "EAAA", "API-", "SK", "00D", "key-", "sk-", "re_", "secret_", "sl.", "sumo", "lip_", "cmVmd"]);
+const WEAK_PREFIXES = new Set(["EAA", "EAAA", "API-", "key-", "sk-", "re_", "secret_", "sl.", "cmVmd"]);
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const PREFIX_RE = new RegExp(
