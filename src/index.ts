@@ -1,5 +1,5 @@
 import { createApp } from "./app";
-import { idleScanSlice, sweepSlice } from "./maintenance/cron";
+import { idleScanSlice, secretRescanSlice, sweepSlice } from "./maintenance/cron";
 import { handleExtractBatch } from "./pipeline/consumer";
 
 export { ProjectCoordinator } from "./coordinator/project-coordinator";
@@ -14,5 +14,10 @@ export default {
 	async scheduled(_controller, env, ctx) {
 		ctx.waitUntil(sweepSlice(env).then((r) => console.log(`sweep: removed ${r.removed} orphaned objects in ${r.projects} projects`)));
 		ctx.waitUntil(idleScanSlice(env).then((r) => console.log(`idle scan: queued ${r.queued} sessions in ${r.projects} projects`)));
+		ctx.waitUntil(
+			secretRescanSlice(env).then((r) =>
+				console.log(`secret re-scan: ${r.scanned} memories scanned, ${r.queued} queued for review in ${r.projects} projects`),
+			),
+		);
 	},
 } satisfies ExportedHandler<Env>;

@@ -10,6 +10,7 @@ import { clientSessionId } from "../ingest/turns";
 import { randomId } from "../lib/ids";
 import { resolveModel } from "../llm/models";
 import { sweepTranscripts } from "../maintenance/retention";
+import { rescanProjectSecrets } from "../maintenance/secret-rescan";
 import { sweepProjectOrphans } from "../maintenance/sweep";
 import { clearProjectMemory } from "../memory/clear";
 import { getIndex } from "../memory/index-file";
@@ -486,6 +487,12 @@ export class ProjectCoordinator extends DurableObject<Env> {
 			);
 		}
 		return removed;
+	}
+
+	/** Re-scans the next slice of this project's memories under the current secret policy into the review queue. */
+	async rescanSecrets(projectId: string, tenantId: string, limit?: number) {
+		this.bind(projectId);
+		return rescanProjectSecrets(this.penv, projectId, tenantId, this.ctx.storage, limit === undefined ? {} : { limit });
 	}
 
 	/** Copies rows of the old shared layout into this object; re-copying a row changes nothing. */

@@ -7,7 +7,7 @@ import { ORPHAN_GRACE_MS } from "./sweep";
 
 export const PROJECTS_PER_RUN = 200;
 
-type Task = "sweep" | "idle-scan";
+type Task = "sweep" | "idle-scan" | "secret-rescan";
 
 async function nextSlice(env: Env, task: Task, limit: number, where = "1 = 1"): Promise<{ id: string; tenant_id: string }[]> {
 	const cursor = await env.DB.prepare("SELECT last_project_id FROM maintenance_cursors WHERE task = ?")
@@ -69,4 +69,23 @@ export async function idleScanSlice(
 		}
 	}
 	return { queued, projects: slice.length };
+}
+
+/**
+ * The secret re-scan (src/maintenance/secret-rescan.ts) over the next slice of projects: each visit
+ * examines up to RESCAN_PER_VISIT memories of a project and queues its hits for review.
+ */
+export async function secretRescanSlice(
+	env: Env,
+	options: { limit?: number; perProject?: number } = {},
+): Promise<{ scanned: number; queued: number; projects: number }> {
+	const slice = await nextSlice(env, "secret-rescan", options.limit ?? PROJECTS_PER_RUN);
+	let scanned = 0;
+	let queued = 0;
+	for (const p of slice) {
+		const result = await env.PROJECT_COORDINATOR.getByName(p.id).rescanSecrets(p.id, p.tenant_id, options.perProject);
+		scanned += result.scanned;
+		queued += result.queued;
+	}
+	return { scanned, queued, projects: slice.length };
 }

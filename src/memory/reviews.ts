@@ -7,6 +7,8 @@
  * - `promote`: a memory proposed for team scope (`proposed_scope = 'team'`, a rule its author called a
  *   team rule). Approving it moves the memory: the team memory is written and the personal one removed,
  *   so the same rule is not recalled twice.
+ * - `secret`: the secret re-scan (src/maintenance/secret-rescan.ts) found what the current policy calls a
+ *   credential in a stored memory. Approving deletes the memory (op `delete`); rejecting keeps it.
  *
  * Items live in the project's object (`review_items`, schema version 8), one pending item per owner,
  * kind and memory: a newer proposal replaces the pending one (a new id; the old one is gone). Approval
@@ -34,7 +36,7 @@ import {
 } from "./store";
 import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, parseTopicFile, validateFields } from "./topic-file";
 
-export const REVIEW_KINDS = ["change", "promote"] as const;
+export const REVIEW_KINDS = ["change", "promote", "secret"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
@@ -279,6 +281,8 @@ async function apply(
 	}
 	if (!current || current.version !== row.base_version) throw stale(current?.version ?? null);
 	if (row.op === "delete") {
+		// A team memory (a secret re-scan's item) is deleted only where a team write is allowed.
+		if (row.memory_scope === "team") await assertScopeWritable(env, ctx, "team");
 		await guardStatement(env.PDB, guard.condition, guard.args)
 			.first()
 			.catch((err) => {
@@ -346,7 +350,7 @@ export async function decideReview(
 	let memory: MemoryMetadata | null = null;
 	let promote: ReviewProposal | null = null;
 	if (decision === "approve") ({ memory, promote } = await apply(env, ctx, row, guard));
-	else if (row.kind === "change") {
+	else if (row.kind === "change" || row.kind === "secret") {
 		const current = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
 		memory = current ? toMetadata(current) : null;
 	}

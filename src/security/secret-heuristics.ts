@@ -12,7 +12,9 @@ export function memoize<T>(fn: (key: string) => T, max = 4096): (key: string) =>
 	const answers = new Map<string, T>();
 	memos.push(answers);
 	return (key) => {
-		if (answers.has(key)) return answers.get(key) as T;
+		// One lookup on a hit (answers are never undefined unless fn returns it, which has() then settles).
+		const known = answers.get(key);
+		if (known !== undefined || answers.has(key)) return known as T;
 		const answer = fn(key);
 		if (answers.size >= max) answers.clear();
 		answers.set(key, answer);
@@ -126,6 +128,8 @@ export function looksLikePlaceholder(value: string): boolean {
 	const core = /[^A-Za-z0-9]/.test(v) ? v.replace(/[^A-Za-z0-9]/g, "") : v;
 	// One character over and over ("AAAAAAAA", "00000000") is filler, whatever the prefix.
 	if (oneCharacter(core) || isPeriodic(core)) return true;
+	// Runs of one character each ("AAAAAAAAAAAA-BBBBBBBBBBBB"): filler too; random bodies never are.
+	if (core.length >= 8 && /^(?:([A-Za-z0-9])\1{3,})+$/.test(core)) return true;
 	// Words a placeholder is made of: "foo-bar-baz", "test-test", "secret_password".
 	if (v.length > 64 || core.length === v.length) return false;
 	const words = v

@@ -844,7 +844,8 @@ export const SECRET_RULES: SecretRule[] = [
 				else hi = mid;
 			}
 			const near = [keys[lo - 1], keys[lo]].filter((k) => k !== undefined && Math.abs(k.at - m.index) <= 4096);
-			return !near.some((k) => k?.elided);
+			// Without a key beside it, the type line alone is a description of the file, not the credential.
+			return near.length > 0 && !near.some((k) => k?.elided);
 		},
 	},
 
@@ -983,7 +984,11 @@ export const SECRET_RULES: SecretRule[] = [
 
 	// Google
 	{
-		...token("google-api-key", re(`${B}AIzaSy[A-Za-z0-9_-]{33}${E_}`), { prefix: /^AIzaSy/ }),
+		// Google's prefix followed by 8 or more token characters, in the current length (AIzaSy + 33) or not.
+		...token("google-api-key", re(`${B}AIza[A-Za-z0-9_-]{8,100}${E_}`), {
+			prefix: /^AIza/,
+			check: (v) => /[0-9]/.test(v.slice(4)) || (/[a-z]/.test(v.slice(4)) && /[A-Z]/.test(v.slice(4))),
+		}),
 		// A Firebase client configuration is public by design (Firebase's documentation says so); its
 		// apiKey sits beside authDomain/messagingSenderId or in google-services.json's client block.
 		accept: (_v, m, text) => {
@@ -1130,11 +1135,13 @@ export const SECRET_RULES: SecretRule[] = [
 		// Azure DevOps personal access tokens: 84 characters with the signature "AZDO" at offset 76.
 		// Anchored on the signature; the 76 characters before it are checked by hand.
 		id: "azure-devops-pat",
-		pattern: re(`AZDO[A-Za-z0-9]{4}`),
+		// The look-ahead keeps the regex from handing out a candidate for every "AZDO" inside a longer
+		// run of letters (a text repeating "AZDOAZDO" cost one callback per 8 characters).
+		pattern: re(`AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])`),
 		accept: (_v, m, text) => {
 			const end = m.index + m[0].length;
 			const start = m.index - 76;
-			if (start < 0 || /[A-Za-z0-9]/.test(text[end] ?? "") || /[A-Za-z0-9]/.test(text[start - 1] ?? "")) return false;
+			if (start < 0 || /[A-Za-z0-9]/.test(text[start - 1] ?? "")) return false;
 			return /^[A-Za-z0-9]{76}$/.test(text.slice(start, m.index)) ? [start, end] : false;
 		},
 		check: (v) => isRandomToken(v.slice(0, 76), 40),

@@ -17,7 +17,8 @@ export const ReviewItemSchema = z
 	.object({
 		id: z.string(),
 		kind: z.enum(REVIEW_KINDS).openapi({
-			description: "`change`: consolidation wants to change a memory written on purpose; `promote`: a memory proposed for team scope",
+			description:
+				"`change`: consolidation wants to change a memory written on purpose; `promote`: a memory proposed for team scope; `secret`: the maintenance re-scan found what the secret policy calls a credential in a stored memory (approve deletes it)",
 		}),
 		status: z.enum(REVIEW_STATUSES),
 		memory: z.object({

@@ -1,0 +1,117 @@
+/**
+ * The secret re-scan: memories stored before the current secret policy (docs/reliability.md, "Secret
+ * policy") are scanned again under it, and every hit becomes a `secret` item in the review queue
+ * (src/memory/reviews.ts) for the memory's owner — a team memory's for its last author. Nothing is
+ * deleted here: approving the item deletes the memory through the ordinary path, rejecting it keeps
+ * the memory and records the decision.
+ *
+ * Idempotent: an item is made once per memory version (whatever became of it), so a re-scan after a
+ * rejection does not ask again about the same text; a pending item for an older version is replaced.
+ * A cursor in the project object's storage, per policy version, lets each visit go on where the last
+ * stopped; new writes are scanned by the write path itself, so one pass per policy version suffices.
+ * Bump SECRET_POLICY_VERSION when the policy changes to re-scan everything.
+ */
+import { nowIso } from "../lib/ids";
+import { newReviewId } from "../memory/reviews";
+import { type MemoryRow, type ProjectContext, readMemoryContent } from "../memory/store";
+import type { ProjectEnv } from "../project/env";
+import { findSecrets, ruleNames } from "../security/secrets";
+
+export const SECRET_POLICY_VERSION = 1;
+/** Memories examined per visit of a project (each one R2 read and one scan). */
+export const RESCAN_PER_VISIT = 200;
+
+export interface RescanResult {
+	scanned: number;
+	flagged: number;
+	queued: number;
+	/** True when every memory up to the newest has been examined under this policy version. */
+	done: boolean;
+}
+
+interface CursorStore {
+	get<T>(key: string): Promise<T | undefined>;
+	put<T>(key: string, value: T): Promise<void>;
+}
+
+export const cursorKey = () => `secret-rescan:v${SECRET_POLICY_VERSION}`;
+
+type Row = Pick<MemoryRow, "id" | "scope" | "owner_id" | "name" | "description" | "version" | "content_hash"> & { author_id: string };
+
+export async function rescanProjectSecrets(
+	env: ProjectEnv,
+	projectId: string,
+	tenantId: string,
+	cursors: CursorStore,
+	options: { limit?: number } = {},
+): Promise<RescanResult> {
+	const db = env.PDB;
+	const after = (await cursors.get<number>(cursorKey())) ?? 0;
+	const limit = options.limit ?? RESCAN_PER_VISIT;
+	const { results } = await db
+		.prepare(
+			"SELECT id, scope, owner_id, name, description, version, content_hash, author_id FROM memories WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?",
+		)
+		.bind(projectId, after, limit)
+		.all<Row>();
+	let flagged = 0;
+	let queued = 0;
+	let stoppedAt: number | null = null;
+	for (const row of results) {
+		// The person who decides: the owner of a personal memory, the last author of a team one.
+		const owner = row.scope === "team" ? row.author_id : row.owner_id;
+		const ctx: ProjectContext = { tenantId, userId: owner, projectId };
+		let text: string;
+		try {
+			text = await readMemoryContent(env, ctx, row);
+		} catch {
+			// Content not readable now (a write in flight, an object being swept): stop before it, so the
+			// next visit starts with this memory.
+			stoppedAt = row.id;
+			break;
+		}
+		const findings = await findSecrets(`${row.description}\n${text}`);
+		if (findings.length === 0) continue;
+		flagged++;
+		const rules = ruleNames(findings);
+		const now = nowIso();
+		const [, inserted] = await db.batch([
+			// A pending item for an older version of this memory is superseded by this one.
+			db
+				.prepare(
+					"DELETE FROM review_items WHERE project_id = ? AND kind = 'secret' AND memory_scope = ? AND memory_name = ? AND status = 'pending' AND owner_id = ? AND base_version IS NOT ?",
+				)
+				.bind(projectId, row.scope, row.name, owner, row.version),
+			db
+				.prepare(
+					`INSERT OR IGNORE INTO review_items (id, project_id, owner_id, kind, memory_name, memory_scope, base_version, op, proposal_json, reason, evidence_json, run_id, created_at)
+					 SELECT ?, ?, ?, 'secret', ?, ?, ?, 'delete', '{}', ?, ?, NULL, ?
+					 WHERE NOT EXISTS (SELECT 1 FROM review_items WHERE project_id = ? AND kind = 'secret' AND memory_scope = ? AND memory_name = ? AND owner_id = ? AND base_version = ?)`,
+				)
+				.bind(
+					newReviewId(),
+					projectId,
+					owner,
+					row.name,
+					row.scope,
+					row.version,
+					`The secret re-scan found what the secret policy calls a credential (${rules.join(", ")}). Approve to delete the memory; reject to keep it.`.slice(
+						0,
+						500,
+					),
+					JSON.stringify(rules.map((r) => `rule:${r}`)),
+					now,
+					projectId,
+					row.scope,
+					row.name,
+					owner,
+					row.version,
+				),
+		]);
+		if ((inserted?.meta.changes ?? 0) > 0) queued++;
+	}
+	const examined = stoppedAt === null ? results : results.filter((r) => r.id < (stoppedAt ?? 0));
+	const last = examined.at(-1)?.id;
+	if (last !== undefined) await cursors.put(cursorKey(), last);
+	return { scanned: examined.length, flagged, queued, done: stoppedAt === null && results.length < limit };
+}
