@@ -226,6 +226,12 @@ export function judge(text: string): Verdict {
 		const m = re.exec(text);
 		if (m && !/(.)\1{7,}|[xX]{6,}|\*{3,}|\.{3}|…/.test(m[0])) return { verdict: "secret", family };
 	}
+	// A Kubernetes Secret's values: base64 is an encoding, not protection.
+	if (/\bkind:\s{0,4}["']?Secret\b/.test(text)) {
+		const block = /\n(?:data|stringData):[^\S\n]*\n((?:[^\S\n]+[A-Za-z0-9_.-]+:[^\n]*\n?)+)/.exec(text);
+		const values = [...(block?.[1] ?? "").matchAll(/:\s{0,4}["']?([^\s"']{8,})/g)].map((m) => m[1] ?? "");
+		if (values.some((v) => !isPlaceholder(v) && !/^\$|^\{/.test(v))) return { verdict: "secret", family: "kubernetes-secret" };
+	}
 	// Binary content (a keystore file) is outside what the written statements read: the corpus label stands.
 	if (isBinary(text)) return { verdict: "silent" };
 	// Nothing the policy calls a credential: is everything here something it calls not one?
