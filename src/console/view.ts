@@ -101,3 +101,13 @@ export const flash = (msg: string | undefined) => {
 	const text = msg ? lookup(MESSAGES, msg) : undefined;
 	return text ? notice("ok", text) : "";
 };
+
+/** The scopes a memory lives in, as the console's filters offer them. */
+export const SCOPES = ["personal", "team"] as const;
+
+/** A memory's console page, optionally in one scope, with an optional sub-path (`/delete`, `/diff`). */
+export const memoryPath = (projectId: string, name: string, scope?: string, suffix = "") =>
+	`${projectPath(projectId)}/memories/${encodeURIComponent(name)}${suffix}${scope ? `?scope=${encodeURIComponent(scope)}` : ""}`;
+
+export const selectOptions = (values: readonly string[], selected: string, labels: Record<string, string> = {}) =>
+	values.map((v) => html`<option value="${v}"${v === selected ? html` selected` : ""}>${labels[v] ?? v}</option>`);

@@ -78,8 +78,8 @@ describe("tables looked up with caller-controlled keys", () => {
 		const guarded: [string, string][] = [
 			["settings/settings.ts", "SETTING_DEFINITIONS"],
 			["ingest/generic.ts", "ROLES"],
-			["console/routes.ts", "AGES"],
-			["console/routes.ts", "AGENTS"],
+			["console/pages/memories.ts", "AGES"],
+			["console/pages/inject.ts", "AGENTS"],
 			["console/view.ts", "MESSAGES"],
 		];
 		for (const [file, name] of guarded)

@@ -1,0 +1,89 @@
+// The review queue: proposed changes to memories, approved or rejected one by one.
+import { html } from "hono/html";
+import { type Loose, seg } from "../api";
+import { badInput, type C, type ConsolePage, failure, loadProject, render } from "../context";
+import { apiErrorNotice, csrfField, empty, flash, memoryPath, projectPath, selectOptions, when } from "../view";
+
+const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
+
+export function reviewCard(c: C, project: Loose, item: Loose) {
+	const id = String(item.id ?? "");
+	const memory = (item.memory ?? {}) as Loose;
+	const proposal = (item.proposal ?? {}) as Loose;
+	const title = memory.name ? String(memory.name) : `Item ${id}`;
+	const what =
+		item.kind === "promote"
+			? "Move this memory to team scope"
+			: item.kind === "secret"
+				? "Delete this memory: it holds what the secret policy calls a credential"
+				: proposal.op === "delete"
+					? "Delete this memory"
+					: proposal.op === "merge"
+						? `Merge ${((proposal.from ?? []) as string[]).join(", ")} into this memory`
+						: "Change this memory";
+	return html`<li class="card" data-review-id="${id}">
+<h2 class="card-title">${memory.name ? html`<a href="${memoryPath(project.id, memory.name, memory.currentVersion === null ? undefined : memory.scope)}">${title}</a>` : title}</h2>
+<p><strong>${what}</strong> <span class="badge">${item.kind}</span> <span class="badge">${item.status}</span></p>
+<div class="stats small"><div>Scope: ${memory.scope}</div><div>Proposed against version ${memory.baseVersion ?? "—"}; now ${memory.currentVersion ?? "deleted"}</div><div>${when(item.createdAt)}</div></div>
+${item.reason ? html`<p><strong>Why:</strong> ${item.reason}</p>` : ""}
+${((item.evidence ?? []) as string[]).length ? html`<p class="small">Evidence: ${((item.evidence ?? []) as string[]).map((s) => html`<code>${s}</code> `)}</p>` : ""}
+${proposal.description ? html`<p><strong>Proposed description:</strong> ${proposal.description}</p>` : ""}
+${proposal.body ? html`<pre class="text" tabindex="0">${proposal.body}</pre>` : ""}
+${item.decidedAt ? html`<p class="small muted">Decided ${when(item.decidedAt)}${item.decidedBy ? html` by <code>${item.decidedBy}</code>` : ""}</p>` : ""}
+${
+	item.status === "pending"
+		? html`<div class="actions">
+<form method="post" action="${projectPath(project.id, "reviews")}/${encodeURIComponent(id)}/approve" class="inline">${csrfField(c.var.session.csrf)}<button type="submit" aria-label="Approve: ${what} (${title})">Approve</button></form>
+<form method="post" action="${projectPath(project.id, "reviews")}/${encodeURIComponent(id)}/reject" class="inline">${csrfField(c.var.session.csrf)}<button type="submit" class="danger" aria-label="Reject: ${what} (${title})">Reject</button></form>
+</div>`
+		: ""
+}</li>`;
+}
+
+export const reviewsRoutes: ConsolePage = (app) => {
+	app.get("/projects/:projectId/reviews", async (c) => {
+		const project = await loadProject(c);
+		if (project instanceof Response) return project;
+		const extra = { project, tab: "reviews" as const };
+		const status = c.req.query("status") ?? "pending";
+		if (!(REVIEW_STATUSES as readonly string[]).includes(status))
+			return badInput(c, "Status must be pending, approved or rejected.", extra);
+		const r = await c.var.api("GET", `/v1/projects/${seg(project.id)}/reviews?status=${seg(status)}`);
+		const filter = html`<form method="get" action="${projectPath(project.id, "reviews")}" class="filters" aria-label="Filter reviews">
+<div class="field"><label for="r-status">Status</label><select id="r-status" name="status">${selectOptions(REVIEW_STATUSES, status)}</select></div>
+<button type="submit" class="secondary">Show</button></form>`;
+		if (!r.ok) {
+			if (r.status === 401) return failure(c, r, "Review queue");
+			return render(
+				c,
+				r.status,
+				`Reviews · ${project.name}`,
+				html`<h1>Review queue</h1>${filter}${apiErrorNotice(r.error, "The review queue could not be read")}`,
+				extra,
+			);
+		}
+		const items = (r.data.items ?? []) as Loose[];
+		return render(
+			c,
+			200,
+			`Reviews · ${project.name}`,
+			html`<h1>Review queue</h1>
+${flash(c.req.query("msg"))}${filter}
+${
+	items.length === 0
+		? empty(status === "pending" ? "Nothing is waiting for review." : `No ${status} items.`)
+		: html`<ul class="cards grid">${items.map((item) => reviewCard(c, project, item))}</ul>`
+}`,
+			extra,
+		);
+	});
+
+	app.post("/projects/:projectId/reviews/:id/:decision", async (c) => {
+		const projectId = c.req.param("projectId");
+		const decision = c.req.param("decision");
+		if (decision !== "approve" && decision !== "reject") return badInput(c, "A review is approved or rejected.");
+		const r = await c.var.api("POST", `/v1/projects/${seg(projectId)}/reviews/${seg(c.req.param("id"))}/${decision}`, { json: {} });
+		if (!r.ok) return failure(c, r, "Review");
+		return c.redirect(`${projectPath(projectId, "reviews")}?msg=${decision === "approve" ? "approved" : "rejected"}`, 303);
+	});
+};

@@ -1,0 +1,61 @@
+// Signing in with an API key (sealed in a server-side session), signing out, and the console's root.
+import { html } from "hono/html";
+import { parseToken } from "../../auth/keys";
+import { apiFor } from "../api";
+import { type C, type ConsolePage, formString, render, secretOf } from "../context";
+import { deleteCookie, endSession, getCookie, openSession, SESSION_COOKIE, SESSION_SECONDS, setCookie, startSession } from "../session";
+import { apiErrorNotice, flash, type Html, notice } from "../view";
+
+export const signInPage = (c: C, status: number, message?: Html) =>
+	render(
+		c,
+		status,
+		"Sign in",
+		html`<div class="signin">
+<h1>Sign in</h1>
+${flash(c.req.query("msg"))}${message ?? ""}
+<form method="post" action="/console/sign-in">
+<label for="key">API key</label>
+<input id="key" name="key" type="password" autocomplete="off" spellcheck="false" required maxlength="200" class="wide" aria-describedby="key-help">
+<p id="key-help" class="small muted">A Cairn API key (<code>cairn_…</code>). It stays on the server, sealed in a session cookie that expires in two hours; the console can do what the key can do through the API.</p>
+<button type="submit">Sign in</button>
+</form>
+</div>`,
+	);
+
+export const signInRoutes: ConsolePage = (app, fetcher) => {
+	app.get("/sign-in", async (c) => {
+		if (await openSession(c.env.DB, secretOf(c), getCookie(c, SESSION_COOKIE))) return c.redirect("/console/projects", 303);
+		return signInPage(c, 200);
+	});
+
+	app.post("/sign-in", async (c) => {
+		const form = await c.req.parseBody();
+		const key = formString(form, "key").trim();
+		if (!key || key.length > 200) return signInPage(c, 400, notice("error", "Enter an API key."));
+		const r = await apiFor(fetcher, c, key)("GET", "/v1/projects");
+		if (r.status === 401) return signInPage(c, 401, notice("error", "That API key is not valid."));
+		if (!r.ok && r.status !== 403) return signInPage(c, 502, apiErrorNotice(r.error, "The key could not be checked"));
+		const tenant = await c.env.DB.prepare("SELECT tenant_id FROM api_keys WHERE id = ?")
+			.bind(parseToken(key)?.id ?? "")
+			.first<string>("tenant_id");
+		const { cookie } = await startSession(c.env.DB, secretOf(c), tenant ?? "", key);
+		setCookie(c, SESSION_COOKIE, cookie, {
+			path: "/console",
+			httpOnly: true,
+			secure: new URL(c.req.url).protocol === "https:",
+			sameSite: "Strict",
+			maxAge: SESSION_SECONDS,
+		});
+		return c.redirect("/console/projects", 303);
+	});
+
+	app.post("/sign-out", async (c) => {
+		// The row goes: this cookie, and any copy of it, refers to nothing from now on.
+		await endSession(c.env.DB, c.var.session.id);
+		deleteCookie(c, SESSION_COOKIE, { path: "/console" });
+		return c.redirect("/console/sign-in?msg=signed-out", 303);
+	});
+
+	app.get("/", (c) => c.redirect("/console/projects", 303));
+};

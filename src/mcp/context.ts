@@ -1,0 +1,74 @@
+import type { AuthContext } from "../api/context";
+import { CairnError } from "../errors";
+import type { ProjectContext } from "../memory/store";
+import { canonicalKeyFromPath, GitRemoteSchema, projectIdentity, RootPathSchema } from "../projects/identity";
+
+export interface McpRequestContext {
+	env: Env;
+	auth: AuthContext;
+	/** From `X-Cairn-Project` (checked when used); null when absent. */
+	projectId: string | null;
+	/** From `X-Cairn-Session`: explicit writes mark this session so extraction skips them. */
+	sessionId: string | null;
+	waitUntil: (p: Promise<unknown>) => void;
+}
+
+/** Names the project when no X-Cairn-Project header does; resolved exactly as POST /v1/projects resolves them. */
+export const projectArgs = {
+	gitRemote: GitRemoteSchema.optional().describe(
+		"The repository's git remote (`git remote get-url origin`), to find the project when the X-Cairn-Project header is not set",
+	),
+	rootPath: RootPathSchema.optional().describe(
+		"The repository's absolute root path (`git rev-parse --show-toplevel`), to find the project when the X-Cairn-Project header is not set and the repository has no remote or only a local one",
+	),
+};
+export type ProjectArgs = { gitRemote?: string; rootPath?: string };
+
+export type KeyScope = "read" | "write";
+
+/**
+ * Tools and resources follow REST's rules: reading needs the read scope, changing needs write. A tool's
+ * scope comes from its `readOnlyHint` annotation (see `defineTool`); test/authorization-integration.test.ts
+ * derives its expectations from the same annotation.
+ */
+export const requireScope = (ctx: McpRequestContext, scope: KeyScope) => {
+	if (!ctx.auth.scopes.includes(scope)) throw new CairnError("forbidden", `this API key lacks the ${scope} scope`);
+};
+
+/**
+ * The project of a call: the header's, or the registered project of a git remote or root path (the
+ * same identity rules as registration), in the key's tenant.
+ */
+export async function projectFor(ctx: McpRequestContext, args: ProjectArgs): Promise<ProjectContext> {
+	let projectId: string | null = null;
+	if (ctx.projectId) {
+		const row = await ctx.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?")
+			.bind(ctx.projectId, ctx.auth.tenantId)
+			.first<{ id: string }>();
+		if (!row) throw new CairnError("not_found", "project not found (X-Cairn-Project)");
+		projectId = row.id;
+	} else if (args.gitRemote || args.rootPath) {
+		const identity = projectIdentity(args);
+		const find = (key: string) =>
+			ctx.env.DB.prepare("SELECT id FROM projects WHERE tenant_id = ? AND canonical_key = ?")
+				.bind(ctx.auth.tenantId, key)
+				.first<{ id: string }>();
+		let row = await find(identity.canonicalKey);
+		// Sent both, the remote names the project; a repository registered by its root path (no remote
+		// then, or one the CLI does not key on, such as a local path) is still found by that path.
+		const byPath = identity.from === "gitRemote" && args.rootPath ? canonicalKeyFromPath(args.rootPath) : null;
+		if (!row && byPath) row = await find(byPath);
+		if (!row) {
+			const what = identity.from === "gitRemote" ? "git remote" : "root path";
+			throw new CairnError("not_found", `no project is registered for this ${what}; run \`cairn init\` in the repository`);
+		}
+		projectId = row.id;
+	}
+	if (!projectId) {
+		throw new CairnError("invalid_request", "name the project: set the X-Cairn-Project header or pass gitRemote (or rootPath)");
+	}
+	if (ctx.auth.projectId && ctx.auth.projectId !== projectId) {
+		throw new CairnError("forbidden", "this API key is limited to another project");
+	}
+	return { tenantId: ctx.auth.tenantId, userId: ctx.auth.userId, projectId };
+}

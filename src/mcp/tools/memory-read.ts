@@ -1,0 +1,13 @@
+import { MemoryUrlSchema } from "../../memory/schemas";
+import { projectStore } from "../../project/client";
+import { defineTool } from "../tool";
+
+export const memoryRead = defineTool({
+	name: "memory_read",
+	title: "Read a memory file",
+	annotations: { readOnlyHint: true },
+	description:
+		"Read a memory:// file: memory://root (summary), memory://root/MEMORY.md (index), memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md, memory://root/logs/<YYYY-MM-DD>.md (daily log).",
+	input: { url: MemoryUrlSchema.describe("A memory:// URL") },
+	handler: ({ url }, { ctx, project }) => projectStore(ctx.env, project.projectId).resolve(project, url),
+});

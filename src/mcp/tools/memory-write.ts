@@ -1,0 +1,38 @@
+import {
+	MemoryBodySchema,
+	MemoryCuesSchema,
+	MemoryDescriptionSchema,
+	MemoryNameSchema,
+	MemoryScopeSchema,
+	MemoryTypeSchema,
+} from "../../memory/schemas";
+import { projectStore } from "../../project/client";
+import { defineTool } from "../tool";
+
+export const memoryWrite = defineTool({
+	name: "memory_write",
+	title: "Remember",
+	annotations: { readOnlyHint: false },
+	description:
+		"Save or replace one memory as a topic file. Use for what the user wants kept across sessions: preferences (user), corrections and rules (feedback), facts about the project the code does not say (project), things looked up again and again (reference). Never store secrets, code patterns or task progress.",
+	input: {
+		name: MemoryNameSchema.describe("kebab-case topic name, e.g. testing-conventions"),
+		type: MemoryTypeSchema.describe("user | feedback | project | reference"),
+		description: MemoryDescriptionSchema.describe("One line: when this memory matters"),
+		body: MemoryBodySchema.describe("The memory in markdown, with the reason when there is one"),
+		cues: MemoryCuesSchema.optional().describe(
+			"When it applies: situations and tasks in which an agent needs it, e.g. 'adding or upgrading a dependency' (in its language and in English)",
+		),
+		scope: MemoryScopeSchema.optional().describe("personal (default) or team"),
+	},
+	handler: async ({ name, type, description, body, cues, scope }, { ctx, project }) => {
+		const result = await projectStore(ctx.env, project.projectId).writeMemory(project, {
+			scope: scope ?? "personal",
+			file: { name, type, description, body },
+			...(cues ? { cues } : {}),
+			source: "agent",
+			sessionId: ctx.sessionId,
+		});
+		return { status: result.status, path: result.memory.path, version: result.memory.version };
+	},
+});
