@@ -16,7 +16,7 @@ import { normalise, readRecords } from "../src/ingest/parse";
 import { PROJECT_MIGRATIONS } from "../src/project/schema";
 import { candidateSql } from "../src/recall/lexical";
 import { matchExpression, queryTerms } from "../src/recall/terms";
-import { BEFORE, PROMPTS_BEFORE, RECALL_P95_BEFORE_PROMPTS } from "./bench/before";
+import { BATCH_BEFORE, BEFORE, PROMPTS_BEFORE, RECALL_P95_BEFORE_PROMPTS } from "./bench/before";
 import { CATEGORIES, evidenceRecall, loadLocomo, questionTime, summarise, toMemory } from "./bench/locomo";
 import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection, summariseLongMemEval } from "./bench/longmemeval";
 import { promptFigures, promptTable } from "./bench/prompts";
@@ -568,6 +568,13 @@ if (small && large) {
 	const b = [BEFORE.writes[small.size], BEFORE.writes[large.size]];
 	out(
 		`\nRatio of p50 (largest / 10): **${(large.write.p50 / small.write.p50).toFixed(2)}×**${b[0] && b[1] ? ` (before: ${(b[1][0] / b[0][0]).toFixed(2)}×)` : ""} (target: within 2×).`,
+	);
+}
+if (result.batch) {
+	const b = result.batch;
+	out();
+	out(
+		`Batch writes: ${b.memories.toLocaleString("en")} memories of about ${b.chars.toLocaleString("en")} characters into a new project through \`POST …/memories/batch\` (100 per request, one request after another) in ${b.seconds.toFixed(1)} s: **${Math.round(b.memories / b.seconds).toLocaleString("en")} memories/s**${BATCH_BEFORE ? ` (before: ${BATCH_BEFORE.perSecond.toLocaleString("en")}/s, ${BATCH_BEFORE.what})` : ""}.`,
 	);
 }
 out();

@@ -57,3 +57,9 @@ export const PROMPTS_BEFORE: Record<string, { hits: number; needing: number; noi
 	ko: { hits: 30, needing: 61, noisy: 16, none: 38, perBlock: 1.83 },
 	all: { hits: 113, needing: 212, noisy: 71, none: 120, perBlock: 2.67 },
 };
+
+/**
+ * Batch-write throughput before a batch became one call into the project's object (each item its own
+ * call, secret scan, R2 put and transaction), measured by the same phase on this machine class.
+ */
+export const BATCH_BEFORE: { perSecond: number; what: string } | null = null;
