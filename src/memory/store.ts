@@ -9,7 +9,7 @@ import { deriveCues } from "../recall/concepts";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "../recall/index-rows";
 import { visibleIn } from "../recall/lexical";
 import { assertNoSecretsIn } from "../security/guard";
-import { effectiveSettings } from "../settings/settings";
+import { effectiveSettings, requireFeature } from "../settings/settings";
 import { memoryUrl, objectKey } from "./paths";
 import {
 	assertBodySize,
@@ -189,10 +189,7 @@ export function resolveCues(
 /** Refuses writes to a scope that settings or managed policy switched off (`feature_disabled`, naming the setting). */
 export async function assertScopeWritable(env: Env, ctx: ProjectContext, scope: MemoryScope): Promise<void> {
 	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-	const key = scope === "team" ? "memories.teamMemory" : "memories.personalMemory";
-	if (settings[key].value === false) {
-		throw new CairnError("feature_disabled", `${scope} memory is turned off (${key}, set by ${settings[key].source})`);
-	}
+	requireFeature(settings, `${scope} memory`, [scope === "team" ? "memories.teamMemory" : "memories.personalMemory"]);
 }
 
 /**

@@ -5,7 +5,7 @@ import { type ProjectContext, readMemoryContent } from "../../memory/store";
 import { parseTopicFile, renderTopicFile } from "../../memory/topic-file";
 import { projectStore } from "../../project/client";
 import { findSecrets, ruleNames } from "../../security/secrets";
-import { effectiveSettings } from "../../settings/settings";
+import { effectiveSettings, requireFeature } from "../../settings/settings";
 import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError } from "../errors";
@@ -24,10 +24,7 @@ const ProjectParams = z.object({ projectId: ProjectIdParam });
 /** Team sync needs memory on and team memory on; policy wins over project and user settings. */
 async function requireTeamSync(env: Env, ctx: ProjectContext) {
 	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-	for (const key of ["memories.enabled", "memories.teamMemory"] as const) {
-		if (settings[key].value !== true)
-			throw new CairnError("feature_disabled", `team memory sync is off (${key}, set by ${settings[key].source})`);
-	}
+	requireFeature(settings, "team memory sync", ["memories.enabled", "memories.teamMemory"]);
 }
 
 teamMemoryRoutes.openapi(
