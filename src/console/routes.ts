@@ -8,7 +8,8 @@ import { bodyLimit } from "hono/body-limit";
 import { html } from "hono/html";
 import { parseToken } from "../auth/keys";
 import { lookup, lookupTable } from "../lib/lookup";
-import { MEMORY_TYPES, NAME_PATTERN } from "../memory/topic-file";
+import { REVIEW_STATUSES } from "../memory/reviews";
+import { MEMORY_SOURCES, MEMORY_TYPES, NAME_PATTERN } from "../memory/topic-file";
 import { type Api, type ApiResult, apiFor, type Fetcher, type Loose, seg } from "./api";
 import { CONSOLE_CSS, CONSOLE_JS } from "./assets";
 import { diffLines } from "./diff";
@@ -35,7 +36,7 @@ type C = Context<ConsoleEnv>;
 /** Form bodies: a topic file is at most 64 KB; leave room for the encoding. */
 const FORM_LIMIT = 256 * 1024;
 const SCOPES = ["personal", "team"] as const;
-const SOURCES = ["user", "agent", "extraction", "consolidation", "import"] as const;
+const SOURCES = MEMORY_SOURCES;
 const AGES: Readonly<Record<string, { label: string; test: (days: number) => boolean }>> = lookupTable({
 	"1d": { label: "Changed in the last day", test: (d: number) => d <= 1 },
 	"7d": { label: "Changed in the last 7 days", test: (d: number) => d <= 7 },
@@ -48,7 +49,6 @@ const AGENTS: Readonly<Record<string, { label: string; budget: { maxTokens?: num
 	codex: { label: "Codex (maxTokens 2,500, maxChars 9,500)", budget: { maxTokens: 2500, maxChars: 9500 } },
 	none: { label: "No agent limit (service default budget)", budget: {} },
 });
-const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 
 const secretOf = (c: C) => c.env.CAIRN_CONSOLE_SECRET ?? "";
 

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { MEMORY_SOURCES } from "../memory/topic-file";
 
 /** Timestamps are ISO-8601 strings in UTC; they sort and compare lexically. */
 const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
@@ -130,7 +131,7 @@ export const memories = sqliteTable(
 		/** SHA-256 of the current file; the R2 object key ends with it. */
 		contentHash: text("content_hash").notNull(),
 		bytes: integer("bytes").notNull(),
-		source: text("source", { enum: ["user", "agent", "extraction", "consolidation", "import"] }).notNull(),
+		source: text("source", { enum: MEMORY_SOURCES }).notNull(),
 		sessionId: text("session_id"),
 		authorId: text("author_id").notNull(),
 		createdAt: text("created_at").notNull(),

@@ -15,6 +15,7 @@ import {
 	assertBodySize,
 	assertValidName,
 	type MemoryScope,
+	type MemorySource,
 	type MemoryType,
 	renderTopicFile,
 	type TopicFile,
@@ -22,7 +23,7 @@ import {
 	validateFields,
 } from "./topic-file";
 
-export type MemorySource = "user" | "agent" | "extraction" | "consolidation" | "import";
+export type { MemorySource } from "./topic-file";
 
 /** Who is acting, on which project: always derived from the API key, never from the request. */
 export interface ProjectContext {

@@ -4,8 +4,8 @@ import { clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns";
 import { assertScopeWritable, type MemoryRow, type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
 	assertValidName,
-	MEMORY_TYPES,
 	type MemoryScope,
+	MemoryTypeSchema,
 	NAME_PATTERN,
 	parseTopicFile,
 	type TopicFile,
@@ -185,7 +185,7 @@ memoryRoutes.openapi(
 			params: z.object({ projectId: ProjectIdParam }),
 			query: z.object({
 				scope: ScopeQuery,
-				type: z.enum(MEMORY_TYPES).optional(),
+				type: MemoryTypeSchema.optional(),
 				limit: z.coerce.number().int().min(1).max(1000).optional(),
 				cursor: z.string().max(200).optional(),
 			}),

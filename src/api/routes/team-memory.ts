@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection } from "../../inject/inject";
 import { sha256Hex } from "../../lib/ids";
 import { type ProjectContext, readMemoryContent } from "../../memory/store";
-import { parseTopicFile, renderTopicFile } from "../../memory/topic-file";
+import { NAME_SOURCE, parseTopicFile, renderTopicFile } from "../../memory/topic-file";
 import { projectStore } from "../../project/client";
 import { findSecrets, ruleNames } from "../../security/secrets";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
@@ -16,7 +16,7 @@ export const teamMemoryRoutes = new OpenAPIHono<AppEnv>();
 
 /** A team sync push carries at most this much. */
 export const TEAM_SYNC_BODY_LIMIT = 200 * 1024;
-const PATH = /^([a-z0-9][a-z0-9-]{0,63})\.md$/;
+const PATH = new RegExp(`^(${NAME_SOURCE})\\.md$`);
 const PathSchema = z.string().regex(PATH).openapi({ example: "testing-conventions.md" });
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
 const ProjectParams = z.object({ projectId: ProjectIdParam });
