@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { lintSource } from "@secretlint/core";
 import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
 import { syntheticSamples } from "../../src/security/secret-samples";
-import { findSecrets, lastScanStats } from "../../src/security/secrets";
+import { findSecrets, scanSecrets } from "../../src/security/secrets";
 
 export { syntheticSamples } from "../../src/security/secret-samples";
 
@@ -172,9 +172,9 @@ async function main(args: string[]) {
 			for (const size of [64 * 1024, 1024 * 1024]) {
 				const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
 				const t0 = performance.now();
-				await findSecrets(text);
+				const { stats } = await scanSecrets(text);
 				const ms = performance.now() - t0;
-				cells.push(`${size / 1024} KB ${ms.toFixed(1)} ms (${(lastScanStats().steps / size).toFixed(0)} steps/char)`);
+				cells.push(`${size / 1024} KB ${ms.toFixed(1)} ms (${(stats.steps / size).toFixed(0)} steps/char)`);
 			}
 			console.log(`${name.padEnd(24)} ${cells.join("   ")}`);
 		}
