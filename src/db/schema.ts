@@ -136,7 +136,6 @@ export const maintenanceCursors = sqliteTable("maintenance_cursors", {
 
 // 2. Legacy per-project tables: the storage mover's source only ------------------------------------
 
-
 /**
  * One row per live topic file. The integer id is also the rowid of its `memories_fts` row.
  * `owner_id` is the user id for personal memories and '' for team memories, so that one
