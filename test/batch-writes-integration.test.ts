@@ -1,10 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { MockEmbeddingModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { type BatchWrite, writeMemories } from "../src/memory/batch";
 import { sweepProjectPacks } from "../src/memory/packs";
 import { deleteMemory, type ProjectContext, type WriteFaults } from "../src/memory/store";
+import { embedderFromModel } from "../src/recall/embedding";
 import { call, createProject, createTenant, expectError, json, projectDb, type Tenant } from "./helpers";
 
 let tenant: Tenant;
@@ -237,5 +239,42 @@ describe("batch writes", () => {
 		}
 		expect(await sweep()).toBe(1);
 		expect(await list("packs/")).toHaveLength(0);
+	});
+
+	it("embeds a batch's new versions in one model call, each vector in the batch's transaction", async () => {
+		const { projectId } = await newProject();
+		const calls: string[][] = [];
+		// A model that takes many texts per call, as the Workers AI provider does (up to 3,000).
+		const model = new MockEmbeddingModelV4({
+			maxEmbeddingsPerCall: 100,
+			doEmbed: async ({ values }) => {
+				calls.push(values);
+				return { embeddings: values.map((v) => [v.length % 7, 1, 0.5]), warnings: [] };
+			},
+		});
+		const stub = env.PROJECT_COORDINATOR.getByName(projectId);
+		await runInDurableObject(stub, (instance: ProjectCoordinator) => {
+			instance.embedder = embedderFromModel(model, "test:batch");
+		});
+		try {
+			const res = await batch(projectId, [item("v-one"), item("v-two"), item("v-three")]);
+			expect((await json(res)).results.map((r: { status: string }) => r.status)).toEqual(["created", "created", "created"]);
+			expect(calls).toHaveLength(1);
+			expect(calls[0]).toHaveLength(3);
+			const vectors = await projectDb(projectId)
+				.prepare(
+					"SELECT m.name, v.model, v.content_hash = m.content_hash AS current FROM memory_vectors v JOIN memories m ON m.id = v.memory_id ORDER BY m.name",
+				)
+				.all();
+			expect(vectors.results).toEqual([
+				{ name: "v-one", model: "test:batch", current: 1 },
+				{ name: "v-three", model: "test:batch", current: 1 },
+				{ name: "v-two", model: "test:batch", current: 1 },
+			]);
+		} finally {
+			await runInDurableObject(stub, (instance: ProjectCoordinator) => {
+				instance.embedder = undefined;
+			});
+		}
 	});
 });
