@@ -64,8 +64,8 @@ export const PROMPTS_BEFORE: Record<string, { hits: number; needing: number; noi
  * the code after the change (`CAIRN_BENCH_ONLY=writes CAIRN_BENCH_LARGE=2000`, 2026-12-02).
  */
 export const BATCH_BEFORE: { perSecond: number; what: string } | null = {
-	perSecond: 38,
-	what: "2,000 memories on 2026-12-02 with the machine's load average at 4–6 from other work; the code after the change gave 279/s in the same conditions",
+	perSecond: 118,
+	what: "2,000 memories on 2026-12-02, load average 2.5 from other work on the machine",
 };
 
 /**
@@ -74,6 +74,6 @@ export const BATCH_BEFORE: { perSecond: number; what: string } | null = {
  * project's object, on 2026-12-02 (2 cores, other work on the machine).
  */
 export const WRITES_LOCAL = {
-	before: { memories: 2_000, perSecond: 41, load: 3.9 },
-	after: { memories: 10_000, perSecond: 481, load: 4.1 },
+	before: { memories: 2_000, perSecond: 77, load: 3.2 },
+	after: { memories: 10_000, perSecond: 528, load: 2.8 },
 };
