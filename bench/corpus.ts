@@ -51,6 +51,26 @@ export function corpus(sentences: string[], size: number, variant = 0): SeedMemo
 	});
 }
 
+/**
+ * Memories of about `chars` characters each (description and body), built from the corpus sentences:
+ * the size of a typical imported topic file, for batch-write throughput.
+ */
+export function longCorpus(sentences: string[], size: number, chars = 1_000): SeedMemory[] {
+	const types = ["user", "feedback", "project", "reference"];
+	const n = Math.max(1, sentences.length);
+	return Array.from({ length: size }, (_, i) => {
+		const description = (sentences[i % n] ?? "").slice(0, 200) || `memory ${i}`;
+		const parts: string[] = [];
+		let length = description.length;
+		for (let k = 1; length < chars; k++) {
+			const s = sentences[(i * 13 + k * 7) % n] || `sentence ${k}`;
+			parts.push(s);
+			length += s.length + 1;
+		}
+		return { name: `b-${i}`, type: types[i % 4] ?? "user", description, body: parts.join(" ").slice(0, chars - description.length) };
+	});
+}
+
 export function percentile(values: number[], p: number): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -95,6 +115,11 @@ export interface BenchResult {
 	/** `prompt`: per-prompt inject, as the prompt hook calls it (absent in results older than it). */
 	latency: { size: number; fillSeconds: number; recall: Stats; inject: Stats; prompt?: Stats }[];
 	writes: { size: number; write: Stats }[];
+	/**
+	 * Batch-write throughput: `memories` of about `chars` characters each written into a new project
+	 * through `POST …/memories/batch`, 100 per request, one request after another.
+	 */
+	batch?: { memories: number; chars: number; seconds: number };
 	index: { size: number; rebuildMs: number; cachedMs: number }[];
 	health: Stats;
 	/**

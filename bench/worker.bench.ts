@@ -20,6 +20,7 @@ import {
 	type BenchInput,
 	type BenchResult,
 	corpus,
+	longCorpus,
 	type PromptProject,
 	type PromptSetResult,
 	type SeedMemory,
@@ -453,6 +454,12 @@ async function benchVectors(token: string, project: { size: number; id: string }
 
 /** Single writes in a tiny project and in the largest one, interleaved; then MEMORY.md read twice in each. */
 async function benchWrites(token: string, largest: { size: number; id: string } | undefined, result: BenchResult) {
+	// Batch throughput: memories of about a thousand characters, 100 per request, into a new project.
+	const long = longCorpus(input.sentences, input.sizes.at(-1) ?? 1_000);
+	const filled = await seed(token, "writes-batch", long);
+	const chars = long.reduce((n, m) => n + m.description.length + m.body.length, 0) / Math.max(1, long.length);
+	result.batch = { memories: long.length, chars: Math.round(chars), seconds: filled.fillSeconds };
+
 	const tiny = await seed(token, "writes-10", corpus(input.sentences, 10));
 	const writeTargets = [{ size: 10, id: tiny.id }, ...(largest ? [largest] : [])];
 	const writes = new Map<number, number[]>(writeTargets.map((p) => [p.size, []]));

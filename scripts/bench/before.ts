@@ -57,3 +57,23 @@ export const PROMPTS_BEFORE: Record<string, { hits: number; needing: number; noi
 	ko: { hits: 30, needing: 61, noisy: 16, none: 38, perBlock: 1.83 },
 	all: { hits: 113, needing: 212, noisy: 71, none: 120, perBlock: 2.67 },
 };
+
+/**
+ * Batch-write throughput before a batch became one call into the project's object (each item its own
+ * call, R2 put and transaction), measured by the same phase on this machine class, back to back with
+ * the code after the change (`CAIRN_BENCH_ONLY=writes CAIRN_BENCH_LARGE=2000`, 2026-12-02).
+ */
+export const BATCH_BEFORE: { perSecond: number; what: string } | null = {
+	perSecond: 118,
+	what: "2,000 memories on 2026-12-02, load average 2.5 from other work on the machine",
+};
+
+/**
+ * `npm run bench:writes-local` (through `wrangler dev`, as `npm start` runs it), which `npm run bench`
+ * does not run: the figures of its last runs, before and after batches became one call into the
+ * project's object, on 2026-12-02 (2 cores, other work on the machine).
+ */
+export const WRITES_LOCAL = {
+	before: { memories: 2_000, perSecond: 77, load: 3.2 },
+	after: { memories: 10_000, perSecond: 528, load: 2.8 },
+};

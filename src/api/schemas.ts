@@ -7,7 +7,7 @@ import {
 	MemoryScopeSchema,
 	MemoryTypeSchema,
 } from "../memory/schemas";
-import { MEMORY_SCOPES, MEMORY_TYPES } from "../memory/topic-file";
+import { MEMORY_SOURCES } from "../memory/topic-file";
 
 export const ErrorSchema = z
 	.object({
@@ -36,22 +36,21 @@ export const ScopeQuery = MemoryScopeSchema.optional().openapi({ param: { name: 
 export const MemoryMetadataSchema = z
 	.object({
 		name: z.string(),
-		type: z.enum(MEMORY_TYPES),
+		type: MemoryTypeSchema,
 		description: z.string(),
-		scope: z.enum(MEMORY_SCOPES),
+		scope: MemoryScopeSchema,
 		path: z.string().openapi({ example: "memory://root/testing-conventions.md" }),
 		version: z.number().int(),
 		createdAt: z.string(),
 		updatedAt: z.string(),
 		verifiedAt: z.string(),
-		source: z.enum(["user", "agent", "extraction", "consolidation", "import"]),
+		source: z.enum(MEMORY_SOURCES),
 		sessionId: z.string().nullable(),
 		timesServed: z.number().int(),
 		lastServedAt: z.string().nullable(),
-		proposedScope: z
-			.enum(MEMORY_SCOPES)
-			.nullable()
-			.openapi({ description: "A scope proposed for this memory and not yet decided: 'team' when its author called it a team rule" }),
+		proposedScope: MemoryScopeSchema.nullable().openapi({
+			description: "A scope proposed for this memory and not yet decided: 'team' when its author called it a team rule",
+		}),
 		cues: z.array(z.string()).openapi({
 			description: "When the memory applies (situations and tasks), in its language and in English; indexed for recall",
 			example: ["adding, removing or upgrading a dependency; installing packages"],

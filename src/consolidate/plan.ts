@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ModelCuesSchema, slugify } from "../extract/schema";
-import { MAX_DESCRIPTION_CHARS, MEMORY_TYPES, type MemoryType } from "../memory/topic-file";
+import { MAX_DESCRIPTION_CHARS, type MemoryType, MemoryTypeSchema } from "../memory/topic-file";
 
 /** Evidence of a consolidation change: the sessions whose stage-1 output supports it. */
 const Evidence = z.array(z.string().max(128)).max(50).default([]);
@@ -19,7 +19,7 @@ export const OperationSchema = z.discriminatedUnion("op", [
 	z.object({
 		op: z.enum(["create", "update"]),
 		name: Name,
-		type: z.enum(MEMORY_TYPES),
+		type: MemoryTypeSchema,
 		description: Description,
 		body: z.string().min(1).max(16_000),
 		cues: ModelCuesSchema,
@@ -32,7 +32,7 @@ export const OperationSchema = z.discriminatedUnion("op", [
 		op: z.literal("merge"),
 		name: Name,
 		from: z.array(Name).min(1).max(20),
-		type: z.enum(MEMORY_TYPES),
+		type: MemoryTypeSchema,
 		description: Description,
 		body: z.string().min(1).max(16_000),
 		cues: ModelCuesSchema,

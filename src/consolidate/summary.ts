@@ -1,7 +1,7 @@
 import { truncateToTokens } from "../inject/tokens";
 import { summaryKey } from "../memory/paths";
 import type { ProjectContext } from "../memory/store";
-import type { MemoryType } from "../memory/topic-file";
+import { type MemoryType, NAME_SOURCE } from "../memory/topic-file";
 import type { ProjectEnv } from "../project/env";
 import type { ProjectDb } from "../project/sql";
 
@@ -75,7 +75,7 @@ export function datedSummary(text: string, at: Date): string {
 	return heading ? `${heading[0]}\n${line}\n${body.slice(heading[0].length).replace(/^\n+/, "\n")}` : `${line}\n\n${body}`;
 }
 
-const CITED = /memory:\/\/root\/(?:(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md)/g;
+const CITED = new RegExp(`memory://root/(?:(team/)?(${NAME_SOURCE})\\.md|skills/(${NAME_SOURCE})/SKILL\\.md)`, "g");
 
 /**
  * The summary without the lines that cite a memory or skill that no longer resolves for this user, or

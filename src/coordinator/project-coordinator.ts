@@ -12,8 +12,10 @@ import { resolveModel } from "../llm/models";
 import { sweepTranscripts } from "../maintenance/retention";
 import { rescanProjectSecrets } from "../maintenance/secret-rescan";
 import { sweepProjectOrphans } from "../maintenance/sweep";
+import { type BatchWrite, writeMemories } from "../memory/batch";
 import { clearProjectMemory } from "../memory/clear";
 import { getIndex } from "../memory/index-file";
+import { sweepProjectPacks } from "../memory/packs";
 import { findMemory, resolveMemoryUrl } from "../memory/resolve";
 import { decideReview, getReview, listReviews, type ReviewFilter } from "../memory/reviews";
 import {
@@ -173,6 +175,11 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	writeMemory(ctx: ProjectContext, input: WriteInput) {
 		return this.run(ctx.projectId, () => writeMemory(this.penv, ctx, input));
+	}
+
+	/** Up to BATCH_LIMIT writes in one call and one transaction, with per-item results (src/memory/batch.ts). */
+	writeMemories(ctx: ProjectContext, batch: BatchWrite) {
+		return this.run(ctx.projectId, () => writeMemories(this.penv, ctx, batch));
 	}
 
 	deleteMemory(ctx: ProjectContext, scope: MemoryScope, name: string) {
@@ -476,7 +483,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	 */
 	async sweep(projectId: string, tenantId: string, now: number, graceMs: number) {
 		this.bind(projectId);
-		const removed = await sweepProjectOrphans(this.penv, projectId, tenantId, now, graceMs);
+		const removed =
+			(await sweepProjectOrphans(this.penv, projectId, tenantId, now, graceMs)) +
+			(await sweepProjectPacks(this.penv, projectId, tenantId, now, graceMs));
 		await sweepTranscripts(this.penv, projectId, tenantId, now).catch((err) =>
 			console.error("transcript retention failed", err instanceof Error ? err.message : String(err)),
 		);

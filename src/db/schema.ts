@@ -1,8 +1,26 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { MEMORY_SOURCES } from "../memory/topic-file";
+
+/*
+ * D1's schema, in two parts:
+ *
+ * 1. THE REGISTRY — what every request authenticates and authorises against: tenants, users, keys,
+ *    console sessions, projects, settings, and the cron's and the storage mover's bookkeeping. It grows
+ *    with tenants, users and projects, never with memories or turns (docs/storage.md).
+ * 2. LEGACY PER-PROJECT TABLES — the old shared layout of memories, sessions and consolidation. Each
+ *    project's data now lives in its own Durable Object (src/project/schema.ts); nothing but the storage
+ *    mover (src/project/mover.ts) reads these, and nothing writes them. They stay until an operator has
+ *    moved every project; a later migration drops them (never before the mover has run).
+ *
+ * `REGISTRY_TABLE_NAMES` and `LEGACY_TABLE_NAMES` list both parts (test/storage-map-unit.test.ts checks
+ * them against the migrations and docs/storage.md).
+ */
 
 /** Timestamps are ISO-8601 strings in UTC; they sort and compare lexically. */
 const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`);
+
+// 1. The registry ----------------------------------------------------------------------------------
 
 export const tenants = sqliteTable("tenants", {
 	id: text("id").primaryKey(),
@@ -89,6 +107,19 @@ export const projects = sqliteTable(
 	(t) => [uniqueIndex("projects_tenant_canonical").on(t.tenantId, t.canonicalKey)],
 );
 
+/** One row per (level, subject): a JSON object of dotted setting keys. */
+export const settings = sqliteTable(
+	"settings",
+	{
+		tenantId: text("tenant_id").notNull(),
+		level: text("level", { enum: ["user", "project", "policy"] }).notNull(),
+		subjectId: text("subject_id").notNull(),
+		values: text("values_json").notNull(),
+		updatedAt: text("updated_at").notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.tenantId, t.level, t.subjectId] })],
+);
+
 /** Where the storage mover stopped within a project: the table (phase) and the last rowid copied. */
 export const storageMoves = sqliteTable("storage_moves", {
 	projectId: text("project_id").primaryKey(),
@@ -103,18 +134,14 @@ export const maintenanceCursors = sqliteTable("maintenance_cursors", {
 	lastProjectId: text("last_project_id").notNull(),
 });
 
-/*
- * The tables below are the OLD shared layout of per-project data. Each project's data now lives in
- * its Durable Object (src/project/schema.ts); these remain only for the storage mover
- * (src/project/mover.ts) and are dropped by a later migration once every project is moved.
- */
+// 2. Legacy per-project tables: the storage mover's source only ------------------------------------
 
 /**
  * One row per live topic file. The integer id is also the rowid of its `memories_fts` row.
  * `owner_id` is the user id for personal memories and '' for team memories, so that one
  * unique index covers both scopes.
  */
-export const memories = sqliteTable(
+export const legacyMemories = sqliteTable(
 	"memories",
 	{
 		id: integer("id").primaryKey({ autoIncrement: true }),
@@ -130,7 +157,7 @@ export const memories = sqliteTable(
 		/** SHA-256 of the current file; the R2 object key ends with it. */
 		contentHash: text("content_hash").notNull(),
 		bytes: integer("bytes").notNull(),
-		source: text("source", { enum: ["user", "agent", "extraction", "consolidation", "import"] }).notNull(),
+		source: text("source", { enum: MEMORY_SOURCES }).notNull(),
 		sessionId: text("session_id"),
 		authorId: text("author_id").notNull(),
 		createdAt: text("created_at").notNull(),
@@ -147,7 +174,7 @@ export const memories = sqliteTable(
 	],
 );
 
-export const memoryVersions = sqliteTable(
+export const legacyMemoryVersions = sqliteTable(
 	"memory_versions",
 	{
 		memoryId: integer("memory_id").notNull(),
@@ -169,31 +196,18 @@ export const memoryVersions = sqliteTable(
  * match cheaply (the wide `memories` rows cost a page read each). Written in the same batch as the
  * memory; a memory's project, scope and owner never change.
  */
-export const memoryVisibility = sqliteTable("memory_visibility", {
+export const legacyMemoryVisibility = sqliteTable("memory_visibility", {
 	memoryId: integer("memory_id").primaryKey(),
 	projectId: text("project_id").notNull(),
 	scope: text("scope", { enum: ["personal", "team"] }).notNull(),
 	ownerId: text("owner_id").notNull(),
 });
 
-/** One row per (level, subject): a JSON object of dotted setting keys. */
-export const settings = sqliteTable(
-	"settings",
-	{
-		tenantId: text("tenant_id").notNull(),
-		level: text("level", { enum: ["user", "project", "policy"] }).notNull(),
-		subjectId: text("subject_id").notNull(),
-		values: text("values_json").notNull(),
-		updatedAt: text("updated_at").notNull(),
-	},
-	(t) => [primaryKey({ columns: [t.tenantId, t.level, t.subjectId] })],
-);
-
 /**
  * The thread registry: one row per agent session. Turns are numbered 0..turns-1 in arrival order;
  * `cursor` is the first turn stage 1 has not processed yet.
  */
-export const sessions = sqliteTable(
+export const legacySessions = sqliteTable(
 	"sessions",
 	{
 		projectId: text("project_id").notNull(),
@@ -230,7 +244,7 @@ export const sessions = sqliteTable(
 );
 
 /** Native record ids already ingested per session: re-posting a file adds nothing. */
-export const sessionRecords = sqliteTable(
+export const legacySessionRecords = sqliteTable(
 	"session_records",
 	{
 		projectId: text("project_id").notNull(),
@@ -241,7 +255,7 @@ export const sessionRecords = sqliteTable(
 );
 
 /** Normalised turns live in R2 as NDJSON chunks; each row maps a seq range to its object. */
-export const sessionChunks = sqliteTable(
+export const legacySessionChunks = sqliteTable(
 	"session_chunks",
 	{
 		projectId: text("project_id").notNull(),
@@ -259,7 +273,7 @@ export const sessionChunks = sqliteTable(
  * Explicit memory writes made by an agent inside a session, placed at the session's turn count at
  * the time of the write. Stage 1 skips a range that contains one.
  */
-export const sessionWrites = sqliteTable(
+export const legacySessionWrites = sqliteTable(
 	"session_writes",
 	{
 		projectId: text("project_id").notNull(),
@@ -272,7 +286,7 @@ export const sessionWrites = sqliteTable(
 );
 
 /** Stage-1 output for one session range; consolidation marks it consumed. */
-export const stageOneOutputs = sqliteTable(
+export const legacyStageOneOutputs = sqliteTable(
 	"stage1_outputs",
 	{
 		projectId: text("project_id").notNull(),
@@ -294,7 +308,7 @@ export const stageOneOutputs = sqliteTable(
  * Skills written by consolidation for one user of a project: `skills/<name>/SKILL.md`. The content is
  * a content-addressed R2 object like a topic file's; the row is the pointer.
  */
-export const skills = sqliteTable(
+export const legacySkills = sqliteTable(
 	"skills",
 	{
 		projectId: text("project_id").notNull(),
@@ -308,7 +322,7 @@ export const skills = sqliteTable(
 );
 
 /** One row per change a consolidation run made (or refused), with its reason and evidence sessions. */
-export const consolidationEvents = sqliteTable(
+export const legacyConsolidationEvents = sqliteTable(
 	"consolidation_events",
 	{
 		id: integer("id").primaryKey({ autoIncrement: true }),
@@ -324,3 +338,30 @@ export const consolidationEvents = sqliteTable(
 	},
 	(t) => [index("consolidation_events_project").on(t.projectId, t.createdAt)],
 );
+
+/** The registry's tables (part 1), by their SQL names. */
+export const REGISTRY_TABLE_NAMES = [
+	"tenants",
+	"users",
+	"api_keys",
+	"console_sessions",
+	"projects",
+	"settings",
+	"storage_moves",
+	"maintenance_cursors",
+] as const;
+
+/** The legacy per-project tables (part 2) and the old shared full-text index (`memories_fts`, a migration's virtual table). */
+export const LEGACY_TABLE_NAMES = [
+	"memories",
+	"memory_versions",
+	"memory_visibility",
+	"memories_fts",
+	"sessions",
+	"session_records",
+	"session_chunks",
+	"session_writes",
+	"stage1_outputs",
+	"skills",
+	"consolidation_events",
+] as const;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_CUE_CHARS, MAX_CUES, MAX_DESCRIPTION_CHARS, MEMORY_TYPES } from "../memory/topic-file";
+import { MAX_CUE_CHARS, MAX_CUES, MAX_DESCRIPTION_CHARS, MemoryTypeSchema } from "../memory/topic-file";
 
 /**
  * Cues as a model writes them: lenient (a model's list is cleaned, not refused) — each folded to one
@@ -34,7 +34,7 @@ export const CandidateSchema = z.object({
 		.min(1)
 		.max(200)
 		.transform((n) => slugify(n, 12)),
-	type: z.enum(MEMORY_TYPES),
+	type: MemoryTypeSchema,
 	description: z
 		.string()
 		.min(1)

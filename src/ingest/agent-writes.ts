@@ -1,3 +1,4 @@
+import { NAME_PATTERN } from "../memory/topic-file";
 import { isObject, str } from "./turns";
 
 /**
@@ -82,7 +83,7 @@ export function runsCairnRemember(command: string): boolean {
 
 /** Flags of `cairn remember` that take a value; others (`--team`, `-y`) stand alone. */
 const VALUE_FLAGS = new Set(["--type", "--description", "--name", "--session", "--agent", "--dir", "--url", "--key"]);
-const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const SLUG = NAME_PATTERN;
 
 /** Words of a shell command line, quotes removed (enough to find a name; not a full shell parser). */
 const words = (line: string) => [...line.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "");

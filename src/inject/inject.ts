@@ -6,7 +6,7 @@ import { listDailyLogs, readDailyLog } from "../memory/daily-log";
 import { type ProjectContext, readMemoryContent } from "../memory/store";
 import { projectStore } from "../project/client";
 import { type Engine, recall } from "../recall/recall";
-import { effectiveSettings } from "../settings/settings";
+import { effectiveSettings, featureOff } from "../settings/settings";
 import { fence } from "./fence";
 import { tokenCount, truncateToTokens } from "./tokens";
 
@@ -134,11 +134,8 @@ export async function buildInjection(
 		memoriesOnly ? Promise.resolve("") : store.index(ctx),
 		sessionId ? store.servedTo(ctx, sessionId) : Promise.resolve([] as string[]),
 	]);
-	if (settings["memories.enabled"].value !== true) {
-		return empty([
-			`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source}); nothing injected`,
-		]);
-	}
+	const memoryOff = featureOff(settings, "memory", ["memories.enabled"]);
+	if (memoryOff !== null) return empty([`${memoryOff}; nothing injected`]);
 	const maxTokens = request.maxTokens ?? DEFAULT_INJECT_TOKENS;
 	const maxChars = request.maxChars ?? Number.POSITIVE_INFINITY;
 	const warnings: string[] = [];

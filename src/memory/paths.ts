@@ -5,6 +5,10 @@ export const projectPrefix = (tenantId: string, projectId: string) => `tenants/$
 
 export const objectKey = (tenantId: string, projectId: string, hash: string) => `${projectPrefix(tenantId, projectId)}objects/${hash}.md`;
 
+/** A batch's content pack: the topic files one batch wrote, end to end (see src/memory/packs.ts). */
+export const packsPrefix = (tenantId: string, projectId: string) => `${projectPrefix(tenantId, projectId)}packs/`;
+export const packKey = (tenantId: string, projectId: string, packId: string) => `${packsPrefix(tenantId, projectId)}${packId}`;
+
 export const indexKey = (tenantId: string, projectId: string, userId: string) =>
 	`${projectPrefix(tenantId, projectId)}index/${userId}/MEMORY.md`;
 

@@ -5,10 +5,11 @@ import type { ProjectDb } from "../project/sql";
 import { readDailyLog } from "./daily-log";
 import { getIndex } from "./index-file";
 import { getMemoryRow, type MemoryRow, type ProjectContext, readMemoryContent } from "./store";
-import { MEMORY_SCOPES, type MemoryScope } from "./topic-file";
+import { MEMORY_SCOPES, type MemoryScope, NAME_SOURCE } from "./topic-file";
 
-export const MEMORY_URL =
-	/^memory:\/\/root(?:\/(?:(MEMORY\.md)|(team\/)?([a-z0-9][a-z0-9-]{0,63})\.md|skills\/([a-z0-9][a-z0-9-]{0,63})\/SKILL\.md|logs\/(\d{4}-\d{2}-\d{2})\.md))?$/;
+export const MEMORY_URL = new RegExp(
+	`^memory://root(?:/(?:(MEMORY\\.md)|(team/)?(${NAME_SOURCE})\\.md|skills/(${NAME_SOURCE})/SKILL\\.md|logs/(\\d{4}-\\d{2}-\\d{2})\\.md))?$`,
+);
 
 export const MEMORY_URL_FORMS =
 	"memory://root, memory://root/MEMORY.md, memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md or memory://root/logs/<YYYY-MM-DD>.md";

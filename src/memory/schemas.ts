@@ -3,13 +3,13 @@
  * tools use these same objects, so a limit cannot differ between them.
  */
 import { z } from "zod";
-import { cuesSchema, descriptionSchema, MAX_BODY_BYTES, MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "./topic-file";
+import { cuesSchema, descriptionSchema, MAX_BODY_BYTES, MemoryScopeSchema, MemoryTypeSchema, NAME_PATTERN } from "./topic-file";
+
+export { MemoryScopeSchema, MemoryTypeSchema };
 
 export const MemoryNameSchema = z
 	.string()
 	.regex(NAME_PATTERN, "must be 1-64 characters of a-z, 0-9 and '-', starting with a letter or digit");
-export const MemoryTypeSchema = z.enum(MEMORY_TYPES);
-export const MemoryScopeSchema = z.enum(MEMORY_SCOPES);
 /** One line, ≤ 500 characters: a newline would forge lines in MEMORY.md. */
 export const MemoryDescriptionSchema = descriptionSchema;
 /** Characters bound the request; the write function checks the UTF-8 size (≤ 64 KB). */

@@ -9,12 +9,14 @@ import { deriveCues } from "../recall/concepts";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "../recall/index-rows";
 import { visibleIn } from "../recall/lexical";
 import { assertNoSecretsIn } from "../security/guard";
-import { effectiveSettings } from "../settings/settings";
+import { effectiveSettings, requireFeature } from "../settings/settings";
+import { packRange } from "./packs";
 import { memoryUrl, objectKey } from "./paths";
 import {
 	assertBodySize,
 	assertValidName,
 	type MemoryScope,
+	type MemorySource,
 	type MemoryType,
 	renderTopicFile,
 	type TopicFile,
@@ -22,7 +24,7 @@ import {
 	validateFields,
 } from "./topic-file";
 
-export type MemorySource = "user" | "agent" | "extraction" | "consolidation" | "import";
+export type { MemorySource } from "./topic-file";
 
 /** Who is acting, on which project: always derived from the API key, never from the request. */
 export interface ProjectContext {
@@ -40,6 +42,8 @@ export interface MemoryRow {
 	description: string;
 	version: number;
 	content_hash: string;
+	/** Where the content is when a batch wrote it (src/memory/packs.ts); null: the object of `content_hash`. */
+	content_ref?: string | null;
 	bytes: number;
 	source: MemorySource;
 	session_id: string | null;
@@ -189,104 +193,119 @@ export function resolveCues(
 /** Refuses writes to a scope that settings or managed policy switched off (`feature_disabled`, naming the setting). */
 export async function assertScopeWritable(env: Env, ctx: ProjectContext, scope: MemoryScope): Promise<void> {
 	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-	const key = scope === "team" ? "memories.teamMemory" : "memories.personalMemory";
-	if (settings[key].value === false) {
-		throw new CairnError("feature_disabled", `${scope} memory is turned off (${key}, set by ${settings[key].source})`);
-	}
+	requireFeature(settings, `${scope} memory`, [scope === "team" ? "memories.teamMemory" : "memories.personalMemory"]);
+}
+
+/** A write whose fields passed every check that needs no storage: the normalised file and the cues given. */
+export interface CheckedWrite {
+	file: TopicFile;
+	givenCues: string[] | undefined;
 }
 
 /**
- * Writes one topic file: the one write function every path calls, enforcing the name, the fields
- * (a single-line description), the size, the secret scan and the scope switches and policy. Order: the content-addressed R2 object first, then one D1 batch that
- * inserts the version row, moves the memory's pointer and replaces its FTS row together. A crash
- * between the two leaves an unreferenced object (swept later), never a pointer to nothing. The object's
- * key is held against the orphan sweep from the put until the batch has landed; an update's batch
- * first checks that the memory is still at the version read (a delete or update that landed during the
- * put makes it write nothing: 412); a caller's `guard` is checked in the same transaction.
- * Cost is independent of how many memories the project holds.
+ * Every invariant of a memory that needs no storage, for every caller (REST, batch, MCP, team sync,
+ * import, consolidation): the name, the fields (a single-line description), the size, the cues and the
+ * secret scan (422 naming rules, never the secret).
  */
-export async function writeMemory(
-	env: ProjectEnv,
-	ctx: ProjectContext,
-	input: WriteInput,
-	faults: WriteFaults = {},
-	guard?: WriteGuard,
-): Promise<WriteResult> {
-	// Every invariant of a memory, for every caller (REST, batch, MCP, team sync, import, consolidation).
-	const { scope } = input;
+export async function checkWrite(input: Pick<WriteInput, "file" | "cues">): Promise<CheckedWrite> {
 	assertValidName(input.file.name);
 	const file: TopicFile = { ...input.file, ...validateFields(input.file) };
 	assertBodySize(file.body);
 	const givenCues = input.cues === undefined ? undefined : validateCues(input.cues);
 	await assertNoSecrets(file, givenCues);
-	await assertScopeWritable(env, ctx, scope);
+	return { file, givenCues };
+}
 
-	let sessionId = input.sessionId ?? null;
-	if (input.source === "agent" && sessionId) {
-		// An agent write names its session, which is the caller's own: another user's session of the same
-		// id is another session (ids are per user), neither marked nor revealed by this write.
-		sessionId = await ownSessionId(env.PDB, ctx, sessionId);
-	}
+/**
+ * The session an agent's write names, as stored: the caller's own; another user's session of the same
+ * id is another session (ids are per user), neither marked nor revealed by this write.
+ */
+export async function writerSession(db: ProjectDb, ctx: ProjectContext, input: Pick<WriteInput, "source" | "sessionId">) {
+	const sessionId = input.sessionId ?? null;
+	return input.source === "agent" && sessionId ? ownSessionId(db, ctx, sessionId) : sessionId;
+}
 
+/**
+ * What one write does, decided against the memory's current row: nothing; its cues only (metadata, no
+ * new version of the file); or a new version, whose content object must be in R2 before `statements`
+ * (everything but the vector and the index generation) commit.
+ */
+export type WritePlan =
+	| { kind: "unchanged"; current: MemoryRow }
+	| { kind: "cues"; current: MemoryRow; statements: ProjectStatement[] }
+	| {
+			kind: "version";
+			current: MemoryRow | null;
+			file: TopicFile;
+			content: string;
+			hash: string;
+			/** The object to put before the commit: the content-addressed one, or null when `contentRef` points into a pack. */
+			key: string | null;
+			contentRef: string | null;
+			searchRow: RowRef;
+			statements: ProjectStatement[];
+	  };
+
+/**
+ * Plans one checked write (see WritePlan); `sessionId` is the writer's own (writerSession). `pack`, when
+ * given, takes a new version's content and returns where it will be (a batch's pack, src/memory/packs.ts).
+ */
+export async function planWrite(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance">,
+	checked: CheckedWrite,
+	current: MemoryRow | null,
+	sessionId: string | null,
+	now: string,
+	pack?: (content: string, hash: string) => string,
+): Promise<WritePlan> {
+	const { scope } = input;
+	const { file } = checked;
 	const content = renderTopicFile(file);
 	const hash = await sha256Hex(content);
-	const current = await getMemoryRow(env.PDB, ctx, scope, file.name);
-
-	if (input.ifMatch !== undefined) {
-		const matches = input.ifMatch === "*" ? current !== null : current?.version === input.ifMatch;
-		if (!matches) {
-			throw new CairnError("version_conflict", "the memory changed since the version given in If-Match", {
-				currentVersion: current?.version ?? null,
-			});
-		}
-	}
-	const cues = resolveCues(file, givenCues, current);
+	const cues = resolveCues(file, checked.givenCues, current);
 	const cuesJson = JSON.stringify(cues.cues);
 	if (current && current.content_hash === hash) {
-		if (current.cues === cuesJson && current.cues_source === cues.source) return { status: "unchanged", memory: toMetadata(current) };
-		// Only the cues changed: metadata, no new version of the file.
-		await env.PDB.batch([
-			env.PDB.prepare("UPDATE memories SET cues = ?, cues_source = ? WHERE id = ? AND version = ?").bind(
-				cuesJson,
-				cues.source,
-				current.id,
-				current.version,
-			),
-			...cueStatements(env.PDB, rowById(current.id), { ...file, cues: cues.cues }),
-		]);
-		const row = await getMemoryRow(env.PDB, ctx, scope, file.name);
-		if (!row) throw new CairnError("version_conflict", "the memory was deleted by a concurrent request");
-		return { status: "updated", memory: toMetadata(row) };
+		if (current.cues === cuesJson && current.cues_source === cues.source) return { kind: "unchanged", current };
+		return {
+			kind: "cues",
+			current,
+			statements: [
+				db
+					.prepare("UPDATE memories SET cues = ?, cues_source = ? WHERE id = ? AND version = ?")
+					.bind(cuesJson, cues.source, current.id, current.version),
+				...cueStatements(db, rowById(current.id), { ...file, cues: cues.cues }),
+			],
+		};
 	}
 
-	const now = nowIso();
 	const bytes = new TextEncoder().encode(content).byteLength;
+	const contentRef = pack ? pack(content, hash) : null;
 	const owner = ownerOf(ctx, scope);
-	const db = env.PDB;
 	const identity = "project_id = ? AND scope = ? AND owner_id = ? AND name = ?";
 	const identityArgs = [ctx.projectId, scope, owner, file.name];
-	const bumpIndex = db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId);
-	// The CJK and vector indexes change with memories_fts; the embedding runs beside the R2 put below.
+	// The CJK, cue and vector indexes change with memories_fts.
 	const searchRow: RowRef = current ? rowById(current.id) : { sql: `(SELECT id FROM memories WHERE ${identity})`, args: identityArgs };
-	const embedding = embedForWrite(env.embedder?.(), file);
 
 	const statements: ProjectStatement[] = current
 		? [
-				// The R2 put below is an await: a concurrent delete (or update) of this memory may land
-				// before this batch. The memory must still be at the version read, or nothing is written —
-				// no version or search row for a memory that is gone.
+				// The R2 put is an await: a concurrent delete (or update) of this memory may land before the
+				// commit. The memory must still be at the version read, or nothing is written — no version or
+				// search row for a memory that is gone.
 				guardStatement(db, "EXISTS (SELECT 1 FROM memories WHERE id = ? AND version = ?)", [current.id, current.version]),
 				// The (memory_id, version) primary key makes a concurrent writer's batch fail as a whole.
 				db
 					.prepare(
-						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, type, description, source, session_id, author_id, created_at)
-						 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, content_ref, type, description, source, session_id, author_id, created_at)
+						 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					)
 					.bind(
 						current.id,
 						ctx.projectId,
 						current.version + 1,
 						hash,
+						contentRef,
 						file.type,
 						file.description,
 						input.source,
@@ -296,23 +315,35 @@ export async function writeMemory(
 					),
 				db
 					.prepare(
-						`UPDATE memories SET type = ?, description = ?, version = version + 1, content_hash = ?, bytes = ?, source = ?,
+						`UPDATE memories SET type = ?, description = ?, version = version + 1, content_hash = ?, content_ref = ?, bytes = ?, source = ?,
 						 session_id = ?, author_id = ?, updated_at = ?, verified_at = ? WHERE id = ? AND version = ?`,
 					)
-					.bind(file.type, file.description, hash, bytes, input.source, sessionId, ctx.userId, now, now, current.id, current.version),
+					.bind(
+						file.type,
+						file.description,
+						hash,
+						contentRef,
+						bytes,
+						input.source,
+						sessionId,
+						ctx.userId,
+						now,
+						now,
+						current.id,
+						current.version,
+					),
 				db.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(current.id),
 				db
 					.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)")
 					.bind(current.id, file.name, file.description, file.body),
 				...gramStatements(db, searchRow, file),
 				...cueStatements(db, searchRow, { ...file, cues: cues.cues }),
-				bumpIndex,
 			]
 		: [
 				db
 					.prepare(
-						`INSERT INTO memories (project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, session_id, author_id, created_at, updated_at, verified_at)
-						 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
+						`INSERT INTO memories (project_id, scope, owner_id, name, type, description, version, content_hash, content_ref, bytes, source, session_id, author_id, created_at, updated_at, verified_at)
+						 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					)
 					.bind(
 						ctx.projectId,
@@ -322,6 +353,7 @@ export async function writeMemory(
 						file.type,
 						file.description,
 						hash,
+						contentRef,
 						bytes,
 						input.source,
 						sessionId,
@@ -332,8 +364,8 @@ export async function writeMemory(
 					),
 				db
 					.prepare(
-						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, type, description, source, session_id, author_id, created_at)
-						 SELECT id, project_id, 1, content_hash, type, description, source, session_id, author_id, created_at FROM memories WHERE ${identity}`,
+						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, content_ref, type, description, source, session_id, author_id, created_at)
+						 SELECT id, project_id, 1, content_hash, content_ref, type, description, source, session_id, author_id, created_at FROM memories WHERE ${identity}`,
 					)
 					.bind(...identityArgs),
 				db
@@ -346,7 +378,6 @@ export async function writeMemory(
 						`INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) SELECT id, project_id, scope, owner_id FROM memories WHERE ${identity}`,
 					)
 					.bind(...identityArgs),
-				bumpIndex,
 			];
 	statements.push(
 		db.prepare(`UPDATE memories SET cues = ?, cues_source = ? WHERE ${identity}`).bind(cuesJson, cues.source, ...identityArgs),
@@ -376,40 +407,116 @@ export async function writeMemory(
 				.bind(ctx.projectId, sessionId, file.name, now),
 		);
 	}
-	if (guard) statements.unshift(guardStatement(db, guard.condition, guard.args));
-	const key = objectKey(ctx.tenantId, ctx.projectId, hash);
-	// The key is held from before the put until the commit has landed, so the orphan sweep cannot
-	// delete an identical old object this write is re-using (src/maintenance/sweep.ts).
-	await holdContent([key], async () => {
-		await env.FILES.put(key, content, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
-		await faults.afterObjectPut?.();
-		statements.push(...vectorStatements(db, searchRow, ctx.projectId, hash, await embedding));
-		try {
-			await db.batch(statements);
-		} catch (err) {
-			if (guard && isGuardFailure(err)) {
-				const stillHolds = await guardStatement(db, guard.condition, guard.args)
-					.first()
-					.then(() => true)
-					.catch(() => false);
-				if (!stillHolds) throw guard.error();
-			}
-			if (isGuardFailure(err)) {
-				throw new CairnError("version_conflict", "the memory was changed or deleted by a concurrent request; re-read and retry");
-			}
-			if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
-				throw new CairnError("version_conflict", "the memory was changed by a concurrent write; re-read and retry");
-			}
-			throw err;
+	const key = contentRef === null ? objectKey(ctx.tenantId, ctx.projectId, hash) : null;
+	return { kind: "version", current, file, content, hash, key, contentRef, searchRow, statements };
+}
+
+/** Bumps the project's index generation: `MEMORY.md` is rebuilt when its cached copy is behind. */
+export const bumpIndexStatement = (db: ProjectDb, ctx: ProjectContext): ProjectStatement =>
+	db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId);
+
+/** Puts a content-addressed object (the same bytes, the same key: idempotent). */
+export const putContent = (env: Env, key: string, content: string) =>
+	env.FILES.put(key, content, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
+
+/**
+ * The error a write's failed commit means: the caller's guard no longer holding, a concurrent change or
+ * delete (the version guard, or a key constraint), or — anything else — the error itself.
+ */
+export async function commitFailure(db: ProjectDb, err: unknown, guard?: WriteGuard): Promise<unknown> {
+	if (guard && isGuardFailure(err)) {
+		const stillHolds = await guardStatement(db, guard.condition, guard.args)
+			.first()
+			.then(() => true)
+			.catch(() => false);
+		if (!stillHolds) return guard.error();
+	}
+	if (isGuardFailure(err)) {
+		return new CairnError("version_conflict", "the memory was changed or deleted by a concurrent request; re-read and retry");
+	}
+	if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
+		return new CairnError("version_conflict", "the memory was changed by a concurrent write; re-read and retry");
+	}
+	return err;
+}
+
+/**
+ * Writes one topic file: the one write function every single write calls (batches go through
+ * `writeMemories`, src/memory/batch.ts, which shares every step), enforcing the name, the fields, the
+ * size, the secret scan and the scope switches and policy (`checkWrite`, `assertScopeWritable`).
+ * Order: the content-addressed R2 object first, then one transaction that inserts the version row,
+ * moves the memory's pointer and replaces its search rows together. A crash between the two leaves an
+ * unreferenced object (swept later), never a pointer to nothing. The object's key is held against the
+ * orphan sweep from the put until the transaction has landed; an update's transaction first checks
+ * that the memory is still at the version read (a delete or update that landed during the put makes
+ * it write nothing: 412); a caller's `guard` is checked in the same transaction.
+ * Cost is independent of how many memories the project holds.
+ */
+export async function writeMemory(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	input: WriteInput,
+	faults: WriteFaults = {},
+	guard?: WriteGuard,
+): Promise<WriteResult> {
+	const { scope } = input;
+	const checked = await checkWrite(input);
+	await assertScopeWritable(env, ctx, scope);
+	const sessionId = await writerSession(env.PDB, ctx, input);
+	const current = await getMemoryRow(env.PDB, ctx, scope, checked.file.name);
+
+	if (input.ifMatch !== undefined) {
+		const matches = input.ifMatch === "*" ? current !== null : current?.version === input.ifMatch;
+		if (!matches) {
+			throw new CairnError("version_conflict", "the memory changed since the version given in If-Match", {
+				currentVersion: current?.version ?? null,
+			});
 		}
-	});
-	const row = await getMemoryRow(db, ctx, scope, file.name);
+	}
+	const db = env.PDB;
+	const plan = await planWrite(db, ctx, input, checked, current, sessionId, nowIso());
+	if (plan.kind === "unchanged") return { status: "unchanged", memory: toMetadata(plan.current) };
+	if (plan.kind === "cues") {
+		await db.batch(plan.statements);
+	} else {
+		// The embedding runs beside the R2 put.
+		const embedding = embedForWrite(env.embedder?.(), plan.file);
+		const statements = [
+			...(guard ? [guardStatement(db, guard.condition, guard.args)] : []),
+			...plan.statements,
+			bumpIndexStatement(db, ctx),
+		];
+		// The key is held from before the put until the commit has landed, so the orphan sweep cannot
+		// delete an identical old object this write is re-using (src/maintenance/sweep.ts).
+		const key = plan.key ?? objectKey(ctx.tenantId, ctx.projectId, plan.hash);
+		await holdContent([key], async () => {
+			await putContent(env, key, plan.content);
+			await faults.afterObjectPut?.();
+			statements.push(...vectorStatements(db, plan.searchRow, ctx.projectId, plan.hash, await embedding));
+			try {
+				await db.batch(statements);
+			} catch (err) {
+				throw await commitFailure(db, err, guard);
+			}
+		});
+	}
+	const row = await getMemoryRow(db, ctx, scope, checked.file.name);
 	if (!row) throw new CairnError("version_conflict", "the memory was deleted by a concurrent request");
 	return { status: current ? "updated" : "created", memory: toMetadata(row) };
 }
 
-/** Reads a memory's current file text from R2. */
-export async function readMemoryContent(env: Env, ctx: ProjectContext, row: Pick<MemoryRow, "content_hash">): Promise<string> {
+/** Reads a version's file text from R2: its content-addressed object, or its range of a batch's pack. */
+export async function readMemoryContent(
+	env: Env,
+	ctx: ProjectContext,
+	row: Pick<MemoryRow, "content_hash" | "content_ref">,
+): Promise<string> {
+	if (row.content_ref) {
+		const range = packRange(ctx.tenantId, ctx.projectId, row.content_ref);
+		const object = range && (await env.FILES.get(range.key, { range: { offset: range.offset, length: range.length } }));
+		if (!object) throw new CairnError("internal_error", "memory content is temporarily unavailable");
+		return object.text();
+	}
 	const object = await env.FILES.get(objectKey(ctx.tenantId, ctx.projectId, row.content_hash));
 	if (!object) throw new CairnError("internal_error", "memory content is temporarily unavailable");
 	return object.text();
@@ -438,6 +545,7 @@ export async function deleteMemory(env: ProjectEnv, ctx: ProjectContext, scope: 
 export interface VersionRow {
 	version: number;
 	content_hash: string;
+	content_ref: string | null;
 	source: MemorySource;
 	session_id: string | null;
 	created_at: string;
@@ -448,7 +556,7 @@ export interface VersionRow {
 export async function listVersions(db: ProjectDb, memoryId: number): Promise<VersionRow[]> {
 	const { results } = await db
 		.prepare(
-			"SELECT version, content_hash, source, session_id, created_at, run_id, evidence_json FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000",
+			"SELECT version, content_hash, content_ref, source, session_id, created_at, run_id, evidence_json FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000",
 		)
 		.bind(memoryId)
 		.all<VersionRow>();
@@ -458,7 +566,7 @@ export async function listVersions(db: ProjectDb, memoryId: number): Promise<Ver
 export async function getVersion(db: ProjectDb, memoryId: number, version: number) {
 	return db
 		.prepare(
-			"SELECT version, content_hash, source, session_id, created_at, run_id, evidence_json FROM memory_versions WHERE memory_id = ? AND version = ?",
+			"SELECT version, content_hash, content_ref, source, session_id, created_at, run_id, evidence_json FROM memory_versions WHERE memory_id = ? AND version = ?",
 		)
 		.bind(memoryId, version)
 		.first<VersionRow>();

@@ -7,12 +7,21 @@ export type MemoryType = (typeof MEMORY_TYPES)[number];
 export const MEMORY_SCOPES = ["personal", "team"] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 
-/** Names are the only user text that becomes an R2 key segment, hence the strict allow-list. */
-export const NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+/** Who wrote a memory's version: a person, an agent's explicit write, stage 1, consolidation, or an import. */
+export const MEMORY_SOURCES = ["user", "agent", "extraction", "consolidation", "import"] as const;
+export type MemorySource = (typeof MEMORY_SOURCES)[number];
+
+/**
+ * Names are the only user text that becomes an R2 key segment, hence the strict allow-list.
+ * `NAME_SOURCE` is the same rule unanchored, for patterns that find names inside paths and URLs.
+ */
+export const NAME_SOURCE = "[a-z0-9][a-z0-9-]{0,63}";
+export const NAME_PATTERN = new RegExp(`^${NAME_SOURCE}$`);
 export const MAX_DESCRIPTION_CHARS = 500;
 export const MAX_BODY_BYTES = 64 * 1024;
 
-export const memoryTypeSchema = z.enum(MEMORY_TYPES);
+export const MemoryTypeSchema = z.enum(MEMORY_TYPES);
+export const MemoryScopeSchema = z.enum(MEMORY_SCOPES);
 export const descriptionSchema = z
 	.string()
 	.trim()
@@ -65,7 +74,7 @@ export function assertBodySize(body: string): void {
 
 /** Validates the three frontmatter fields; errors name the field, never echo its value. */
 export function validateFields(fields: { type?: unknown; description?: unknown }): { type: MemoryType; description: string } {
-	const type = memoryTypeSchema.safeParse(fields.type);
+	const type = MemoryTypeSchema.safeParse(fields.type);
 	if (!type.success) {
 		throw badRequest(fields.type === undefined ? "type is required" : `type must be one of ${MEMORY_TYPES.join(", ")}`, { field: "type" });
 	}

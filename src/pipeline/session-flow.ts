@@ -10,16 +10,12 @@ import type { Format } from "../ingest/parse";
 import { receiveTranscript } from "../ingest/receive";
 import type { ProjectContext } from "../memory/store";
 import { projectStore } from "../project/client";
-import { type EffectiveSettings, effectiveSettings } from "../settings/settings";
-import { extractionAllowed } from "./triggers";
+import { type EffectiveSettings, effectiveSettings, featureOff, requireFeature } from "../settings/settings";
+import { EXTRACTION_SWITCHES, extractionAllowed } from "./triggers";
 
 /** Why session memory is off (the setting that turns it off), or null when it is on. */
-function sessionMemoryOff(settings: EffectiveSettings): string | null {
-	for (const key of ["memories.enabled", "memories.sessionMemory"] as const) {
-		if (settings[key].value !== true) return `session memory is off (${key}, set by ${settings[key].source})`;
-	}
-	return null;
-}
+const sessionMemoryOff = (settings: EffectiveSettings): string | null =>
+	featureOff(settings, "session memory", ["memories.enabled", "memories.sessionMemory"]);
 const tokenLimit = (settings: EffectiveSettings) => Number(settings["memories.sessionMemoryTokenLimit"].value);
 const settingsOf = (env: Env, ctx: ProjectContext) => effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 
@@ -66,10 +62,7 @@ export async function endSession(env: Env, ctx: ProjectContext, sessionId: strin
 /** Refuses while extraction is off (`feature_disabled`, naming the setting that turns it off). */
 async function requireExtraction(env: Env, ctx: ProjectContext): Promise<void> {
 	const settings = await settingsOf(env, ctx);
-	if (!extractionAllowed(settings)) {
-		const key = settings["memories.enabled"].value === true ? "memories.autoMemory" : "memories.enabled";
-		throw new CairnError("feature_disabled", `extraction is off (${key}, set by ${settings[key].source})`);
-	}
+	requireFeature(settings, "extraction", EXTRACTION_SWITCHES);
 }
 
 /** Queues every session of the caller's with unprocessed turns; refused while extraction is off. */

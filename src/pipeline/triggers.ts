@@ -1,12 +1,13 @@
 import type { SessionRow } from "../ingest/ingest";
 import { nowIso } from "../lib/ids";
 import type { ProjectEnv } from "../project/env";
-import { type EffectiveSettings, resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
+import { type EffectiveSettings, featureOff, resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
 import type { ExtractMessage } from "./messages";
 
 /** Extraction runs only when memory is on and automatic extraction is allowed. */
-export const extractionAllowed = (settings: EffectiveSettings) =>
-	settings["memories.enabled"].value === true && settings["memories.autoMemory"].value === true;
+/** The switches that must be on for transcripts to be extracted. */
+export const EXTRACTION_SWITCHES = ["memories.enabled", "memories.autoMemory"] as const;
+export const extractionAllowed = (settings: EffectiveSettings) => featureOff(settings, "extraction", EXTRACTION_SWITCHES) === null;
 
 /** A queued range that has not finished within this long is considered lost and may be queued again. */
 const QUEUE_STALE_MS = 60 * 60 * 1000;

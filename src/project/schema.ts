@@ -221,6 +221,10 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// memory's events are those of that memory only: a team memory named like a colleague's personal
 	// one does not show the colleague's events. Rows from before stay NULL and count as personal.
 	`ALTER TABLE consolidation_events ADD COLUMN memory_scope TEXT;`,
+	// 12: where a version's bytes are when a batch wrote them: `<pack id>:<offset>:<length>` in the
+	// batch's content pack (src/memory/packs.ts); NULL for the content-addressed object of its hash.
+	`ALTER TABLE memories ADD COLUMN content_ref TEXT;
+	ALTER TABLE memory_versions ADD COLUMN content_ref TEXT;`,
 ];
 
 /**

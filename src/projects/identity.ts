@@ -18,10 +18,13 @@ import { badRequest } from "../errors";
 
 export const MAX_REMOTE_LENGTH = 2048;
 export const MAX_ROOT_PATH_LENGTH = 1024;
+export const MAX_PROJECT_NAME_LENGTH = 200;
 
 /** The `gitRemote` and `rootPath` inputs, with the same limits wherever a project is named. */
 export const GitRemoteSchema = z.string().max(MAX_REMOTE_LENGTH);
 export const RootPathSchema = z.string().max(MAX_ROOT_PATH_LENGTH);
+/** A project's display name. */
+export const ProjectNameSchema = z.string().trim().min(1).max(MAX_PROJECT_NAME_LENGTH);
 
 /** What a remote string is: a URL (or scp-like address), an absolute local path, a relative path, or neither. */
 export type RemoteIdentity = { kind: "url" | "path"; key: string } | { kind: "relative" } | { kind: "invalid" };

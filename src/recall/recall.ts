@@ -3,7 +3,7 @@ import { hasModel, ModelConfigError, type ModelEnv, resolveModel } from "../llm/
 import type { ProjectContext } from "../memory/store";
 import type { MemoryScope } from "../memory/topic-file";
 import { projectStore } from "../project/client";
-import { type EffectiveSettings, effectiveSettings } from "../settings/settings";
+import { type EffectiveSettings, effectiveSettings, featureOff } from "../settings/settings";
 import type { CandidateSet, Retrieval } from "./candidates";
 import { textConcepts } from "./concepts";
 import { type DateWindow, dateWindows, writtenIn } from "./dates";
@@ -250,17 +250,18 @@ export async function recall(
 
 	const limit = request.limit ?? Number(settings["memories.recallLimit"].value);
 	const warnings: string[] = [];
-	if (settings["memories.enabled"].value !== true) {
-		warnings.push(`memories are disabled for this project (memories.enabled is false, set by ${settings["memories.enabled"].source})`);
+	const memoryOff = featureOff(settings, "memory", ["memories.enabled"]);
+	if (memoryOff !== null) {
+		warnings.push(memoryOff);
 		return { engine: "lexical", ...retrievalFields, memories: [], served: [], terms, warnings };
 	}
 	const off = new Set<MemoryScope>();
 	const scopes = request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[]);
 	for (const s of scopes) {
-		const key = s === "team" ? "memories.teamMemory" : "memories.personalMemory";
-		if (settings[key].value === false) {
+		const scopeOff = featureOff(settings, `${s} memory`, [s === "team" ? "memories.teamMemory" : "memories.personalMemory"]);
+		if (scopeOff !== null) {
 			off.add(s);
-			warnings.push(`${s} memory is turned off (${key})`);
+			warnings.push(scopeOff);
 		}
 	}
 	const visible = (rows: CandidateRow[]) =>

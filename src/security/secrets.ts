@@ -64,13 +64,6 @@ export function defaultBudget(chars: number): number {
 	return 4 * NORMAL_STEPS_PER_CHAR * Math.min(chars, MAX_SCAN_CHARS) + 1_000_000;
 }
 
-let lastStats: ScanStats = { chars: 0, steps: 0, budget: 0, windows: 0, candidates: 0, exceededAt: null, secretlintSkipped: 0 };
-
-/** Cost of the most recent scan: an exported step counter, so tests can assert linear work without timing. */
-export function lastScanStats(): ScanStats {
-	return { ...lastStats };
-}
-
 const SECRETLINT_CONFIG = {
 	rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: recommendedPreset }],
 };
@@ -298,8 +291,11 @@ async function scan(text: string, options: ScanOptions): Promise<{ findings: Sec
 	const kept = exceededAt === null ? merged : merged.filter((f) => f.start < (exceededAt as number));
 	if (exceededAt !== null) kept.push({ rule: BUDGET_EXCEEDED, start: exceededAt, end: text.length });
 	kept.sort((a, b) => a.start - b.start || b.end - a.end);
-	lastStats = { chars: text.length, steps: meter.steps, budget, windows, candidates: meter.candidates, exceededAt, secretlintSkipped };
-	return { findings: kept, stats: { ...lastStats } };
+	// The scan's cost, returned with its findings (never kept between scans: concurrent scans share a runtime).
+	return {
+		findings: kept,
+		stats: { chars: text.length, steps: meter.steps, budget, windows, candidates: meter.candidates, exceededAt, secretlintSkipped },
+	};
 }
 
 /** Findings for `text` (see `scanSecrets`); text beyond the work budget is one `budget-exceeded` finding. */

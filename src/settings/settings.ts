@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { badRequest } from "../errors";
+import { badRequest, CairnError } from "../errors";
 import { nowIso } from "../lib/ids";
 import { IsolateCache } from "../lib/isolate-cache";
 import { hasKey, lookupTable } from "../lib/lookup";
@@ -138,6 +138,26 @@ export interface EffectiveSetting {
 export type EffectiveSettings = Record<SettingKey, EffectiveSetting>;
 
 /** Resolves every setting for (user, project) and names where each value came from. */
+/** The settings that switch something on or off. */
+export type SwitchKey = { [K in SettingKey]: (typeof SETTING_DEFINITIONS)[K]["default"] extends boolean ? K : never }[SettingKey];
+
+/**
+ * Why `feature` is off — the first of `switches` that is not on, as "<feature> is off (<key>, set by
+ * <source>)", the one wording every refusal and warning uses — or null when all of them are on.
+ */
+export function featureOff(settings: EffectiveSettings, feature: string, switches: readonly SwitchKey[]): string | null {
+	for (const key of switches) {
+		if (settings[key].value !== true) return `${feature} is off (${key}, set by ${settings[key].source})`;
+	}
+	return null;
+}
+
+/** Refuses with `feature_disabled` (naming the switch and who set it) while `feature` is off. */
+export function requireFeature(settings: EffectiveSettings, feature: string, switches: readonly SwitchKey[]): void {
+	const off = featureOff(settings, feature, switches);
+	if (off !== null) throw new CairnError("feature_disabled", off);
+}
+
 export interface SettingsRow {
 	level: SettingsLevel;
 	values_json: string;

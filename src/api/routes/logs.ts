@@ -1,8 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { appendDailyLog, listDailyLogs, readDailyLog } from "../../memory/daily-log";
-import { effectiveSettings } from "../../settings/settings";
+import { effectiveSettings, requireFeature } from "../../settings/settings";
 import type { AppEnv } from "../context";
-import { CairnError, notFound } from "../errors";
+import { notFound } from "../errors";
 import { errors, ProjectIdParam } from "../schemas";
 
 export const logRoutes = new OpenAPIHono<AppEnv>();
@@ -43,12 +43,7 @@ logRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-		if (settings["memories.assistantLog"].value === false) {
-			throw new CairnError(
-				"feature_disabled",
-				`daily logs are turned off (memories.assistantLog, set by ${settings["memories.assistantLog"].source})`,
-			);
-		}
+		requireFeature(settings, "daily logging", ["memories.assistantLog"]);
 		const { date } = c.req.valid("param");
 		const { entry, section } = c.req.valid("json");
 		const text = await appendDailyLog(c.env, ctx, date, entry, section);

@@ -1,11 +1,11 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns";
-import { assertScopeWritable, type MemoryRow, type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
+import { BATCH_LIMIT } from "../../memory/batch";
+import { type MemoryRow, type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
-	assertValidName,
-	MEMORY_TYPES,
 	type MemoryScope,
+	MemoryTypeSchema,
 	NAME_PATTERN,
 	parseTopicFile,
 	type TopicFile,
@@ -20,7 +20,6 @@ import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectI
 export const memoryRoutes = new OpenAPIHono<AppEnv>();
 
 const MARKDOWN = "text/markdown; charset=utf-8";
-const BATCH_LIMIT = 100;
 
 const memoryParams = z.object({ projectId: ProjectIdParam, name: NameParam });
 const memoryResponse = { "application/json": { schema: z.object({ memory: MemoryMetadataSchema }) } };
@@ -185,7 +184,7 @@ memoryRoutes.openapi(
 			params: z.object({ projectId: ProjectIdParam }),
 			query: z.object({
 				scope: ScopeQuery,
-				type: z.enum(MEMORY_TYPES).optional(),
+				type: MemoryTypeSchema.optional(),
 				limit: z.coerce.number().int().min(1).max(1000).optional(),
 				cursor: z.string().max(200).optional(),
 			}),
@@ -266,39 +265,8 @@ memoryRoutes.openapi(
 	async (c) => {
 		const { scope = "personal", source } = c.req.valid("query");
 		const origin = source === "import" ? { source: "import" as const, sessionId: null } : writeSource(c);
-		// The whole batch is refused at once when its scope is off (each write checks again).
-		await assertScopeWritable(c.env, c.get("projectContext"), scope);
 		const items = c.req.valid("json").memories;
-		if (items.length > BATCH_LIMIT) throw badRequest(`at most ${BATCH_LIMIT} memories per batch`, { field: "memories" });
-		const results = [];
-		const seen = new Set<string>();
-		for (const [i, item] of items.entries()) {
-			const fields = (item && typeof item === "object" ? item : {}) as Record<string, unknown>;
-			const name = typeof fields.name === "string" ? fields.name : "";
-			const label = NAME_PATTERN.test(name) ? name : `#${i}`;
-			try {
-				assertValidName(name);
-				if (seen.has(name)) throw badRequest("name appears twice in this batch", { field: "name" });
-				seen.add(name);
-				const { type, description } = validateFields(fields);
-				if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
-				const cues = fields.cues === undefined ? undefined : validateCues(fields.cues);
-				const result = await store(c).writeMemory(c.get("projectContext"), {
-					scope,
-					...origin,
-					file: { name, type, description, body: fields.body },
-					...(cues ? { cues } : {}),
-				});
-				results.push({ name: label, status: result.status });
-			} catch (err) {
-				if (!(err instanceof CairnError) || err.code === "internal_error") throw err;
-				results.push({
-					name: label,
-					status: "error" as const,
-					error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) },
-				});
-			}
-		}
+		const results = await store(c).writeMemories(c.get("projectContext"), { scope, ...origin, items });
 		return c.json({ results }, 200);
 	},
 );

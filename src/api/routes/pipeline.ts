@@ -1,9 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ProjectContext } from "../../memory/store";
 import { projectStore } from "../../project/client";
-import { effectiveSettings } from "../../settings/settings";
+import { effectiveSettings, requireFeature } from "../../settings/settings";
 import type { AppEnv } from "../context";
-import { CairnError, notFound } from "../errors";
+import { notFound } from "../errors";
 import { errors, NameParam, ProjectIdParam } from "../schemas";
 
 export const pipelineRoutes = new OpenAPIHono<AppEnv>();
@@ -44,9 +44,7 @@ pipelineRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-		if (settings["memories.enabled"].value !== true) {
-			throw new CairnError("feature_disabled", `memories are off (memories.enabled, set by ${settings["memories.enabled"].source})`);
-		}
+		requireFeature(settings, "memory", ["memories.enabled"]);
 		await c.env.PROJECT_COORDINATOR.getByName(ctx.projectId).requestRun(ctx.projectId);
 		// Rebuild always rebuilds the caller's summary, pending candidates or not (a run that has some rewrites it again).
 		await projectStore(c.env, ctx.projectId).rebuildSummary(ctx);

@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { GitRemoteSchema, ProjectNameSchema, RootPathSchema } from "../../projects/identity";
 import { listProjects, registerProject } from "../../registry/registry";
 import { requireScope } from "../auth";
 import type { AppEnv, ProjectRecord } from "../context";
@@ -22,9 +23,9 @@ projectRoutes.openapi(
 				content: {
 					"application/json": {
 						schema: z.object({
-							name: z.string().trim().min(1).max(200),
-							gitRemote: z.string().max(2048).optional().openapi({ example: "git@github.com:acme/api.git" }),
-							rootPath: z.string().max(1024).optional().openapi({ example: "/home/dev/api" }),
+							name: ProjectNameSchema,
+							gitRemote: GitRemoteSchema.optional().openapi({ example: "git@github.com:acme/api.git" }),
+							rootPath: RootPathSchema.optional().openapi({ example: "/home/dev/api" }),
 						}),
 					},
 				},

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
-import { RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
-import { MEMORY_SCOPES, MEMORY_TYPES, NAME_PATTERN } from "../../memory/topic-file";
+import { MemoryScopeSchema, MemoryTypeSchema, RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
+import { NAME_PATTERN } from "../../memory/topic-file";
 import { projectStore } from "../../project/client";
 import { recall } from "../../recall/recall";
 import { servedInBackground } from "../../recall/usage";
@@ -21,7 +21,7 @@ const RecallBody = z
 		recentTools: ToolList.optional(),
 		limit: RecallLimitSchema.optional(),
 		exclude: z.array(z.string().regex(NAME_PATTERN)).max(200).optional(),
-		scope: z.enum(MEMORY_SCOPES).optional(),
+		scope: MemoryScopeSchema.optional(),
 		engine: z.enum(["lexical", "llm"]).optional(),
 		retrieval: z.enum(["lexical", "hybrid"]).optional().openapi({
 			description:
@@ -42,9 +42,9 @@ const RecallBody = z
 
 const RecalledMemorySchema = z.object({
 	name: z.string(),
-	type: z.enum(MEMORY_TYPES),
+	type: MemoryTypeSchema,
 	description: z.string(),
-	scope: z.enum(MEMORY_SCOPES),
+	scope: MemoryScopeSchema,
 	path: z.string(),
 	score: z.number(),
 	updatedAt: z.string(),

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { REVIEW_KINDS, REVIEW_OPS, REVIEW_STATUSES } from "../../memory/reviews";
-import { MEMORY_SCOPES, MEMORY_TYPES } from "../../memory/topic-file";
+import { MemoryScopeSchema, MemoryTypeSchema } from "../../memory/schemas";
 import { projectStore } from "../../project/client";
 import type { AppEnv } from "../context";
 import { errors, MemoryMetadataSchema, ProjectIdParam } from "../schemas";
@@ -23,13 +23,13 @@ export const ReviewItemSchema = z
 		status: z.enum(REVIEW_STATUSES),
 		memory: z.object({
 			name: z.string(),
-			scope: z.enum(MEMORY_SCOPES),
+			scope: MemoryScopeSchema,
 			baseVersion: z.number().int().nullable().openapi({ description: "The memory's version the proposal was made against" }),
 			currentVersion: z.number().int().nullable().openapi({ description: "The memory's version now (null: it no longer exists)" }),
 		}),
 		proposal: z.object({
 			op: z.enum(REVIEW_OPS),
-			type: z.enum(MEMORY_TYPES).nullable(),
+			type: MemoryTypeSchema.nullable(),
 			description: z.string().nullable(),
 			body: z.string().nullable(),
 			from: z.array(z.string()).openapi({ description: "merge: the memories folded in (deleted on approval)" }),

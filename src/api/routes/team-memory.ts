@@ -2,10 +2,10 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection } from "../../inject/inject";
 import { sha256Hex } from "../../lib/ids";
 import { type ProjectContext, readMemoryContent } from "../../memory/store";
-import { parseTopicFile, renderTopicFile } from "../../memory/topic-file";
+import { NAME_SOURCE, parseTopicFile, renderTopicFile } from "../../memory/topic-file";
 import { projectStore } from "../../project/client";
 import { findSecrets, ruleNames } from "../../security/secrets";
-import { effectiveSettings } from "../../settings/settings";
+import { effectiveSettings, requireFeature } from "../../settings/settings";
 import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError } from "../errors";
@@ -16,7 +16,7 @@ export const teamMemoryRoutes = new OpenAPIHono<AppEnv>();
 
 /** A team sync push carries at most this much. */
 export const TEAM_SYNC_BODY_LIMIT = 200 * 1024;
-const PATH = /^([a-z0-9][a-z0-9-]{0,63})\.md$/;
+const PATH = new RegExp(`^(${NAME_SOURCE})\\.md$`);
 const PathSchema = z.string().regex(PATH).openapi({ example: "testing-conventions.md" });
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
 const ProjectParams = z.object({ projectId: ProjectIdParam });
@@ -24,10 +24,7 @@ const ProjectParams = z.object({ projectId: ProjectIdParam });
 /** Team sync needs memory on and team memory on; policy wins over project and user settings. */
 async function requireTeamSync(env: Env, ctx: ProjectContext) {
 	const settings = await effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
-	for (const key of ["memories.enabled", "memories.teamMemory"] as const) {
-		if (settings[key].value !== true)
-			throw new CairnError("feature_disabled", `team memory sync is off (${key}, set by ${settings[key].source})`);
-	}
+	requireFeature(settings, "team memory sync", ["memories.enabled", "memories.teamMemory"]);
 }
 
 teamMemoryRoutes.openapi(

@@ -1,12 +1,12 @@
 // A project's memories: the list, with search and filters by type, scope, source and age.
 import { html } from "hono/html";
 import { lookup, lookupTable } from "../../lib/lookup";
-import { MEMORY_TYPES } from "../../memory/topic-file";
+import { MEMORY_SOURCES, MEMORY_TYPES } from "../../memory/topic-file";
 import { type Loose, seg } from "../api";
 import { badInput, type ConsolePage, failure, loadProject, render } from "../context";
 import { empty, flash, memoryPath, projectPath, SCOPES, selectOptions, when } from "../view";
 
-const SOURCES = ["user", "agent", "extraction", "consolidation", "import"] as const;
+const SOURCES = MEMORY_SOURCES;
 const AGES: Readonly<Record<string, { label: string; test: (days: number) => boolean }>> = lookupTable({
 	"1d": { label: "Changed in the last day", test: (d: number) => d <= 1 },
 	"7d": { label: "Changed in the last 7 days", test: (d: number) => d <= 7 },

@@ -1,10 +1,9 @@
 // The review queue: proposed changes to memories, approved or rejected one by one.
 import { html } from "hono/html";
+import { REVIEW_STATUSES } from "../../memory/reviews";
 import { type Loose, seg } from "../api";
 import { badInput, type C, type ConsolePage, failure, loadProject, render } from "../context";
 import { apiErrorNotice, csrfField, empty, flash, memoryPath, projectPath, selectOptions, when } from "../view";
-
-const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 
 export function reviewCard(c: C, project: Loose, item: Loose) {
 	const id = String(item.id ?? "");
