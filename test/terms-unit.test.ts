@@ -29,6 +29,8 @@ describe("query terms", () => {
 		expect(queryTerms("dw.orders에 coupon_discount 컬럼 추가해줘")).toEqual(["dw", "orders", "coupon", "discount", "컬럼", "추가해줘"]);
 		expect(queryTerms("PR을 main에 rebase해줘")).toEqual(["pr", "main", "rebase"]);
 		expect(queryTerms("prod에서 redis가 느려")).toEqual(["prod", "redis", "느려"]);
+		expect(queryTerms("지금 DP 당번 누구야?")).toEqual(["dp", "당번"]);
+		expect(queryTerms("지우님 노트북 세팅 좀 도와줘")).toEqual(["지우님", "노트북", "세팅"]);
 		// Korean that is not grammar after a Latin word stays a word of its own.
 		expect(queryTerms("api서버 배포는")).toEqual(["api", "서버", "배포는"]);
 	});

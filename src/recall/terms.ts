@@ -10,8 +10,26 @@ const STOPWORDS = new Set(
 	out over own same she should so some such than that the their theirs them themselves then there these they this those through
 	to too under until up very was we were what when where which while who whom why will with would you your yours yourself
 	yourselves also get got ever still yet s t d ll m re ve y o ok okay please thanks thank hey hi hello tell know need want like
-	use using used make made do did done let's go going one two`.split(/\s+/),
+	use using used make made do did done let's go going one two someone somebody something anything everything nothing everyone
+	everybody anyone anybody everywhere somewhere anywhere else actually really basically probably maybe`.split(/\s+/),
 );
+
+/**
+ * Korean words that carry a request's grammar and mood rather than its subject: pronouns and
+ * demonstratives, time and degree adverbs, interrogatives, and the polite or casual forms of "do",
+ * "help", "tell", "can", "is it ok" that end a request (해줘, 도와줘, 되나요). Matched whole; an
+ * interrogative also with an ending (누구야, 누구한테, 어떻게든).
+ */
+const KOREAN_STOPWORDS = new Set(
+	`이 그 저 것 거 수 등 및 좀 잘 더 또 왜 뭐 이거 그거 저거 이것 그것 저것 이건 그건 여기 거기 저기 우리 저희 제가 내가 나 너 너희
+	지금 오늘 어제 내일 방금 아까 이번 이제 요즘 계속 자꾸 다시 아직 이미 벌써 너무 정말 진짜 대충 그냥 바로 혹시 일단 먼저 제발 빨리 그리고 그런데 근데 그래서 하지만
+	같아 같아요 같은데 같이 하나 하나만 있어 있어요 있나 있나요 있는데 없어 없어요 없나 싶어 싶어요 싶은데
+	해 해요 해줘 해주세요 해줄래 해봐 해도 해야 해야돼 해야해 했어 했는데 했음 하면 하는 하고 하는데 할까 할래 합니다 해서
+	줘 줘요 주세요 줄래 도와줘 도와주세요 알려줘 알려주세요 부탁해 부탁해요 부탁드려요 봐줘 봐주세요 확인해줘
+	돼 돼요 되나 되나요 되는 되는데 될까 될까요 됨 안돼 안 못 나요 네 응 음`.split(/\s+/),
+);
+const KOREAN_INTERROGATIVES = /^(?:누구|어떻게|어디|언제|무엇|뭐가|뭐야|뭔가|뭘|몇)/u;
+const isKoreanStopword = (w: string) => KOREAN_STOPWORDS.has(w) || KOREAN_INTERROGATIVES.test(w);
 
 /**
  * Words that shape a question rather than name what it is about ("how many", "how long ago", "what
@@ -67,7 +85,7 @@ export function queryTerms(text: string, question = false): string[] {
 			.match(/[\p{L}\p{N}]+/gu) ?? []
 	).flatMap(pieces)) {
 		if (raw.length < 2 && !/\d/.test(raw)) continue;
-		if (STOPWORDS.has(raw) || raw.length > 64) continue;
+		if (STOPWORDS.has(raw) || isKoreanStopword(raw) || raw.length > 64) continue;
 		if (question && QUESTION_WORDS.has(raw)) continue;
 		seen.add(raw);
 		if (seen.size >= 32) break;
