@@ -5,22 +5,16 @@
  * is still listed until its data is gone).
  */
 import { forgetProject, forgetTenant } from "../auth/cache";
+import { LEGACY_TABLE_NAMES } from "../db/schema";
 import { notFound } from "../errors";
 import { deletePrefix } from "../memory/clear";
 import { projectPrefix } from "../memory/paths";
 
-/** Tables of the old shared layout that may still hold a project's rows until the mover's cleanup. */
-const LEGACY_PROJECT_TABLES = [
-	"memory_versions",
-	"memory_visibility",
-	"sessions",
-	"session_records",
-	"session_chunks",
-	"session_writes",
-	"stage1_outputs",
-	"skills",
-	"consolidation_events",
-];
+/**
+ * Tables of the old shared layout that may still hold a project's rows until the mover's cleanup, keyed
+ * by project id (`memories` and its search index go first, by hand: the index is keyed by row id).
+ */
+const LEGACY_PROJECT_TABLES = LEGACY_TABLE_NAMES.filter((t) => t !== "memories" && t !== "memories_fts");
 
 export interface DeletedProject {
 	projectId: string;

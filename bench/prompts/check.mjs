@@ -1,24 +1,31 @@
 #!/usr/bin/env node
-// Validates the labelled prompt/memory data sets in this folder and prints counts.
-// Usage: node bench/prompts/dev/check.mjs [file.json ...]
+// Validates the labelled prompt/memory sets of the per-prompt benchmark and prints counts.
+// Usage: node bench/prompts/check.mjs <set>   (a folder here: dev, fresh, holdout)
+//        node bench/prompts/check.mjs file.json ...
 // Exits with code 1 when an error is found; warnings do not fail.
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const files = process.argv.slice(2).length
-	? process.argv.slice(2)
-	: readdirSync(here)
-			.filter((f) => f.endsWith(".json"))
-			.sort()
-			.map((f) => join(here, f));
+const args = process.argv.slice(2);
+const files =
+	args.length === 1 && !args[0].endsWith(".json")
+		? readdirSync(join(here, args[0]))
+				.filter((f) => f.endsWith(".json"))
+				.sort()
+				.map((f) => join(here, args[0], f))
+		: args;
+if (files.length === 0) {
+	console.log("usage: node bench/prompts/check.mjs <set> | file.json ...");
+	process.exit(1);
+}
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const TYPES = new Set(["user", "feedback", "project", "reference"]);
 const KINDS = new Set(["task", "question", "bug", "followup"]);
 const LANGS = new Set(["en", "ko"]);
-const MIN_MEMORIES = 230;
+const MIN_MEMORIES = 210;
 const MIN_USES_PER_NEEDED = 2;
 
 const errors = [];
