@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { secretRescanSlice } from "../src/maintenance/cron";
 import { cursorKey } from "../src/maintenance/secret-rescan";
-import { objectKey } from "../src/memory/paths";
+import { objectKey, packsPrefix } from "../src/memory/paths";
 import { getMemoryRow } from "../src/memory/store";
 import { call, createProject, createTenant, json, type Loose, putMemory, type Tenant, topicFile } from "./helpers";
 
@@ -20,13 +20,22 @@ let projectId: string;
 const base = () => `/v1/projects/${projectId}`;
 const coordinator = () => env.PROJECT_COORDINATOR.getByName(projectId);
 
-/** Replaces a stored memory's content behind the write path's back: text stored before the policy. */
+/**
+ * Replaces a stored memory's text behind the write path's back — its file and the search index's copy,
+ * which the re-scan reads: text stored before the policy.
+ */
 async function storeAsIfOld(name: string, scope: "personal" | "team", body: string) {
 	const ctx = { tenantId: tenant.tenantId, userId: tenant.userId, projectId };
 	const row = await runInDurableObject(coordinator(), (instance: ProjectCoordinator) => getMemoryRow(instance.db, ctx, scope, name));
 	expect(row).toBeTruthy();
 	await env.FILES.put(objectKey(tenant.tenantId, projectId, row?.content_hash ?? ""), topicFile(name, `About ${name}`, "reference", body));
+	await setIndexedBody(row?.id ?? 0, body);
 }
+
+const setIndexedBody = (id: number, body: string) =>
+	runInDurableObject(coordinator(), async (instance: ProjectCoordinator) => {
+		(instance as unknown as { ctx: DurableObjectState }).ctx.storage.sql.exec("UPDATE memories_fts SET body = ? WHERE rowid = ?", body, id);
+	});
 
 const pendingSecrets = async (): Promise<Loose[]> =>
 	(await json(await call(`${base()}/reviews?status=pending&kind=secret`, { token: tenant.token }))).items;
@@ -71,9 +80,9 @@ describe("secret re-scan", () => {
 	});
 
 	it("is idempotent: a second pass, or a full re-scan of the same versions, queues nothing new", async () => {
-		expect((await coordinator().rescanSecrets(projectId, tenant.tenantId)).queued).toBe(0);
+		expect((await coordinator().rescanSecrets(projectId)).queued).toBe(0);
 		await resetCursor();
-		const again = await coordinator().rescanSecrets(projectId, tenant.tenantId);
+		const again = await coordinator().rescanSecrets(projectId);
 		expect(again.scanned).toBe(3);
 		expect(again.flagged).toBe(2);
 		expect(again.queued).toBe(0);
@@ -88,7 +97,7 @@ describe("secret re-scan", () => {
 		expect(rejected.status).toBe(200);
 		expect((await call(`${base()}/memories/ssh-access?scope=team`, { token: tenant.token })).status).toBe(200);
 		await resetCursor();
-		expect((await coordinator().rescanSecrets(projectId, tenant.tenantId)).queued).toBe(0);
+		expect((await coordinator().rescanSecrets(projectId)).queued).toBe(0);
 		expect((await pendingSecrets()).map((i) => i.memory.name)).toEqual(["deploy-notes"]);
 
 		const approved = await call(`${base()}/reviews/${personal?.id}/approve`, { method: "POST", token: tenant.token });
@@ -103,24 +112,35 @@ describe("secret re-scan", () => {
 		);
 		await storeAsIfOld("vendor-keys", "team", `Vendor API: https://deploy:${TOKEN.slice(4)}@vendor.example.com/api`);
 		// No cursor reset: the new memory comes after the last one visited.
-		expect((await coordinator().rescanSecrets(projectId, tenant.tenantId)).queued).toBe(1);
+		expect((await coordinator().rescanSecrets(projectId)).queued).toBe(1);
 		const item = (await pendingSecrets()).find((i) => i.memory.name === "vendor-keys");
 		expect(item?.memory.scope).toBe("team");
 		expect((await call(`${base()}/reviews/${item?.id}/approve`, { method: "POST", token: tenant.token })).status).toBe(200);
 		expect((await call(`${base()}/memories/vendor-keys?scope=team`, { token: tenant.token })).status).toBe(404);
 	});
 
-	it("stops before a memory whose content cannot be read, and scans it on the next visit", async () => {
-		expect((await putMemory(tenant.token, projectId, "later-notes", "Notes for later.")).status).toBeLessThan(300);
+	it("scans a memory a batch wrote into a pack from the search index, with no R2 read", async () => {
+		const res = await call(`${base()}/memories/batch`, {
+			token: tenant.token,
+			json: {
+				memories: [
+					{ name: "later-notes", type: "reference", description: "Notes for later", body: "Notes for later." },
+					{ name: "other-notes", type: "reference", description: "Other notes", body: "Nothing secret here." },
+				],
+			},
+		});
+		expect(res.status).toBe(200);
 		const ctx = { tenantId: tenant.tenantId, userId: tenant.userId, projectId };
 		const row = await runInDurableObject(coordinator(), (instance: ProjectCoordinator) =>
 			getMemoryRow(instance.db, ctx, "personal", "later-notes"),
 		);
-		const key = objectKey(tenant.tenantId, projectId, row?.content_hash ?? "");
-		await env.FILES.delete(key);
-		const missing = await coordinator().rescanSecrets(projectId, tenant.tenantId);
-		expect(missing).toMatchObject({ scanned: 0, queued: 0, done: false });
-		await env.FILES.put(key, topicFile("later-notes", "About later-notes", "reference", `token ${TOKEN}`));
-		expect(await coordinator().rescanSecrets(projectId, tenant.tenantId)).toMatchObject({ scanned: 1, queued: 1, done: true });
+		expect(row?.content_ref).toBeTruthy();
+		await setIndexedBody(row?.id ?? 0, `token ${TOKEN}`);
+		// Its pack gone from R2 (as if being swept): the re-scan neither needs it nor stops at it.
+		const packs = await env.FILES.list({ prefix: packsPrefix(tenant.tenantId, projectId) });
+		expect(packs.objects.length).toBeGreaterThan(0);
+		for (const o of packs.objects) await env.FILES.delete(o.key);
+		expect(await coordinator().rescanSecrets(projectId)).toMatchObject({ scanned: 2, queued: 1, done: true });
+		expect((await pendingSecrets()).some((i) => i.memory.name === "later-notes")).toBe(true);
 	});
 });

@@ -499,9 +499,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/** Re-scans the next slice of this project's memories under the current secret policy into the review queue. */
-	async rescanSecrets(projectId: string, tenantId: string, limit?: number) {
+	async rescanSecrets(projectId: string, limit?: number) {
 		this.bind(projectId);
-		return rescanProjectSecrets(this.penv, projectId, tenantId, this.ctx.storage, limit === undefined ? {} : { limit });
+		return rescanProjectSecrets(this.penv, projectId, this.ctx.storage, limit === undefined ? {} : { limit });
 	}
 
 	/** Copies rows of the old shared layout into this object; re-copying a row changes nothing. */

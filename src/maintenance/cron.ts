@@ -83,7 +83,7 @@ export async function secretRescanSlice(
 	let scanned = 0;
 	let queued = 0;
 	for (const p of slice) {
-		const result = await env.PROJECT_COORDINATOR.getByName(p.id).rescanSecrets(p.id, p.tenant_id, options.perProject);
+		const result = await env.PROJECT_COORDINATOR.getByName(p.id).rescanSecrets(p.id, options.perProject);
 		scanned += result.scanned;
 		queued += result.queued;
 	}

@@ -13,12 +13,12 @@
  */
 import { nowIso } from "../lib/ids";
 import { newReviewId } from "../memory/reviews";
-import { type MemoryRow, type ProjectContext, readMemoryContent } from "../memory/store";
+import { cuesOf, type MemoryRow, secretScanText } from "../memory/store";
 import type { ProjectEnv } from "../project/env";
 import { findSecrets, ruleNames } from "../security/secrets";
 
 export const SECRET_POLICY_VERSION = 1;
-/** Memories examined per visit of a project (each one R2 read and one scan). */
+/** Memories examined per visit of a project (each one scan of its text from the search index). */
 export const RESCAN_PER_VISIT = 200;
 
 export interface RescanResult {
@@ -36,12 +36,14 @@ interface CursorStore {
 
 export const cursorKey = () => `secret-rescan:v${SECRET_POLICY_VERSION}`;
 
-type Row = Pick<MemoryRow, "id" | "scope" | "owner_id" | "name" | "description" | "version" | "content_hash"> & { author_id: string };
+type Row = Pick<MemoryRow, "id" | "scope" | "owner_id" | "name" | "description" | "version" | "cues"> & {
+	author_id: string;
+	body: string;
+};
 
 export async function rescanProjectSecrets(
 	env: ProjectEnv,
 	projectId: string,
-	tenantId: string,
 	cursors: CursorStore,
 	options: { limit?: number } = {},
 ): Promise<RescanResult> {
@@ -50,27 +52,19 @@ export async function rescanProjectSecrets(
 	const limit = options.limit ?? RESCAN_PER_VISIT;
 	const { results } = await db
 		.prepare(
-			"SELECT id, scope, owner_id, name, description, version, content_hash, author_id FROM memories WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?",
+			// The body from the search index, written in the same transaction as every version: no R2 read,
+			// whether the content is an object of its own or a range of a batch's pack.
+			`SELECT m.id, m.scope, m.owner_id, m.name, m.description, m.version, m.cues, m.author_id, f.body
+			 FROM memories m JOIN memories_fts f ON f.rowid = m.id WHERE m.project_id = ? AND m.id > ? ORDER BY m.id LIMIT ?`,
 		)
 		.bind(projectId, after, limit)
 		.all<Row>();
 	let flagged = 0;
 	let queued = 0;
-	let stoppedAt: number | null = null;
 	for (const row of results) {
 		// The person who decides: the owner of a personal memory, the last author of a team one.
 		const owner = row.scope === "team" ? row.author_id : row.owner_id;
-		const ctx: ProjectContext = { tenantId, userId: owner, projectId };
-		let text: string;
-		try {
-			text = await readMemoryContent(env, ctx, row);
-		} catch {
-			// Content not readable now (a write in flight, an object being swept): stop before it, so the
-			// next visit starts with this memory.
-			stoppedAt = row.id;
-			break;
-		}
-		const findings = await findSecrets(`${row.description}\n${text}`);
+		const findings = await findSecrets(secretScanText(row.description, row.body, cuesOf(row)));
 		if (findings.length === 0) continue;
 		flagged++;
 		const rules = ruleNames(findings);
@@ -79,14 +73,15 @@ export async function rescanProjectSecrets(
 			// A pending item for an older version of this memory is superseded by this one.
 			db
 				.prepare(
-					"DELETE FROM review_items WHERE project_id = ? AND kind = 'secret' AND memory_scope = ? AND memory_name = ? AND status = 'pending' AND owner_id = ? AND base_version IS NOT ?",
+					// A team memory's item goes to its last author, who may have changed since: any owner's.
+					"DELETE FROM review_items WHERE project_id = ? AND kind = 'secret' AND memory_scope = ? AND memory_name = ? AND status = 'pending' AND (memory_scope = 'team' OR owner_id = ?) AND base_version IS NOT ?",
 				)
 				.bind(projectId, row.scope, row.name, owner, row.version),
 			db
 				.prepare(
 					`INSERT OR IGNORE INTO review_items (id, project_id, owner_id, kind, memory_name, memory_scope, base_version, op, proposal_json, reason, evidence_json, run_id, created_at)
 					 SELECT ?, ?, ?, 'secret', ?, ?, ?, 'delete', '{}', ?, ?, NULL, ?
-					 WHERE NOT EXISTS (SELECT 1 FROM review_items WHERE project_id = ? AND kind = 'secret' AND memory_scope = ? AND memory_name = ? AND owner_id = ? AND base_version = ?)`,
+					 WHERE NOT EXISTS (SELECT 1 FROM review_items WHERE project_id = ? AND kind = 'secret' AND memory_scope = ? AND memory_name = ? AND (memory_scope = 'team' OR owner_id = ?) AND base_version = ?)`,
 				)
 				.bind(
 					newReviewId(),
@@ -110,8 +105,7 @@ export async function rescanProjectSecrets(
 		]);
 		if ((inserted?.meta.changes ?? 0) > 0) queued++;
 	}
-	const examined = stoppedAt === null ? results : results.filter((r) => r.id < (stoppedAt ?? 0));
-	const last = examined.at(-1)?.id;
+	const last = results.at(-1)?.id;
 	if (last !== undefined) await cursors.put(cursorKey(), last);
-	return { scanned: examined.length, flagged, queued, done: stoppedAt === null && results.length < limit };
+	return { scanned: results.length, flagged, queued, done: results.length < limit };
 }

@@ -175,9 +175,13 @@ export const guardStatement = (db: ProjectDb, condition: string, args: unknown[]
 /** Whether an error thrown by a batch is a guard statement's refusal. */
 export const isGuardFailure = (err: unknown) => err instanceof GuardFailure;
 
+/** The parts of a memory that are free text, as the secret scan reads them: description, body, cues. */
+export const secretScanText = (description: string, body: string, cues: string[] = []) =>
+	`${description}\n${body}${cues.map((c) => `\n${c}`).join("")}`;
+
 /** Scans the parts of a memory that are free text; throws 422 naming rules, never the secret. */
 export const assertNoSecrets = (file: TopicFile, cues: string[] = []) =>
-	assertNoSecretsIn(`${file.description}\n${file.body}${cues.map((c) => `\n${c}`).join("")}`, "memory");
+	assertNoSecretsIn(secretScanText(file.description, file.body, cues), "memory");
 
 /** The cues a write stores, and where they come from (see WriteInput.cues). */
 export function resolveCues(
