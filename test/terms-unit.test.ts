@@ -31,7 +31,10 @@ describe("query terms", () => {
 		expect(queryTerms("prod에서 redis가 느려")).toEqual(["prod", "redis", "느려"]);
 		expect(queryTerms("지금 DP 당번 누구야?")).toEqual(["dp", "당번"]);
 		expect(queryTerms("지우님 노트북 세팅 좀 도와줘")).toEqual(["지우님", "노트북", "세팅"]);
-		// Korean that is not grammar after a Latin word stays a word of its own.
+		expect(queryTerms("merge했는데 deploy된 거 확인")).toEqual(["merge", "deploy", "확인"]);
+		// Korean that is not grammar after a Latin word stays a word of its own, also when it begins like a verb
+		// ending: API한도 (limit), SHA해시 (hash).
+		expect(queryTerms("API한도 SHA해시")).toEqual(["api", "한도", "sha", "해시"]);
 		expect(queryTerms("api서버 배포는")).toEqual(["api", "서버", "배포는"]);
 	});
 });

@@ -48,7 +48,13 @@ const KOREAN_PARTICLES = new Set(
 	`은 는 이 가 을 를 에 의 도 로 와 과 만 랑 나 야 면 에서 으로 에게 한테 까지 부터 처럼 보다 이랑 하고 이나 이든 이라 라고 이라고 에도 에는
 	에서는 으로는 로는 에서도 으로도 인데 이야 이면 이랑은 같은 같이 쪽 쪽에 쪽에서 용 용으로`.split(/\s+/),
 );
-const LIGHT_VERB = /^[하해했할함합한된되돼됐될됨]/u;
+/** The forms of 하다 / 되다 that make a verb of a Latin word (`rebase해줘`, `merge했는데`, `deploy된`), whole. */
+const LIGHT_VERBS = new Set(
+	`하 해 했 할 함 합 한 된 되 돼 됐 될 됨 하다 하고 하는 하는데 하면 하려고 하려면 하자 하기 하지 해줘 해주세요 해줄래 해요 해서 해도 해야 해봐 해놨어 해놓고
+	했어 했어요 했는데 했다 했음 했고 할까 할래 할게 합니다 합시다 한다 한거 한테 된다 된거 되는 되는데 되면 되나 되나요 돼요 됐어 됐는데 됐다 될까`.split(
+		/\s+/,
+	),
+);
 const SCRIPT_PIECES = /\p{Script=Hangul}+|[^\p{Script=Hangul}]+/gu;
 const HANGUL_START = /^\p{Script=Hangul}/u;
 const HAS_HANGUL = /\p{Script=Hangul}/u;
@@ -65,7 +71,7 @@ function pieces(run: string): string[] {
 	let afterLatin = false;
 	for (const piece of run.match(SCRIPT_PIECES) ?? []) {
 		const hangul = HANGUL_START.test(piece);
-		if (hangul && afterLatin && (KOREAN_PARTICLES.has(piece) || LIGHT_VERB.test(piece))) continue;
+		if (hangul && afterLatin && (KOREAN_PARTICLES.has(piece) || LIGHT_VERBS.has(piece))) continue;
 		out.push(piece);
 		afterLatin = !hangul;
 	}
