@@ -71,13 +71,15 @@ const korean = () => {
 /**
  * What each Latin word looked up so far signals (or `null`): a memory's body is read again for every prompt
  * it is a candidate of, and its words mostly repeat, so the endings are stripped once per word. Bounded:
- * cleared when it reaches WORD_CACHE_SIZE.
+ * words up to WORD_CACHE_MAX_LENGTH characters (no map word is longer), cleared at WORD_CACHE_SIZE entries.
  */
 const wordCache = new Map<string, number[] | null>();
 const WORD_CACHE_SIZE = 50_000;
+const WORD_CACHE_MAX_LENGTH = 40;
 
 /** The codes a Latin word signals: itself, then without a plural or verb ending. */
 function wordCodes(word: string): number[] | undefined {
+	if (word.length > WORD_CACHE_MAX_LENGTH) return lookUpWord(word);
 	const cached = wordCache.get(word);
 	if (cached !== undefined) return cached ?? undefined;
 	const codes = lookUpWord(word);
