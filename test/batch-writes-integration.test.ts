@@ -241,6 +241,30 @@ describe("batch writes", () => {
 		expect(await list("packs/")).toHaveLength(0);
 	});
 
+	it("dissolves a pack holding a deleted memory's bytes: the others move to objects of their own, its text leaves storage", async () => {
+		const { projectId, ctx } = await newProject();
+		const prefix = `tenants/${ctx.tenantId}/projects/${projectId}/`;
+		const list = async (under: string) => (await env.FILES.list({ prefix: `${prefix}${under}` })).objects.map((o) => o.key);
+		await batch(projectId, [item("d-keep"), item("d-gone", "Forget this sentence entirely."), item("d-also")]);
+		expect(await list("packs/")).toHaveLength(1);
+		expect((await call(`/v1/projects/${projectId}/memories/d-gone`, { method: "DELETE", token: tenant.token })).status).toBe(204);
+		const removed = await runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), (instance: ProjectCoordinator) =>
+			sweepProjectPacks(instance.penv, projectId, ctx.tenantId, Date.now(), 0),
+		);
+		expect(removed).toBe(1);
+		expect(await list("packs/")).toHaveLength(0);
+		const objects = await list("objects/");
+		expect(objects).toHaveLength(2);
+		for (const key of objects) expect(await (await env.FILES.get(key))?.text()).not.toContain("Forget this sentence");
+		for (const name of ["d-keep", "d-also"]) {
+			const res = await call(`/v1/projects/${projectId}/memories/${name}`, { token: tenant.token });
+			expect(await res.text()).toContain(`Body of ${name}.`);
+			expect(await (await call(`/v1/projects/${projectId}/memories/${name}/history/1`, { token: tenant.token })).text()).toContain(
+				`Body of ${name}.`,
+			);
+		}
+	});
+
 	it("embeds a batch's new versions in one model call, each vector in the batch's transaction", async () => {
 		const { projectId } = await newProject();
 		const calls: string[][] = [];

@@ -12,7 +12,7 @@
  */
 import { randomId } from "../lib/ids";
 import type { ProjectEnv } from "../project/env";
-import { packKey, packsPrefix } from "./paths";
+import { objectKey, packKey, packsPrefix } from "./paths";
 
 const REF = /^([a-z0-9]{20}):(\d{1,9}):(\d{1,9})$/;
 
@@ -59,8 +59,12 @@ export function packRange(tenantId: string, projectId: string, ref: string): { k
 }
 
 /**
- * Deletes this project's packs that no memory version references, once older than `grace` (a batch's
- * rows commit right after its put). Returns how many were removed.
+ * Sweeps this project's packs older than `grace` (a batch's rows commit right after its put): a pack no
+ * memory version references any more is deleted; a pack that still holds bytes no version references
+ * (a memory deleted — perhaps for holding a secret — while others of its batch live on) is dissolved:
+ * each live range becomes its content-addressed object, its rows point there, and the pack is deleted,
+ * so a deleted memory's text leaves storage as it does for a memory written alone. Returns how many
+ * packs were removed.
  */
 export async function sweepProjectPacks(env: ProjectEnv, projectId: string, tenantId: string, now: number, grace: number): Promise<number> {
 	const prefix = packsPrefix(tenantId, projectId);
@@ -68,21 +72,63 @@ export async function sweepProjectPacks(env: ProjectEnv, projectId: string, tena
 	let cursor: string | undefined;
 	do {
 		const page = await env.FILES.list({ prefix, cursor, limit: 500 });
-		const old = page.objects.filter((o) => now - o.uploaded.getTime() >= grace).map((o) => o.key.slice(prefix.length));
+		const old = page.objects.filter((o) => now - o.uploaded.getTime() >= grace);
 		for (let i = 0; i < old.length; i += 90) {
-			const ids = old.slice(i, i + 90);
+			const group = old.slice(i, i + 90);
 			const { results } = await env.PDB.prepare(
-				`SELECT DISTINCT substr(content_ref, 1, instr(content_ref, ':') - 1) AS id FROM memory_versions
-				 WHERE project_id = ? AND content_ref IS NOT NULL AND substr(content_ref, 1, instr(content_ref, ':') - 1) IN (SELECT value FROM json_each(?))`,
+				`SELECT DISTINCT content_ref, content_hash FROM memory_versions
+				 WHERE project_id = ? AND content_ref IS NOT NULL AND substr(content_ref, 1, ${PACK_ID_LENGTH}) IN (SELECT value FROM json_each(?))`,
 			)
-				.bind(projectId, JSON.stringify(ids))
-				.all<{ id: string }>();
-			const live = new Set(results.map((r) => r.id));
-			const orphans = ids.filter((id) => !live.has(id)).map((id) => `${prefix}${id}`);
+				.bind(projectId, JSON.stringify(group.map((o) => o.key.slice(prefix.length))))
+				.all<{ content_ref: string; content_hash: string }>();
+			const live = new Map<string, { content_ref: string; content_hash: string }[]>();
+			for (const r of results) {
+				const id = r.content_ref.slice(0, PACK_ID_LENGTH);
+				live.set(id, [...(live.get(id) ?? []), r]);
+			}
+			const orphans: string[] = [];
+			for (const o of group) {
+				const refs = live.get(o.key.slice(prefix.length)) ?? [];
+				const liveBytes = refs.reduce((n, r) => n + (packRange(tenantId, projectId, r.content_ref)?.length ?? 0), 0);
+				if (refs.length === 0) orphans.push(o.key);
+				else if (liveBytes < o.size && (await dissolvePack(env, projectId, tenantId, refs))) orphans.push(o.key);
+			}
 			if (orphans.length > 0) await env.FILES.delete(orphans);
 			removed += orphans.length;
 		}
 		cursor = page.truncated ? page.cursor : undefined;
 	} while (cursor);
 	return removed;
+}
+
+const PACK_ID_LENGTH = 20;
+
+/**
+ * Moves a pack's live ranges to content-addressed objects and points their rows there (objects first,
+ * then the rows). False when a range could not be read: the pack stays for the next sweep.
+ */
+async function dissolvePack(
+	env: ProjectEnv,
+	projectId: string,
+	tenantId: string,
+	refs: { content_ref: string; content_hash: string }[],
+): Promise<boolean> {
+	for (const r of refs) {
+		const range = packRange(tenantId, projectId, r.content_ref);
+		const part = range && (await env.FILES.get(range.key, { range: { offset: range.offset, length: range.length } }));
+		if (!part) return false;
+		await env.FILES.put(objectKey(tenantId, projectId, r.content_hash), await part.arrayBuffer(), {
+			httpMetadata: { contentType: "text/markdown; charset=utf-8" },
+		});
+	}
+	await env.PDB.batch(
+		refs.flatMap((r) => [
+			env.PDB.prepare("UPDATE memory_versions SET content_ref = NULL WHERE project_id = ? AND content_ref = ?").bind(
+				projectId,
+				r.content_ref,
+			),
+			env.PDB.prepare("UPDATE memories SET content_ref = NULL WHERE project_id = ? AND content_ref = ?").bind(projectId, r.content_ref),
+		]),
+	);
+	return true;
 }
