@@ -212,7 +212,17 @@ export async function writeMemories(
 				await db.batch([...(own.get(item) ?? []), bump]);
 				results[item.index] = { name: item.label, status: statusOf(plan) };
 			} catch (err) {
-				results[item.index] = failed(item.label, await commitFailure(db, err));
+				const cause = await commitFailure(db, err);
+				// Items before this one have committed: the answer must say so, so a storage fault here is this
+				// item's error rather than the request's.
+				results[item.index] =
+					cause instanceof CairnError && cause.code !== "internal_error"
+						? failed(item.label, cause)
+						: {
+								name: item.label,
+								status: "error",
+								error: toWire(new CairnError("internal_error", "the item could not be stored; retry it")),
+							};
 			}
 		}
 	});

@@ -276,6 +276,9 @@ export async function planWrite(
 			kind: "cues",
 			current,
 			statements: [
+				// In a batch the commit comes after the R2 put: the memory must still be at the version read, or
+				// its cue row is not replaced either.
+				guardStatement(db, "EXISTS (SELECT 1 FROM memories WHERE id = ? AND version = ?)", [current.id, current.version]),
 				db
 					.prepare("UPDATE memories SET cues = ?, cues_source = ? WHERE id = ? AND version = ?")
 					.bind(cuesJson, cues.source, current.id, current.version),
@@ -481,7 +484,11 @@ export async function writeMemory(
 	const plan = await planWrite(db, ctx, input, checked, current, sessionId, nowIso());
 	if (plan.kind === "unchanged") return { status: "unchanged", memory: toMetadata(plan.current) };
 	if (plan.kind === "cues") {
-		await db.batch(plan.statements);
+		try {
+			await db.batch([...(guard ? [guardStatement(db, guard.condition, guard.args)] : []), ...plan.statements]);
+		} catch (err) {
+			throw await commitFailure(db, err, guard);
+		}
 	} else {
 		// The embedding runs beside the R2 put.
 		const embedding = embedForWrite(env.embedder?.(), plan.file);
