@@ -45,6 +45,7 @@ const NOT_SECRETS: Record<string, string> = {
 	"prose about secrets": "Never commit the API key; the token is rotated weekly and the password lives in Vault.",
 	"integrity hash": 'checksum: "sha512-0a31fc7ee2cca8f25aacafb0fae1c5d27e8c4d3ecbf3eea76e9c4be73f6d4f3b"',
 	"csrf token": 'csrf-token="Mj2qykJO5rELyHgezQ69nzUX0i3OH67V7+V4eUrLfpuyOuxm"',
+	"identifier after a word-like prefix": "Rows land in ops_metrics_2024 via the dapi_v2_client module (see gsk_config_v2).",
 };
 
 describe("secret detector", () => {

@@ -219,6 +219,16 @@ export function judge(text: string): Verdict {
 		const after = text.slice(end - ((m[2] ?? "").length - body.length), end + 12);
 		if (/^(?:\.{2}|…|[#*]{2}|\[redact|<redact)/i.test(after)) continue;
 		if (!tokenBody(body.replace(/^[-_.]/, ""))) continue;
+		// An identifier: short lower-case words and numbers joined by "_" or "-", one of them a word.
+		const parts = body.replace(/^[-_]/, "").split(/[-_]/);
+		if (
+			parts.length >= 2 &&
+			parts.length <= 9 &&
+			/^[a-z]/.test(parts[0] ?? "") &&
+			parts.every((x) => /^[a-z0-9]{1,12}$/.test(x)) &&
+			parts.some((x) => /^[a-z]{3,}$/.test(x))
+		)
+			continue;
 		if (WEAK_PREFIXES.has(prefix) && (body.length < 20 || !/[0-9]/.test(body) || !/[A-Za-z]/.test(body))) continue;
 		return { verdict: "secret", family: FAMILY.get(prefix) ?? "provider" };
 	}
