@@ -3,8 +3,7 @@ import { nowIso } from "../lib/ids";
 import { holdContent } from "../maintenance/sweep";
 import type { ProjectEnv } from "../project/env";
 import type { ProjectStatement } from "../project/sql";
-import { EMBED_TIMEOUT_MS, type Embedder, embeddingText } from "../recall/embedding";
-import { vectorStatements } from "../recall/index-rows";
+import { embedForWrite, vectorStatements } from "../recall/index-rows";
 import { PackBuilder } from "./packs";
 import { packKey } from "./paths";
 import {
@@ -22,7 +21,7 @@ import {
 	type WritePlan,
 	writerSession,
 } from "./store";
-import { assertValidName, type MemoryScope, NAME_PATTERN, type TopicFile, validateFields } from "./topic-file";
+import { assertValidName, type MemoryScope, NAME_PATTERN, validateFields } from "./topic-file";
 
 /** The most memories one batch may hold. */
 export const BATCH_LIMIT = 100;
@@ -67,33 +66,6 @@ async function checkItem(raw: unknown, index: number, seen: Set<string>): Promis
 	if (typeof fields.body !== "string") throw badRequest("body must be a string", { field: "body" });
 	const checked = await checkWrite({ file: { name, type, description, body: fields.body }, cues: fields.cues as string[] | undefined });
 	return { index, label: name, checked };
-}
-
-type Embedded = { model: string; vector: Float32Array } | null;
-
-/**
- * The embeddings of a batch's new versions in one model call, started beside the R2 put and bounded
- * like a single write's (EMBED_TIMEOUT_MS): never rejects; all null without an embedder or when the
- * model fails or is slow, and those versions land without a vector for the backfill to embed.
- */
-async function embedAll(embedder: Embedder | null | undefined, files: TopicFile[]): Promise<Embedded[]> {
-	const none = files.map((): Embedded => null);
-	if (!embedder || files.length === 0) return none;
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	try {
-		const timeout = new Promise<null>((resolve) => {
-			timer = setTimeout(() => resolve(null), EMBED_TIMEOUT_MS);
-		});
-		const vectors = await Promise.race([embedder.embed(files.map((f) => embeddingText(f.name, f.description, f.body))), timeout]);
-		return files.map((_, i): Embedded => {
-			const vector = vectors?.[i];
-			return vector ? { model: embedder.model, vector } : null;
-		});
-	} catch {
-		return none;
-	} finally {
-		if (timer) clearTimeout(timer);
-	}
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
@@ -172,7 +144,7 @@ export async function writeMemories(
 
 	const versions = planned.filter((p): p is { item: Item; plan: VersionPlan } => p.plan.kind === "version");
 	// One embedding call for the batch, beside the R2 puts.
-	const embeddings = embedAll(
+	const embeddings = embedForWrite(
 		env.embedder?.(),
 		versions.map(({ plan }) => plan.file),
 	);

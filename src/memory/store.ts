@@ -491,7 +491,7 @@ export async function writeMemory(
 		}
 	} else {
 		// The embedding runs beside the R2 put.
-		const embedding = embedForWrite(env.embedder?.(), plan.file);
+		const embedding = embedForWrite(env.embedder?.(), [plan.file]).then(([embedded]) => embedded ?? null);
 		const statements = [
 			...(guard ? [guardStatement(db, guard.condition, guard.args)] : []),
 			...plan.statements,

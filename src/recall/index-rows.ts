@@ -74,25 +74,28 @@ export const dropStatements = (db: ProjectDb, id: number): ProjectStatement[] =>
 ];
 
 /**
- * The embedding of a memory being written, started beside its R2 put: never rejects, never waits
- * longer than EMBED_TIMEOUT_MS. Null without an embedder or when the model fails or is slow; the
- * write then lands without a vector and the backfill embeds it later.
+ * The embeddings of the memories being written, in one model call started beside their R2 put: never
+ * rejects, never waits longer than EMBED_TIMEOUT_MS. A null per memory without an embedder or when the
+ * model fails or is slow; those writes land without a vector and the backfill embeds them later.
  */
 export async function embedForWrite(
 	embedder: Embedder | null | undefined,
-	fields: { name: string; description: string; body: string },
-): Promise<{ model: string; vector: Float32Array } | null> {
-	if (!embedder) return null;
+	fields: { name: string; description: string; body: string }[],
+): Promise<({ model: string; vector: Float32Array } | null)[]> {
+	const none = fields.map(() => null);
+	if (!embedder || fields.length === 0) return none;
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	try {
 		const timeout = new Promise<null>((resolve) => {
 			timer = setTimeout(() => resolve(null), EMBED_TIMEOUT_MS);
 		});
-		const vectors = await Promise.race([embedder.embed([embeddingText(fields.name, fields.description, fields.body)]), timeout]);
-		const vector = vectors?.[0];
-		return vector ? { model: embedder.model, vector } : null;
+		const vectors = await Promise.race([embedder.embed(fields.map((f) => embeddingText(f.name, f.description, f.body))), timeout]);
+		return fields.map((_, i) => {
+			const vector = vectors?.[i];
+			return vector ? { model: embedder.model, vector } : null;
+		});
 	} catch {
-		return null;
+		return none;
 	} finally {
 		if (timer) clearTimeout(timer);
 	}
