@@ -3,7 +3,7 @@
  * statement, whether what Cairn kept contains all of its key terms. Used by the benchmark (the
  * offline extractor alone, and end to end) and by the test that holds the end-to-end figures.
  */
-import type { Turn } from "../src/ingest/turns";
+import type { Turn } from "../src/sessions/turns";
 
 export interface Label {
 	kind: string;

@@ -8,14 +8,14 @@ import { MockLanguageModelV4 } from "ai/test";
 import { it } from "vitest";
 import { touchedMemories } from "../src/consolidate/inputs";
 import { consolidateProject } from "../src/consolidate/run";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { newId, nowIso, sha256Hex } from "../src/lib/ids";
+import { type CandidateRow, candidateStatement, score, toCandidates } from "../src/memory/lexical";
 import { type MemoryType, renderTopicFile } from "../src/memory/topic-file";
 import { MAX_ATTEMPTS } from "../src/pipeline/consumer";
-import { gramText } from "../src/recall/grams";
-import { type CandidateRow, candidateStatement, score, toCandidates } from "../src/recall/lexical";
+import type { ProjectCoordinator } from "../src/project/object";
 import { type Ranking, recall } from "../src/recall/recall";
-import { queryTerms } from "../src/recall/terms";
+import { gramText } from "../src/text/grams";
+import { queryTerms } from "../src/text/terms";
 import {
 	type BenchInput,
 	type BenchResult,
@@ -431,7 +431,7 @@ async function benchVectors(token: string, project: { size: number; id: string }
 				}
 			});
 		}
-		instance.embedder = { model, embed: async (texts: string[]) => texts.map(pseudoVector) };
+		instance.configure({ embedder: { model, embed: async (texts: string[]) => texts.map(pseudoVector) } });
 	});
 	const seedSeconds = (performance.now() - t0) / 1000;
 	const hybrid: number[] = [];
@@ -446,7 +446,7 @@ async function benchVectors(token: string, project: { size: number; id: string }
 		lexical.push(await timed(() => ask(query, "lexical")));
 	}
 	await runInDurableObject(stubOf(project.id), async (instance: ProjectCoordinator, state) => {
-		instance.embedder = undefined;
+		instance.configure({ embedder: undefined });
 		state.storage.sql.exec("DELETE FROM memory_vectors");
 	});
 	return { size: project.size, dims: VECTOR_DIMS, hybrid: stats(hybrid), lexical: stats(lexical), seedSeconds };
@@ -740,11 +740,12 @@ async function benchPipeline(token: string, result: BenchResult) {
 			const message = { projectId, sessionId: session, fromSeq: 0, toSeq: turns - 1 };
 			const scripted = i % 2 === 0 ? zeroLatencyModel() : null;
 			const t0 = performance.now();
-			const { outcome } = await runInDurableObject(stubOf(projectId), (instance: ProjectCoordinator) => {
-				instance.extractModel = scripted;
+			const extracted = await runInDurableObject(stubOf(projectId), (instance: ProjectCoordinator) => {
+				instance.configure({ extractModel: scripted });
 				return instance.extractRange(message, 1, MAX_ATTEMPTS);
 			});
 			(i % 2 === 0 ? model : offline).push(performance.now() - t0);
+			const outcome = extracted.ok ? extracted.value : extracted.error.code;
 			if (outcome !== "extracted") throw new Error(`stage 1 on ${session}: ${outcome}`);
 		}
 		result.stageOne.push({ name: t.name, turns, model: stats(model), offline: stats(offline) });

@@ -1,8 +1,8 @@
 import { createApp } from "./app";
-import { idleScanSlice, secretRescanSlice, sweepSlice } from "./maintenance/cron";
-import { handleExtractBatch } from "./pipeline/consumer";
+import { idleScanSlice, secretRescanSlice, sweepSlice } from "./worker/cron";
+import { handleExtractBatch } from "./worker/queue";
 
-export { ProjectCoordinator } from "./coordinator/project-coordinator";
+export { ProjectCoordinator } from "./project/object";
 
 const app = createApp();
 

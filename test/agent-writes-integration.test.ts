@@ -2,10 +2,10 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { readTurns } from "../src/ingest/ingest";
-import type { Turn } from "../src/ingest/turns";
 import { agentWriteTurns, processRange } from "../src/pipeline/consumer";
+import type { ProjectCoordinator } from "../src/project/object";
+import type { Turn } from "../src/sessions/turns";
 import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
 
 const own = import.meta.glob<string>("./fixtures/transcripts/*", { query: "?raw", import: "default", eager: true });

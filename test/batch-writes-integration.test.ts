@@ -2,11 +2,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockEmbeddingModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
+import { embedderFromModel } from "../src/llm/embedding";
 import { type BatchWrite, writeMemories } from "../src/memory/batch";
 import { sweepProjectPacks } from "../src/memory/packs";
-import { deleteMemory, type ProjectContext, type WriteFaults } from "../src/memory/store";
-import { embedderFromModel } from "../src/recall/embedding";
+import { deleteMemory, type WriteFaults } from "../src/memory/store";
+import type { ProjectCoordinator } from "../src/project/object";
+import type { ProjectContext } from "../src/storage/context";
 import { call, createProject, createTenant, expectError, json, projectDb, type Tenant } from "./helpers";
 
 let tenant: Tenant;
@@ -278,7 +279,7 @@ describe("batch writes", () => {
 		});
 		const stub = env.PROJECT_COORDINATOR.getByName(projectId);
 		await runInDurableObject(stub, (instance: ProjectCoordinator) => {
-			instance.embedder = embedderFromModel(model, "test:batch");
+			instance.configure({ embedder: embedderFromModel(model, "test:batch") });
 		});
 		try {
 			const res = await batch(projectId, [item("v-one"), item("v-two"), item("v-three")]);
@@ -297,7 +298,7 @@ describe("batch writes", () => {
 			]);
 		} finally {
 			await runInDurableObject(stub, (instance: ProjectCoordinator) => {
-				instance.embedder = undefined;
+				instance.configure({ embedder: undefined });
 			});
 		}
 	});

@@ -1,12 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
-import { getSession } from "../src/ingest/ingest";
-import type { MemoryRow } from "../src/memory/store";
-import type { ProjectEnv } from "../src/project/env";
-import { adjacentPairs, score } from "../src/recall/lexical";
+import { adjacentPairs, score } from "../src/memory/lexical";
+import type { MemoryRow } from "../src/memory/rows";
+import type { ProjectCoordinator } from "../src/project/object";
 import { refreshSessionMemory } from "../src/session-memory/session-memory";
+import { getSession } from "../src/sessions/sessions";
+import type { ProjectEnv } from "../src/storage/env";
 import { call, createProject, createTenant, type Tenant } from "./helpers";
 
 describe("session memory rebuilds read a bounded number of turns", () => {

@@ -3,13 +3,15 @@ import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { consolidateProject } from "../src/consolidate/run";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
-import { ORPHAN_GRACE_MS, sweepProjectOrphans } from "../src/maintenance/sweep";
+import { sweepProjectOrphans } from "../src/maintenance/sweep";
 import { clearProjectMemory } from "../src/memory/clear";
 import { objectKey, summaryKey } from "../src/memory/paths";
-import { deleteMemory, getMemoryRow, type ProjectContext, readMemoryContent, writeMemory } from "../src/memory/store";
+import { deleteMemory, getMemoryRow, readMemoryContent, writeMemory } from "../src/memory/store";
 import type { TopicFile } from "../src/memory/topic-file";
 import { processRange } from "../src/pipeline/consumer";
+import type { ProjectCoordinator } from "../src/project/object";
+import { ORPHAN_GRACE_MS } from "../src/storage/content-holds";
+import type { ProjectContext } from "../src/storage/context";
 import { call, createProject, createTenant, projectDb } from "./helpers";
 
 let ctx: ProjectContext;

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { diffLines } from "../src/console/diff";
 import { openSession } from "../src/console/session";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
+import type { ProjectCoordinator } from "../src/project/object";
 import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
 
 const BASE = "https://cairn.test";
@@ -528,7 +528,7 @@ describe("search, inject, pipeline, reviews, settings, keys", () => {
 		]);
 		const coordinator = env.PROJECT_COORDINATOR.getByName(fresh);
 		await runInDurableObject(coordinator, async (instance: ProjectCoordinator) => {
-			instance.model = null;
+			instance.configure({ model: null });
 		});
 		await coordinator.requestRun(fresh);
 		await runDurableObjectAlarm(coordinator);

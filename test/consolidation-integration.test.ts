@@ -3,9 +3,10 @@ import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ConsolidationFaults } from "../src/consolidate/run";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
 import { objectKey } from "../src/memory/paths";
+import { projectStore } from "../src/project/client";
+import type { ProjectCoordinator } from "../src/project/object";
 import {
 	addStageOneOutput,
 	call,
@@ -75,7 +76,7 @@ beforeEach(async () => {
 	projectId = await createProject(tenant.token);
 	await call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
 	await configure((i) => {
-		i.model = null;
+		i.configure({ model: null });
 	});
 });
 
@@ -83,10 +84,10 @@ describe("the project's coordinator", () => {
 	it("ten concurrent triggers make one run over all inputs; runs never overlap", async () => {
 		await seedThreeSessions();
 		await Promise.all(Array.from({ length: 10 }, () => coordinator().markDirty(projectId)));
-		expect(await coordinator().status()).toMatchObject({ generation: 10, dirty: true, running: false });
+		expect(await projectStore(env, projectId).status(projectId)).toMatchObject({ generation: 10, dirty: true, running: false });
 		const [first, second] = await Promise.all([runDurableObjectAlarm(coordinator()), runDurableObjectAlarm(coordinator())]);
 		expect([first, second].filter(Boolean).length).toBe(1);
-		const state = await coordinator().status();
+		const state = await projectStore(env, projectId).status(projectId);
 		expect(state.history.length).toBe(1);
 		expect(state.lastRun).toMatchObject({ outcome: "succeeded", outputs: 3, error: null });
 		expect(state).toMatchObject({ dirty: false, running: false });
@@ -119,17 +120,19 @@ describe("the project's coordinator", () => {
 		await coordinator().markDirty(projectId);
 		let triggered = false;
 		await configure((i) => {
-			i.onRunStart = async () => {
-				if (triggered) return;
-				triggered = true;
-				await i.markDirty(projectId);
-			};
+			i.configure({
+				onRunStart: async () => {
+					if (triggered) return;
+					triggered = true;
+					await i.markDirty(projectId);
+				},
+			});
 		});
 		expect(await runDurableObjectAlarm(coordinator())).toBe(true);
-		expect(await coordinator().status()).toMatchObject({ dirty: true, running: false });
+		expect(await projectStore(env, projectId).status(projectId)).toMatchObject({ dirty: true, running: false });
 		expect(await runDurableObjectAlarm(coordinator())).toBe(true);
 		expect(await runDurableObjectAlarm(coordinator())).toBe(false);
-		const state = await coordinator().status();
+		const state = await projectStore(env, projectId).status(projectId);
 		expect(state.history.map((h) => h.outcome)).toEqual(["succeeded", "nothing to do"]);
 		for (let i = 1; i < state.history.length; i++) {
 			expect(state.history[i]?.startedAt).toBeGreaterThanOrEqual(state.history[i - 1]?.endedAt ?? 0);
@@ -152,12 +155,14 @@ describe("the project's coordinator", () => {
 			await seedThreeSessions();
 			let fired = 0;
 			await configure((i) => {
-				i.model = null;
-				i.faults = {
-					[point]: () => {
-						if (fired++ === 0) throw new Error(`injected fault ${point}`);
-					},
-				} as ConsolidationFaults;
+				i.configure({ model: null });
+				i.configure({
+					faults: {
+						[point]: () => {
+							if (fired++ === 0) throw new Error(`injected fault ${point}`);
+						},
+					} as ConsolidationFaults,
+				});
 			});
 			await coordinator().markDirty(projectId);
 			await runDurableObjectAlarm(coordinator());
@@ -181,7 +186,7 @@ describe("the project's coordinator", () => {
 		expect((await putMemory(tenant.token, projectId, "testing", "Use the real database.")).status).toBe(201);
 		await addOutput("s-1", [statement("Integration tests may use mocks", "feedback", "testing")]);
 		await configure((i) => {
-			i.model = scripted("{ this is not json");
+			i.configure({ model: scripted("{ this is not json") });
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
@@ -247,20 +252,22 @@ describe("freshness", () => {
 	it("with a model: the update operation is applied in place with the correcting session linked", async () => {
 		const before = await correctStaging();
 		await configure((i) => {
-			i.model = scripted({
-				operations: [
-					{
-						op: "update",
-						name: "staging-api",
-						type: "project",
-						description: "The staging API lives at api-staging.internal:9090",
-						body: "The staging API lives at api-staging.internal:9090 (moved from the old port).",
-						reason: "the user said it moved",
-						evidence: ["s-moved"],
-					},
-				],
-				skills: [],
-				summary: "# Memory summary\n\n- Staging API: memory://root/staging-api.md",
+			i.configure({
+				model: scripted({
+					operations: [
+						{
+							op: "update",
+							name: "staging-api",
+							type: "project",
+							description: "The staging API lives at api-staging.internal:9090",
+							body: "The staging API lives at api-staging.internal:9090 (moved from the old port).",
+							reason: "the user said it moved",
+							evidence: ["s-moved"],
+						},
+					],
+					skills: [],
+					summary: "# Memory summary\n\n- Staging API: memory://root/staging-api.md",
+				}),
 			});
 		});
 		await coordinator().requestRun(projectId);
@@ -284,20 +291,22 @@ describe("freshness", () => {
 			new Date(Date.now() + 1000).toISOString(),
 		);
 		await configure((i) => {
-			i.model = scripted({
-				operations: [
-					{
-						op: "update",
-						name: "testing",
-						type: "feedback",
-						description: "Tests use mocks",
-						body: "Mocks.",
-						reason: "seen",
-						evidence: ["s-old"],
-					},
-				],
-				skills: [],
-				summary: "",
+			i.configure({
+				model: scripted({
+					operations: [
+						{
+							op: "update",
+							name: "testing",
+							type: "feedback",
+							description: "Tests use mocks",
+							body: "Mocks.",
+							reason: "seen",
+							evidence: ["s-old"],
+						},
+					],
+					skills: [],
+					summary: "",
+				}),
 			});
 		});
 		await coordinator().requestRun(projectId);
@@ -331,7 +340,7 @@ describe("explicit writes judged by the time of the statement", () => {
 			new Date(Date.parse(written.updated_at) + 60_000).toISOString(),
 		);
 		await configure((i) => {
-			i.model = scripted({ operations: [update], skills: [], summary: "" });
+			i.configure({ model: scripted({ operations: [update], skills: [], summary: "" }) });
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
@@ -418,7 +427,7 @@ describe("summary, skills and routes", () => {
 		};
 		await addOutput("s-1", [statement("Deploy with wrangler", "reference", "deploy-with-wrangler")]);
 		await configure((i) => {
-			i.model = scripted({ operations: [], skills: [skill], summary: "Summary one: deploys use wrangler." });
+			i.configure({ model: scripted({ operations: [], skills: [skill], summary: "Summary one: deploys use wrangler." }) });
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
@@ -432,16 +441,18 @@ describe("summary, skills and routes", () => {
 		const prompts: string[] = [];
 		await addOutput("s-2", [statement("Prefer short commit messages", "user", "short-commit-messages")]);
 		await configure((i) => {
-			i.model = new MockLanguageModelV4({
-				doGenerate: async (options) => {
-					prompts.push(JSON.stringify(options.prompt));
-					return {
-						content: [{ type: "text", text: JSON.stringify({ operations: [], skills: [], retiredSkills: [], summary: "" }) }],
-						finishReason: { unified: "stop", raw: "stop" },
-						usage,
-						warnings: [],
-					};
-				},
+			i.configure({
+				model: new MockLanguageModelV4({
+					doGenerate: async (options) => {
+						prompts.push(JSON.stringify(options.prompt));
+						return {
+							content: [{ type: "text", text: JSON.stringify({ operations: [], skills: [], retiredSkills: [], summary: "" }) }],
+							finishReason: { unified: "stop", raw: "stop" },
+							usage,
+							warnings: [],
+						};
+					},
+				}),
 			});
 		});
 		await coordinator().requestRun(projectId);
@@ -462,11 +473,13 @@ describe("summary, skills and routes", () => {
 		// A skill is removed only when the model retires it, with its reason.
 		await addOutput("s-3", [statement("Deploys go through CI now", "reference", "deploys-through-ci")]);
 		await configure((i) => {
-			i.model = scripted({
-				operations: [],
-				skills: [],
-				retiredSkills: [{ name: "deploy", reason: "deploys now go through CI; nobody runs wrangler by hand" }],
-				summary: "Summary three: deploys go through CI.",
+			i.configure({
+				model: scripted({
+					operations: [],
+					skills: [],
+					retiredSkills: [{ name: "deploy", reason: "deploys now go through CI; nobody runs wrangler by hand" }],
+					summary: "Summary three: deploys go through CI.",
+				}),
 			});
 		});
 		await coordinator().requestRun(projectId);

@@ -1,20 +1,14 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
-import { sweepSlice } from "../src/maintenance/cron";
-import { ORPHAN_GRACE_MS, sweepProjectOrphans } from "../src/maintenance/sweep";
+import { sweepProjectOrphans } from "../src/maintenance/sweep";
 import { objectKey } from "../src/memory/paths";
-import {
-	getMemoryRow,
-	listVersions,
-	type ProjectContext,
-	readMemoryContent,
-	type WriteFaults,
-	type WriteInput,
-	writeMemory,
-} from "../src/memory/store";
+import { getMemoryRow, listVersions, readMemoryContent, type WriteFaults, type WriteInput, writeMemory } from "../src/memory/store";
 import type { MemoryScope, TopicFile } from "../src/memory/topic-file";
+import type { ProjectCoordinator } from "../src/project/object";
+import { ORPHAN_GRACE_MS } from "../src/storage/content-holds";
+import type { ProjectContext } from "../src/storage/context";
+import { sweepSlice } from "../src/worker/cron";
 import { call, createProject, createTenant, projectDb } from "./helpers";
 
 let ctx: ProjectContext;

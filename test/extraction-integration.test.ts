@@ -2,13 +2,15 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runInDurabl
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { transcriptItems } from "../src/extract/stage-one";
-import type { Turn } from "../src/ingest/turns";
-import { idleScanSlice } from "../src/maintenance/cron";
-import { handleExtractBatch, processRange, retryDelaySeconds } from "../src/pipeline/consumer";
+import { processRange, retryDelaySeconds } from "../src/pipeline/consumer";
 import type { ExtractMessage } from "../src/pipeline/messages";
 import { scanProjectIdleSessions } from "../src/pipeline/triggers";
+import { projectStore } from "../src/project/client";
+import type { ProjectCoordinator } from "../src/project/object";
+import type { Turn } from "../src/sessions/turns";
+import { idleScanSlice } from "../src/worker/cron";
+import { handleExtractBatch } from "../src/worker/queue";
 import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
 
 let tenant: Tenant;
@@ -62,7 +64,7 @@ const deliver = async (messages: { body: unknown; attempts?: number }[], model: 
 	const ctx = createExecutionContext();
 	// The range runs in the project's object, with the stage-1 model set on it.
 	await inProject(async (i) => {
-		i.extractModel = model;
+		i.configure({ extractModel: model });
 	});
 	await handleExtractBatch(batch, env);
 	return getQueueResult(batch, ctx);
@@ -108,7 +110,7 @@ describe("stage 1 on the queue", () => {
 		]);
 		expect(await sessionRow("dup")).toMatchObject({ cursor: 2, extraction_state: "idle", last_error: null });
 		// And the coordinator heard that new output exists.
-		expect(await env.PROJECT_COORDINATOR.getByName(projectId).status()).toMatchObject({ dirty: true });
+		expect(await projectStore(env, projectId).status(projectId)).toMatchObject({ dirty: true });
 	});
 
 	it("concurrent deliveries of one range commit once", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cjkTermIn, grams, gramText, hasCjk, MAX_QUERY_GRAMS, queryGrams, scoringTerms } from "../src/recall/grams";
-import { queryTerms } from "../src/recall/terms";
+import { cjkTermIn, grams, gramText, hasCjk, MAX_QUERY_GRAMS, queryGrams, scoringTerms } from "../src/text/grams";
+import { queryTerms } from "../src/text/terms";
 
 describe("CJK grams", () => {
 	it("turns Korean words into bigrams, so other particles and endings share the stem's gram", () => {

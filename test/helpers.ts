@@ -2,8 +2,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { waitFor } from "../bench/extraction-eval";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
+import type { ProjectCoordinator } from "../src/project/object";
 
 export const ADMIN_TOKEN = "test-admin-token";
 const BASE = "https://cairn.test";

@@ -7,7 +7,7 @@ import {
 	parseRemote,
 	projectIdentity,
 	RELATIVE_REMOTE_MESSAGE,
-} from "../src/projects/identity";
+} from "../src/registry/identity";
 
 /** The 400 projectIdentity throws, as {code, message, details}. */
 function refusal(request: { gitRemote?: string; rootPath?: string }) {

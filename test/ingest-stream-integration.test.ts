@@ -1,9 +1,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { streamLines } from "../src/ingest/stream";
-import { ORPHAN_GRACE_MS, sweepProjectOrphans } from "../src/maintenance/sweep";
+import { sweepProjectOrphans } from "../src/maintenance/sweep";
+import type { ProjectCoordinator } from "../src/project/object";
+import { ORPHAN_GRACE_MS } from "../src/storage/content-holds";
 import { call, createProject, createTenant, expectError, json, projectDb, type Tenant } from "./helpers";
 
 let tenant: Tenant;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { detectAgentWrite, isMemoryWriteTool, runsCairnRemember } from "../src/ingest/agent-writes";
 import { isInjectedFragment } from "../src/ingest/codex";
 import { normalise, readRecords } from "../src/ingest/parse";
-import type { AdapterResult } from "../src/ingest/turns";
+import type { AdapterResult } from "../src/sessions/turns";
 
 const own = import.meta.glob<string>("./fixtures/transcripts/*", { query: "?raw", import: "default", eager: true });
 // Real Claude Code and Codex files, when the evaluation material is checked out beside the project.

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { tokenCount } from "../src/inject/tokens";
 import { summaryKey } from "../src/memory/paths";
+import { tokenCount } from "../src/text/tokens";
 import { call, createProject, createTenant, expectError, json, projectDb, type Tenant } from "./helpers";
 
 let tenant: Tenant;

@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
+import type { ProjectCoordinator } from "../src/project/object";
 import { call, createProject, createTenant, json, putMemory, type Tenant } from "./helpers";
 
 let a: Tenant;
@@ -107,7 +107,8 @@ describe("one object per project", () => {
 					const rows = (await instance.db.prepare(`SELECT DISTINCT project_id FROM ${table}`).all<{ project_id: string }>()).results;
 					for (const r of rows) ids.add(r.project_id);
 				}
-				return { bound: await instance.boundTo(), ids: [...ids] };
+				const bound = await instance.boundTo();
+				return { bound: bound.ok ? bound.value : null, ids: [...ids] };
 			});
 			if (held.bound !== null) expect(held.bound).toBe(pid);
 			expect(held.ids.every((id) => id === pid)).toBe(true);

@@ -9,7 +9,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AuthContext } from "../src/api/context";
+import type { AuthContext } from "../src/auth/keys";
 import { CairnError } from "../src/errors";
 import type { McpRequestContext } from "../src/mcp/context";
 import { MCP_TOOL_NAMES, MCP_TOOLS } from "../src/mcp/server";

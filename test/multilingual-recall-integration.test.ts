@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
-import { migrateProjectSchema } from "../src/project/schema";
+import type { ProjectCoordinator } from "../src/project/object";
+import { migrateProjectSchema } from "../src/storage/schema";
 import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, recallAs, type Tenant } from "./helpers";
 
 let tenant: Tenant;

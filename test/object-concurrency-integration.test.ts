@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
+import type { ProjectCoordinator } from "../src/project/object";
 import { call, createProject, createTenant, json, projectDb, putMemory } from "./helpers";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
@@ -68,7 +68,7 @@ describe("the project's object while a consolidation model call is in flight", (
 		});
 		const stub = env.PROJECT_COORDINATOR.getByName(projectId);
 		await runInDurableObject(stub, async (i: ProjectCoordinator) => {
-			i.model = model;
+			i.configure({ model: model });
 		});
 		await stub.requestRun(projectId);
 		const run = runDurableObjectAlarm(stub);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type LabelledTurn, scoreOffline } from "../src/extract/evaluate";
 import { extractOffline, matchStatement, statements } from "../src/extract/offline";
-import type { Turn } from "../src/ingest/turns";
+import type { Turn } from "../src/sessions/turns";
 import written from "./fixtures/offline-statements.jsonl?raw";
 
 const items = (written as string)

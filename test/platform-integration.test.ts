@@ -2,6 +2,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index";
+import { projectStore } from "../src/project/client";
 import { call, createProject, createTenant, json } from "./helpers";
 
 describe("OpenAPI document", () => {
@@ -80,7 +81,6 @@ describe("queue consumer and project coordinator", () => {
 		expect(result.explicitAcks.sort()).toEqual(["m1", "m2"]);
 		const session = await json(await call(`/v1/projects/${projectId}/sessions/s-1`, { token: tenant.token }));
 		expect(session.session.cursor).toBe(1);
-		const coordinator = env.PROJECT_COORDINATOR.getByName(projectId);
-		expect(await coordinator.status()).toMatchObject({ dirty: true });
+		expect(await projectStore(env, projectId).status(projectId)).toMatchObject({ dirty: true });
 	});
 });

@@ -4,11 +4,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { buildInjection } from "../src/inject/inject";
-import type { ProjectContext } from "../src/memory/store";
-import { migrateProjectSchema } from "../src/project/schema";
-import { deriveCues, memoryConcepts, textConcepts } from "../src/recall/concepts";
+import type { ProjectCoordinator } from "../src/project/object";
+import type { ProjectContext } from "../src/storage/context";
+import { migrateProjectSchema } from "../src/storage/schema";
+import { deriveCues, memoryConcepts, textConcepts } from "../src/text/concepts";
 import {
 	call,
 	createProject,
@@ -362,11 +362,13 @@ describe("cues written by the models", () => {
 		};
 		const stub = env.PROJECT_COORDINATOR.getByName(pid);
 		await runInDurableObject(stub, async (instance: ProjectCoordinator) => {
-			instance.model = new MockLanguageModelV4({
-				doGenerate: async (options) => {
-					prompts.push(JSON.stringify(options.prompt));
-					return (await scriptedModel(plan).doGenerate(options)) as never;
-				},
+			instance.configure({
+				model: new MockLanguageModelV4({
+					doGenerate: async (options) => {
+						prompts.push(JSON.stringify(options.prompt));
+						return (await scriptedModel(plan).doGenerate(options)) as never;
+					},
+				}),
 			});
 		});
 		await stub.requestRun(pid);

@@ -3,9 +3,10 @@ import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { consolidateProject } from "../src/consolidate/run";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
-import { getMemoryRow, type ProjectContext, writeMemory } from "../src/memory/store";
+import { getMemoryRow, writeMemory } from "../src/memory/store";
+import type { ProjectCoordinator } from "../src/project/object";
+import type { ProjectContext } from "../src/storage/context";
 import { call, createProject, createTenant, projectDb } from "./helpers";
 
 let ctx: ProjectContext;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { consolidationPromptFor } from "../src/consolidate/model";
-import { stripDelimiters } from "../src/extract/delimiters";
 import type { StageOneOutput } from "../src/extract/schema";
 import { sanitiseOutput, stageOnePrompt } from "../src/extract/stage-one";
-import type { Turn } from "../src/ingest/turns";
+import { stripDelimiters } from "../src/llm/delimiters";
+import type { Turn } from "../src/sessions/turns";
 
 const turn = (seq: number, role: Turn["role"], text: string, extra: Partial<Turn> = {}): Turn =>
 	({ seq, role, text, ts: null, ...extra }) as unknown as Turn;

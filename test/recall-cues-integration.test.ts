@@ -1,12 +1,12 @@
 /**
- * The lexical ranking's cues beyond the words themselves: dates in the query (src/recall/dates.ts),
- * irregular word forms (src/recall/forms.ts) and the neighbours of the first result — through
+ * The lexical ranking's cues beyond the words themselves: dates in the query (src/text/dates.ts),
+ * irregular word forms (src/text/forms.ts) and the neighbours of the first result — through
  * `POST /recall` on the real Worker, with memories backdated and tied to sessions as a consolidation
  * run after an older session leaves them.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { dateWindows } from "../src/recall/dates";
-import { otherForms, withForms } from "../src/recall/forms";
+import { dateWindows } from "../src/text/dates";
+import { otherForms, withForms } from "../src/text/forms";
 import { call, createProject, createTenant, expectError, type Loose, projectDb, putMemory, recallAs, type Tenant } from "./helpers";
 
 const DAY = 86_400_000;

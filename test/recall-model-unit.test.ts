@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ProjectContext } from "../src/memory/store";
 import { recall } from "../src/recall/recall";
+import type { ProjectContext } from "../src/storage/context";
 import { call, createProject, createTenant } from "./helpers";
 
 let ctx: ProjectContext;

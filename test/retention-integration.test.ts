@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { projectStore } from "../src/project/client";
 import { call, createProject, createTenant, json, projectDb, type Tenant } from "./helpers";
 
 let tenant: Tenant;
@@ -33,7 +34,7 @@ const chunks = async (sessionId: string) =>
 			.bind(projectId, sessionId)
 			.all<{ first_seq: number; last_seq: number; object_key: string }>()
 	).results;
-const sweep = (now: number) => env.PROJECT_COORDINATOR.getByName(projectId).sweep(projectId, tenant.tenantId, now, 3_600_000);
+const sweep = (now: number) => projectStore(env, projectId).sweep(projectId, tenant.tenantId, now, 3_600_000);
 
 beforeEach(async () => {
 	tenant = await createTenant();

@@ -3,8 +3,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
+import type { ProjectCoordinator } from "../src/project/object";
 import {
 	addStageOneOutput,
 	call,
@@ -35,7 +35,7 @@ const addOutput = (sessionId: string, candidates: Candidate[], activity?: string
 /** One consolidation run with this model (null: the offline consolidator). */
 async function consolidate(model: ReturnType<typeof scripted> | null) {
 	await configure((i) => {
-		i.model = model;
+		i.configure({ model: model });
 	});
 	await coordinator().requestRun(projectId);
 	await runDurableObjectAlarm(coordinator());

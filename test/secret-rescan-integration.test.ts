@@ -4,11 +4,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
-import { secretRescanSlice } from "../src/maintenance/cron";
 import { cursorKey } from "../src/maintenance/secret-rescan";
 import { objectKey, packsPrefix } from "../src/memory/paths";
 import { getMemoryRow } from "../src/memory/store";
+import { projectStore } from "../src/project/client";
+import type { ProjectCoordinator } from "../src/project/object";
+import { secretRescanSlice } from "../src/worker/cron";
 import { call, createProject, createTenant, json, type Loose, putMemory, type Tenant, topicFile } from "./helpers";
 
 // Joined from parts so this file does not itself hold a whole token.
@@ -80,9 +81,9 @@ describe("secret re-scan", () => {
 	});
 
 	it("is idempotent: a second pass, or a full re-scan of the same versions, queues nothing new", async () => {
-		expect((await coordinator().rescanSecrets(projectId)).queued).toBe(0);
+		expect((await projectStore(env, projectId).rescanSecrets(projectId)).queued).toBe(0);
 		await resetCursor();
-		const again = await coordinator().rescanSecrets(projectId);
+		const again = await projectStore(env, projectId).rescanSecrets(projectId);
 		expect(again.scanned).toBe(3);
 		expect(again.flagged).toBe(2);
 		expect(again.queued).toBe(0);
@@ -97,7 +98,7 @@ describe("secret re-scan", () => {
 		expect(rejected.status).toBe(200);
 		expect((await call(`${base()}/memories/ssh-access?scope=team`, { token: tenant.token })).status).toBe(200);
 		await resetCursor();
-		expect((await coordinator().rescanSecrets(projectId)).queued).toBe(0);
+		expect((await projectStore(env, projectId).rescanSecrets(projectId)).queued).toBe(0);
 		expect((await pendingSecrets()).map((i) => i.memory.name)).toEqual(["deploy-notes"]);
 
 		const approved = await call(`${base()}/reviews/${personal?.id}/approve`, { method: "POST", token: tenant.token });
@@ -112,7 +113,7 @@ describe("secret re-scan", () => {
 		);
 		await storeAsIfOld("vendor-keys", "team", `Vendor API: https://deploy:${TOKEN.slice(4)}@vendor.example.com/api`);
 		// No cursor reset: the new memory comes after the last one visited.
-		expect((await coordinator().rescanSecrets(projectId)).queued).toBe(1);
+		expect((await projectStore(env, projectId).rescanSecrets(projectId)).queued).toBe(1);
 		const item = (await pendingSecrets()).find((i) => i.memory.name === "vendor-keys");
 		expect(item?.memory.scope).toBe("team");
 		expect((await call(`${base()}/reviews/${item?.id}/approve`, { method: "POST", token: tenant.token })).status).toBe(200);
@@ -140,7 +141,7 @@ describe("secret re-scan", () => {
 		const packs = await env.FILES.list({ prefix: packsPrefix(tenant.tenantId, projectId) });
 		expect(packs.objects.length).toBeGreaterThan(0);
 		for (const o of packs.objects) await env.FILES.delete(o.key);
-		expect(await coordinator().rescanSecrets(projectId)).toMatchObject({ scanned: 2, queued: 1, done: true });
+		expect(await projectStore(env, projectId).rescanSecrets(projectId)).toMatchObject({ scanned: 2, queued: 1, done: true });
 		expect((await pendingSecrets()).some((i) => i.memory.name === "later-notes")).toBe(true);
 	});
 });

@@ -2,10 +2,10 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
-import { getSession } from "../src/ingest/ingest";
-import { tokenCount } from "../src/inject/tokens";
+import type { ProjectCoordinator } from "../src/project/object";
 import { parseSections, refreshSessionMemory, SECTIONS } from "../src/session-memory/session-memory";
+import { getSession } from "../src/sessions/sessions";
+import { tokenCount } from "../src/text/tokens";
 import { call, createProject, createTenant, expectError, json, type Tenant } from "./helpers";
 
 const bench = import.meta.glob<string>("../../shared/bench/transcripts/*/*.jsonl", { query: "?raw", import: "default", eager: true });

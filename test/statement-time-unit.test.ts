@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { stampStatementTimes } from "../src/extract/statement-time";
 import { normalise, readRecords } from "../src/ingest/parse";
-import { stampStatementTimes } from "../src/pipeline/statement-time";
 
 describe("statement times on stage-1 candidates", () => {
 	it("take the cited user turn's timestamp from a real Claude Code transcript, not the model's and not the session's end", async () => {

@@ -1,11 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { sha256Hex } from "../src/lib/ids";
+import { LEGACY_TABLES, type LegacyTable } from "../src/memory/legacy";
 import { objectKey } from "../src/memory/paths";
-import { LEGACY_TABLES, type LegacyTable, moveStorage } from "../src/project/mover";
-import { migrateProjectSchema, PROJECT_MIGRATIONS, PROJECT_SCHEMA_VERSION } from "../src/project/schema";
+import type { ProjectCoordinator } from "../src/project/object";
+import { migrateProjectSchema, PROJECT_MIGRATIONS, PROJECT_SCHEMA_VERSION } from "../src/storage/schema";
+import { moveStorage } from "../src/worker/mover";
 import { ADMIN_TOKEN, call, createProject, createTenant, expectError, json, type Loose, projectDb } from "./helpers";
 
 const NOW = "2026-11-20T10:00:00.000Z";

@@ -4,9 +4,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import type { Candidate } from "../src/extract/schema";
 import { summaryKey } from "../src/memory/paths";
+import type { ProjectCoordinator } from "../src/project/object";
 import { addStageOneOutput, call, createProject, createTenant, json, type Loose, putMemory, scriptedModel, type Tenant } from "./helpers";
 
 let tenant: Tenant;
@@ -49,7 +49,7 @@ beforeEach(async () => {
 		expect((await putMemory(tenant.token, projectId, name, `${description}.`, { description, type })).status).toBe(201);
 	}
 	await configure((i) => {
-		i.model = null;
+		i.configure({ model: null });
 	});
 	await rebuild();
 });
@@ -99,20 +99,22 @@ describe("a summary that is never stale", () => {
 		};
 		await addStageOneOutput(projectId, tenant.userId, "s-tool", [candidate], new Date(Date.now() + 1000).toISOString());
 		await configure((i) => {
-			i.model = scriptedModel({
-				operations: [
-					{
-						op: "update",
-						name: "staging-api",
-						type: "project",
-						description: STAGING_NEW,
-						body: `${STAGING_NEW}.`,
-						reason: "seen",
-						evidence: ["s-tool"],
-					},
-				],
-				skills: [],
-				summary: `# Memory summary\n\n- ${STAGING_OLD} (memory://root/staging-api.md)\n- Integration tests use the real database (memory://root/testing.md)`,
+			i.configure({
+				model: scriptedModel({
+					operations: [
+						{
+							op: "update",
+							name: "staging-api",
+							type: "project",
+							description: STAGING_NEW,
+							body: `${STAGING_NEW}.`,
+							reason: "seen",
+							evidence: ["s-tool"],
+						},
+					],
+					skills: [],
+					summary: `# Memory summary\n\n- ${STAGING_OLD} (memory://root/staging-api.md)\n- Integration tests use the real database (memory://root/testing.md)`,
+				}),
 			});
 		});
 		await coordinator().requestRun(projectId);
@@ -121,7 +123,7 @@ describe("a summary that is never stale", () => {
 		expect(item?.memory.name).toBe("staging-api");
 		expect((await inject()).includes("api-staging.internal:8080")).toBe(true);
 		await configure((i) => {
-			i.model = null;
+			i.configure({ model: null });
 		});
 		expect((await call(`${base()}/reviews/${item?.id}/approve`, { token: tenant.token, method: "POST" })).status).toBe(200);
 		const text = await inject();
@@ -133,7 +135,7 @@ describe("a summary that is never stale", () => {
 	it("with a model, the stale lines are left out until the next run rewrites the summary", async () => {
 		const model = scriptedModel({ operations: [], skills: [], summary: "" });
 		await configure((i) => {
-			i.model = model;
+			i.configure({ model: model });
 		});
 		const before = await env.FILES.get(summaryKey(tenant.tenantId, projectId, tenant.userId));
 		const stored = await before?.text();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { documentsToolInUse, type ScoredMemory, toolNames } from "../src/recall/lexical";
-import { matchExpression, queryTerms } from "../src/recall/terms";
+import { documentsToolInUse, type ScoredMemory, toolNames } from "../src/memory/lexical";
+import { matchExpression, queryTerms } from "../src/text/terms";
 
 describe("query terms", () => {
 	it("keeps content words and drops stopwords", () => {

@@ -1,4 +1,4 @@
-// Builds src/recall/concept-data.json, the concept map recall uses on both sides (src/recall/concepts.ts):
+// Builds src/text/concept-data.json, the concept map recall uses on both sides (src/text/concepts.ts):
 // - the concepts of software work and their signal words, written by hand in ./source.mjs;
 // - npm package names: the `npm-high-impact` package (wooorm/npm-high-impact: the npm registry's
 //   packages with the most downloads or dependents, refreshed from the registry's own counts), first
@@ -74,7 +74,7 @@ const data = {
 	korean: encode(korean),
 	packages: [...packages].sort().join(" "),
 };
-const out = new URL("../../src/recall/concept-data.json", import.meta.url);
+const out = new URL("../../src/text/concept-data.json", import.meta.url);
 writeFileSync(out, `${JSON.stringify(data)}\n`);
 console.log(
 	`${CONCEPTS.length} concepts, ${words.size} words, ${korean.size} Korean words, ${packages.size} package names → ${out.pathname}`,

@@ -1,4 +1,4 @@
-// The hand-written part of the concept map (src/recall/concept-data.json, built by build.mjs): the
+// The hand-written part of the concept map (src/text/concept-data.json, built by build.mjs): the
 // concepts of everyday software work, each with the situation it names in English and Korean and the
 // words that signal it. `strong` words (tool, library and service names, specific nouns) say the text is
 // about the concept on their own; `weak` words (generic verbs and nouns) only together with another

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
-import { projectCacheKey, projectRows, verifiedKeys } from "../auth/cache";
 import { digestsEqual, parseToken, type Scope, secretMatches } from "../auth/keys";
 import { sha256Hex } from "../lib/ids";
+import { projectCacheKey, projectRows, verifiedKeys } from "../registry/cache";
 import type { AppEnv, ProjectRecord } from "./context";
 import { CairnError } from "./errors";
 

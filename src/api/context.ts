@@ -1,15 +1,6 @@
-import type { Scope } from "../auth/keys";
-import type { ProjectContext } from "../memory/store";
-import type { ProjectRow } from "../registry/registry";
-
-export interface AuthContext {
-	tenantId: string;
-	userId: string;
-	keyId: string;
-	scopes: Scope[];
-	/** Set when the key is limited to one project. */
-	projectId: string | null;
-}
+import type { AuthContext } from "../auth/keys";
+import type { ProjectRow } from "../registry/rows";
+import type { ProjectContext } from "../storage/context";
 
 /** A project as the registry holds it (src/registry/registry.ts). */
 export type ProjectRecord = ProjectRow;

@@ -42,3 +42,13 @@ export async function secretMatches(presented: string, expected: string): Promis
 	if (!expected) return false;
 	return digestsEqual(await sha256Hex(presented), await sha256Hex(expected));
 }
+
+/** A verified API key: who is calling, with which scopes. */
+export interface AuthContext {
+	tenantId: string;
+	userId: string;
+	keyId: string;
+	scopes: Scope[];
+	/** Set when the key is limited to one project. */
+	projectId: string | null;
+}

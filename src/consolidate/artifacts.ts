@@ -1,10 +1,10 @@
 import { nowIso, sha256Hex } from "../lib/ids";
-import { holdContent } from "../maintenance/sweep";
 import { objectKey, summaryKey } from "../memory/paths";
-import type { ProjectContext } from "../memory/store";
-import type { ProjectEnv } from "../project/env";
-import type { ProjectDb, ProjectStatement } from "../project/sql";
 import { effectiveSettings } from "../settings/settings";
+import { holdContent } from "../storage/content-holds";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import type { ProjectDb, ProjectStatement } from "../storage/sql";
 import { buildSummary, datedSummary, storedSummary, withoutStaleLines } from "./summary";
 
 /** A skill: `skills/<name>/SKILL.md`, frontmatter name + description, then its sections. */

@@ -1,10 +1,11 @@
 import type { Candidate } from "../extract/schema";
-import { tokenCount } from "../inject/tokens";
-import type { MemoryRow, ProjectContext } from "../memory/store";
-import type { StoredCandidate } from "../pipeline/statement-time";
-import type { ProjectDb, ProjectStatement } from "../project/sql";
-import { type CandidateRow, candidateStatement } from "../recall/lexical";
-import { queryTerms } from "../recall/terms";
+import type { StoredCandidate } from "../extract/statement-time";
+import { type CandidateRow, candidateStatement } from "../memory/lexical";
+import type { MemoryRow } from "../memory/rows";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectDb, ProjectStatement } from "../storage/sql";
+import { queryTerms } from "../text/terms";
+import { tokenCount } from "../text/tokens";
 
 /** A stage-1 output waiting for consolidation, with its session's last activity (the time of outputs stored before candidates carried `statedAt`). */
 export interface PendingOutput {

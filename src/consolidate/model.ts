@@ -1,10 +1,10 @@
 import { generateText, type LanguageModel, Output } from "ai";
 import consolidationPrompt from "../../prompts/consolidation.md";
-import { stripDelimiters } from "../extract/delimiters";
-import { truncateToTokens } from "../inject/tokens";
 import { fillTemplate } from "../lib/template";
+import { stripDelimiters } from "../llm/delimiters";
 import { cuesOf } from "../memory/store";
 import { redactSecrets } from "../security/secrets";
+import { truncateToTokens } from "../text/tokens";
 import type { SkillRow } from "./artifacts";
 import type { PendingOutput, TouchedMemory } from "./inputs";
 import { type ConsolidationPlan, ConsolidationSchema } from "./plan";
@@ -25,7 +25,7 @@ function skillsWithinBudget(skills: (SkillRow & { body?: string })[]) {
 	return skills.map((s) => ({ name: s.name, description: s.description, body: truncateToTokens(s.body ?? "", share).text }));
 }
 
-/** Every delimiter any prompt uses, in any case and spacing (src/extract/delimiters.ts). */
+/** Every delimiter any prompt uses, in any case and spacing (src/llm/delimiters.ts). */
 const strip = stripDelimiters;
 
 /** The prompt for one user's consolidation; the inputs are redacted again before they leave. */

@@ -1,6 +1,6 @@
 import type { Candidate } from "../extract/schema";
 import { MAX_CUES, type MemoryType } from "../memory/topic-file";
-import { CJK_RUN, grams } from "../recall/grams";
+import { CJK_RUN, grams } from "../text/grams";
 import type { PendingOutput, TouchedMemory } from "./inputs";
 import { type ConsolidationPlan, isCurrentState, type Operation } from "./plan";
 
@@ -25,7 +25,7 @@ const STOP = new Set(
 );
 /**
  * Content terms of a statement, in any script: Latin words (stop words and bare numbers left out),
- * and for CJK text the grams the recall index uses (src/recall/grams.ts), so "스테이징 DB는" and
+ * and for CJK text the grams the recall index uses (src/text/grams.ts), so "스테이징 DB는" and
  * "스테이징 DB 포트" share terms whatever particles and endings are attached.
  */
 export function contentWords(text: string): Set<string> {

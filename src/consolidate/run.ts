@@ -2,26 +2,27 @@ import type { LanguageModel } from "ai";
 import { CairnError, isInputError } from "../errors";
 import { distinctiveWords, wordsSupported } from "../extract/provenance";
 import type { Candidate } from "../extract/schema";
-import { truncateToTokens } from "../inject/tokens";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
 import { summaryKey } from "../memory/paths";
 import { proposalProblem, type ReviewProposal, reviewStatements } from "../memory/reviews";
+import type { MemoryRow } from "../memory/rows";
 import {
 	deleteMemory,
 	getMemoryRow,
 	guardStatement,
 	isGuardFailure,
-	type MemoryRow,
-	type ProjectContext,
 	type VersionEvidence,
 	type WriteGuard,
 	writeMemory,
 } from "../memory/store";
-import type { ProjectEnv } from "../project/env";
-import type { ProjectDb, ProjectStatement } from "../project/sql";
+import { projectTenant } from "../registry/projects";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { effectiveSettings } from "../settings/settings";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import type { ProjectDb, ProjectStatement } from "../storage/sql";
+import { truncateToTokens } from "../text/tokens";
 import { listSkills, readSkill, readSummary, replaceSkills, type SkillRow, writeSummary } from "./artifacts";
 import { loadPending, MAX_OUTPUTS_PER_RUN, type PendingOutput, touchedMemories } from "./inputs";
 import { ConsolidationError, modelPlan } from "./model";
@@ -322,8 +323,8 @@ async function orphanedSkills(env: ProjectEnv, ctx: ProjectContext, skills: Skil
  */
 export async function consolidateProject(env: ProjectEnv, projectId: string, runId: string, options: RunOptions = {}): Promise<RunOutcome> {
 	const faults = options.faults ?? {};
-	const project = await env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(projectId).first<{ tenant_id: string }>();
-	if (!project) return { outcome: "nothing to do", outputs: 0, changes: 0, more: false };
+	const tenantId = await projectTenant(env.DB, projectId);
+	if (!tenantId) return { outcome: "nothing to do", outputs: 0, changes: 0, more: false };
 	const pending = await loadPending(env.PDB, projectId, MAX_OUTPUTS_PER_RUN + 1);
 	const more = pending.length > MAX_OUTPUTS_PER_RUN;
 	const batch = pending.slice(0, MAX_OUTPUTS_PER_RUN);
@@ -341,7 +342,7 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 	try {
 		for (const userId of [...new Set(batch.map((o) => o.user_id))]) {
 			const outputs = batch.filter((o) => o.user_id === userId);
-			const ctx: ProjectContext = { tenantId: project.tenant_id, userId, projectId };
+			const ctx: ProjectContext = { tenantId, userId, projectId };
 			const guard = runGuard(env.PDB, projectId, outputs, runId);
 			const settings = await effectiveSettings(env.DB, ctx.tenantId, userId, projectId);
 			if (settings["memories.enabled"].value !== true) continue; // left pending until memory is on again

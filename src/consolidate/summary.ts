@@ -1,9 +1,9 @@
-import { truncateToTokens } from "../inject/tokens";
 import { summaryKey } from "../memory/paths";
-import type { ProjectContext } from "../memory/store";
 import { type MemoryType, NAME_SOURCE } from "../memory/topic-file";
-import type { ProjectEnv } from "../project/env";
-import type { ProjectDb } from "../project/sql";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import type { ProjectDb } from "../storage/sql";
+import { truncateToTokens } from "../text/tokens";
 
 const SECTIONS: [MemoryType, string][] = [
 	["user", "Profile and preferences"],

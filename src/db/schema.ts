@@ -9,8 +9,8 @@ import { MEMORY_SOURCES } from "../memory/topic-file";
  *    console sessions, projects, settings, and the cron's and the storage mover's bookkeeping. It grows
  *    with tenants, users and projects, never with memories or turns (docs/storage.md).
  * 2. LEGACY PER-PROJECT TABLES — the old shared layout of memories, sessions and consolidation. Each
- *    project's data now lives in its own Durable Object (src/project/schema.ts); nothing but the storage
- *    mover (src/project/mover.ts) reads these, and nothing writes them. They stay until an operator has
+ *    project's data now lives in its own Durable Object (src/storage/schema.ts); nothing but the storage
+ *    mover (src/worker/mover.ts) reads these, and nothing writes them. They stay until an operator has
  *    moved every project; a later migration drops them (never before the mover has run).
  *
  * `REGISTRY_TABLE_NAMES` and `LEGACY_TABLE_NAMES` list both parts (test/storage-map-unit.test.ts checks

@@ -1,5 +1,5 @@
-import type { Turn } from "../ingest/turns";
 import type { MemoryType } from "../memory/topic-file";
+import type { Turn } from "../sessions/turns";
 import { extractOffline } from "./offline";
 
 export interface LabelledTurn {

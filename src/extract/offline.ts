@@ -1,5 +1,5 @@
-import type { Turn } from "../ingest/turns";
 import type { MemoryType } from "../memory/topic-file";
+import type { Turn } from "../sessions/turns";
 import { type Analysis, analyse, HANGUL, isDurable, kindOf, LABEL_ONLY, REFERS_BACK, REMEMBER_ONLY, type StatementKind } from "./cues";
 import { type Candidate, type StageOneOutput, slugify, turnRef } from "./schema";
 

@@ -1,4 +1,4 @@
-import type { Turn } from "../ingest/turns";
+import type { Turn } from "../sessions/turns";
 import type { Candidate } from "./schema";
 import { turnRef } from "./schema";
 

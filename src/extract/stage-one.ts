@@ -1,11 +1,11 @@
 import { generateText, type LanguageModel, Output } from "ai";
 import inputTemplate from "../../prompts/stage_one_input.md";
 import systemPrompt from "../../prompts/stage_one_system.md";
-import { clip, type Turn } from "../ingest/turns";
-import { tokenCount } from "../inject/tokens";
 import { fillTemplate } from "../lib/template";
+import { stripDelimiters } from "../llm/delimiters";
 import { findSecrets, redactSecrets } from "../security/secrets";
-import { stripDelimiters } from "./delimiters";
+import { clip, type Turn } from "../sessions/turns";
+import { tokenCount } from "../text/tokens";
 import { provenanceOf } from "./provenance";
 import { type StageOneOutput, StageOneOutputSchema, turnRef } from "./schema";
 

@@ -1,5 +1,5 @@
 import { NAME_PATTERN } from "../memory/topic-file";
-import { isObject, str } from "./turns";
+import { isObject, str } from "../sessions/turns";
 
 /**
  * Memory the agent wrote itself, recognised from its tool calls as the agents record them, whether

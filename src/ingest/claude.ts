@@ -1,4 +1,3 @@
-import { detectAgentWrite, runsCairnRemember } from "./agent-writes";
 import {
 	type Adapter,
 	type AdapterResult,
@@ -11,7 +10,8 @@ import {
 	runAdapter,
 	str,
 	toolCallText,
-} from "./turns";
+} from "../sessions/turns";
+import { detectAgentWrite, runsCairnRemember } from "./agent-writes";
 
 /**
  * Record types that carry no conversation: titles, timing, file snapshots, the input queue (its

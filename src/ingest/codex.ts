@@ -1,4 +1,3 @@
-import { detectAgentWrite, qualifiedToolName, runsCairnRemember } from "./agent-writes";
 import {
 	type Adapter,
 	type AdapterResult,
@@ -12,7 +11,8 @@ import {
 	runAdapter,
 	str,
 	toolCallText,
-} from "./turns";
+} from "../sessions/turns";
+import { detectAgentWrite, qualifiedToolName, runsCairnRemember } from "./agent-writes";
 
 /** Response-item types, as they appear in `payload` (envelope) or bare (legacy files). */
 export const CODEX_ITEM_TYPES = new Set([

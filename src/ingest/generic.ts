@@ -1,5 +1,4 @@
 import { lookup, lookupTable } from "../lib/lookup";
-import { detectAgentWrite } from "./agent-writes";
 import {
 	type Adapter,
 	type AdapterResult,
@@ -11,7 +10,8 @@ import {
 	runAdapter,
 	str,
 	toolCallText,
-} from "./turns";
+} from "../sessions/turns";
+import { detectAgentWrite } from "./agent-writes";
 
 const ROLES: Readonly<Record<string, "user" | "assistant" | "tool_call" | "tool_result">> = lookupTable({
 	user: "user",

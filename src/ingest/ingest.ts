@@ -1,10 +1,11 @@
 import { CairnError } from "../errors";
 import { nowIso, sha256Hex } from "../lib/ids";
-import type { ProjectContext } from "../memory/store";
-import type { ProjectEnv } from "../project/env";
-import { GuardFailure, type ProjectDb } from "../project/sql";
 import { redactSecrets } from "../security/secrets";
-import { type Agent, scopedSessionId, type Turn } from "./turns";
+import { getSession, ownSessionId, type SessionRow, sessionTurnsGuard, upsertSession } from "../sessions/sessions";
+import type { Agent, Turn } from "../sessions/turns";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import { GuardFailure, type ProjectDb } from "../storage/sql";
 
 export interface IngestResult {
 	accepted: number;
@@ -17,54 +18,9 @@ export interface IngestResult {
 	session: Pick<SessionRow, "project_id" | "id" | "turns" | "cursor" | "memory_turns"> | null;
 }
 
-export interface SessionRow {
-	project_id: string;
-	id: string;
-	user_id: string;
-	agent: Agent;
-	cwd: string | null;
-	branch: string | null;
-	started_at: string;
-	last_activity_at: string;
-	turns: number;
-	cursor: number;
-	status: "active" | "ended";
-	extraction_state: string;
-	queued_at: string | null;
-	last_error: string | null;
-	updated_at: string;
-	memory_turns: number;
-	memory_tokens: number;
-	memory_updated_at: string | null;
-}
-
 const SEPARATOR = "\n\u241e\u241e\n";
 
 export const sessionHash = async (sessionId: string) => (await sha256Hex(`session:${sessionId}`)).slice(0, 32);
-
-export async function getSession(db: ProjectDb, projectId: string, sessionId: string): Promise<SessionRow | null> {
-	return db.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?").bind(projectId, sessionId).first<SessionRow>();
-}
-
-/**
- * The stored id of the caller's session `sessionId` (see `scopedSessionId`): the id itself unless
- * another user holds it, then the caller's own scoped form. Whether that row exists is not checked.
- */
-export async function ownSessionId(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<string> {
-	const row = await db
-		.prepare("SELECT user_id FROM sessions WHERE project_id = ? AND id = ?")
-		.bind(ctx.projectId, sessionId)
-		.first<{ user_id: string }>();
-	return !row || row.user_id === ctx.userId ? sessionId : scopedSessionId(ctx.userId, sessionId);
-}
-
-/** The caller's own session, or 404: another user's session of the same id is neither found nor revealed. */
-export async function requireOwnSession(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<SessionRow> {
-	const plain = await getSession(db, ctx.projectId, sessionId);
-	const row = plain && plain.user_id !== ctx.userId ? await getSession(db, ctx.projectId, scopedSessionId(ctx.userId, sessionId)) : plain;
-	if (!row || row.user_id !== ctx.userId) throw new CairnError("not_found", "session not found");
-	return row;
-}
 
 /**
  * Redacts secrets in every turn before anything is stored. One detector pass over all texts joined
@@ -191,7 +147,7 @@ export async function commitIngest(
 	const last = (commit.chunks.at(-1) as StagedChunk).last;
 	try {
 		await db.batch([
-			db.guard("coalesce((SELECT turns FROM sessions WHERE project_id = ? AND id = ?), 0) = ?", ctx.projectId, sessionId, commit.base),
+			sessionTurnsGuard(db, ctx.projectId, sessionId, commit.base),
 			...commit.chunks.map((c) =>
 				db
 					.prepare(
@@ -207,27 +163,20 @@ export async function commitIngest(
 					.prepare("INSERT INTO session_records (project_id, session_id, record_key) SELECT ?1, ?2, value FROM json_each(?3)")
 					.bind(ctx.projectId, sessionId, JSON.stringify(group)),
 			),
-			db
-				.prepare(
-					`INSERT INTO sessions (project_id, id, user_id, agent, cwd, branch, started_at, last_activity_at, turns, updated_at)
-					 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-					 ON CONFLICT (project_id, id) DO UPDATE SET turns = excluded.turns,
-					   cwd = coalesce(excluded.cwd, cwd), branch = coalesce(excluded.branch, branch),
-					   started_at = min(started_at, excluded.started_at), last_activity_at = max(last_activity_at, excluded.last_activity_at),
-					   updated_at = excluded.updated_at`,
-				)
-				.bind(
-					ctx.projectId,
-					sessionId,
-					ctx.userId,
-					commit.agent,
-					commit.cwd ?? null,
-					commit.branch ?? null,
-					commit.started,
-					commit.lastActivity,
-					last + 1,
-					now,
-				),
+			upsertSession(
+				db,
+				ctx,
+				sessionId,
+				{
+					agent: commit.agent,
+					cwd: commit.cwd,
+					branch: commit.branch,
+					started: commit.started,
+					lastActivity: commit.lastActivity,
+					turns: last + 1,
+				},
+				now,
+			),
 		]);
 	} catch (err) {
 		if (err instanceof GuardFailure || /UNIQUE|PRIMARY KEY|constraint/i.test(String(err)))

@@ -1,9 +1,9 @@
 import { badRequest } from "../errors";
 import { sha256Hex } from "../lib/ids";
+import { type Adapter, type AdapterResult, type Agent, isObject, type ParsedTurn, type RawRecord } from "../sessions/turns";
 import { claudeAdapter } from "./claude";
 import { CODEX_ENVELOPE_TYPES, CODEX_ITEM_TYPES, codexAdapter } from "./codex";
 import { genericAdapter } from "./generic";
-import { type Adapter, type AdapterResult, type Agent, isObject, type ParsedTurn, type RawRecord } from "./turns";
 
 export const FORMATS = ["auto", "claude", "codex", "generic"] as const;
 export type Format = (typeof FORMATS)[number];

@@ -3,12 +3,13 @@ import readPathTemplate from "../../prompts/read_path.md";
 import { CairnError } from "../errors";
 import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
-import { type ProjectContext, readMemoryContent } from "../memory/store";
+import { readMemoryContent } from "../memory/store";
 import { projectStore } from "../project/client";
 import { type Engine, recall } from "../recall/recall";
 import { effectiveSettings, featureOff } from "../settings/settings";
+import type { ProjectContext } from "../storage/context";
+import { tokenCount, truncateToTokens } from "../text/tokens";
 import { fence } from "./fence";
-import { tokenCount, truncateToTokens } from "./tokens";
 
 export interface InjectRequest {
 	query?: string;

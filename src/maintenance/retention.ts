@@ -6,8 +6,9 @@
  * still waiting for extraction keeps every turn it needs. Record keys stay, so re-posting an old file
  * adds nothing; readers that replay a session (session memory) work from the turns that remain.
  */
-import type { ProjectEnv } from "../project/env";
+
 import { effectiveSettings } from "../settings/settings";
+import type { ProjectEnv } from "../storage/env";
 
 const DAY_MS = 86_400_000;
 /** Chunks removed per user per sweep, at most: the next sweep goes on. */

@@ -13,9 +13,10 @@
  */
 import { nowIso } from "../lib/ids";
 import { newReviewId } from "../memory/reviews";
-import { cuesOf, type MemoryRow, secretScanText } from "../memory/store";
-import type { ProjectEnv } from "../project/env";
+import type { MemoryRow } from "../memory/rows";
+import { cuesOf, secretScanText } from "../memory/store";
 import { findSecrets, ruleNames } from "../security/secrets";
+import type { ProjectEnv } from "../storage/env";
 
 export const SECRET_POLICY_VERSION = 1;
 /** Memories examined per visit of a project (each one scan of its text from the search index). */

@@ -1,41 +1,6 @@
 import { projectPrefix } from "../memory/paths";
-import type { ProjectEnv } from "../project/env";
-
-/** Objects younger than this may belong to a write whose commit has not landed yet. */
-export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
-
-/**
- * Content objects are addressed by their hash, so a writer can re-put an old object that the sweep
- * judged orphaned (an identical re-write of a deleted memory's content) while the sweep is about to
- * delete it: the sweep's listing still shows the old upload time and the writer's commit has not
- * landed. Both run in the project's object, so they coordinate in memory: a writer holds its keys from
- * before its put until its commit has landed (or failed), and a sweep skips held keys and marks the
- * keys it deletes; a writer that finds its key being deleted waits for the delete to finish before it
- * puts. Checking and marking happen without an await in between, so no write slips through.
- */
-const held = new Map<string, number>();
-const deleting = new Map<string, Promise<unknown>>();
-
-/** Runs `fn` (put the objects at `keys`, then commit the rows that reference them) with the keys held. */
-export async function holdContent<T>(keys: string[], fn: () => Promise<T>): Promise<T> {
-	const unique = [...new Set(keys)];
-	for (const key of unique) held.set(key, (held.get(key) ?? 0) + 1);
-	try {
-		for (const key of unique) {
-			for (let pending = deleting.get(key); pending; pending = deleting.get(key)) await pending.catch(() => undefined);
-		}
-		return await fn();
-	} finally {
-		for (const key of unique) {
-			const n = (held.get(key) ?? 1) - 1;
-			if (n > 0) held.set(key, n);
-			else held.delete(key);
-		}
-	}
-}
-
-/** Whether a writer currently holds this content key (for tests and diagnostics). */
-export const isHeld = (key: string) => held.has(key);
+import { deleteUnheld } from "../storage/content-holds";
+import type { ProjectEnv } from "../storage/env";
 
 /**
  * Deletes one project's content objects that no version row or skill references (inside the
@@ -69,17 +34,13 @@ export async function sweepProjectOrphans(
 				.bind(projectId, JSON.stringify(hashes))
 				.all<{ content_hash: string }>();
 			const live = new Set(results.map((r) => r.content_hash));
-			const orphans = chunk.filter((o, j) => !live.has(hashes[j] ?? "") && !held.has(o.key) && !deleting.has(o.key));
-			if (orphans.length === 0) continue;
-			const keys = orphans.map((o) => o.key);
-			const done = env.FILES.delete(keys);
-			for (const key of keys) deleting.set(key, done);
-			try {
-				await done;
-			} finally {
-				for (const key of keys) if (deleting.get(key) === done) deleting.delete(key);
-			}
-			removed += orphans.length;
+			const orphans = chunk.filter((_, j) => !live.has(hashes[j] ?? ""));
+			removed += (
+				await deleteUnheld(
+					env.FILES,
+					orphans.map((o) => o.key),
+				)
+			).length;
 		}
 		cursor = page.truncated ? page.cursor : undefined;
 	} while (cursor);

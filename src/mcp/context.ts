@@ -1,7 +1,7 @@
-import type { AuthContext } from "../api/context";
+import type { AuthContext } from "../auth/keys";
 import { CairnError } from "../errors";
-import type { ProjectContext } from "../memory/store";
-import { canonicalKeyFromPath, GitRemoteSchema, projectIdentity, RootPathSchema } from "../projects/identity";
+import { canonicalKeyFromPath, GitRemoteSchema, projectIdentity, RootPathSchema } from "../registry/identity";
+import type { ProjectContext } from "../storage/context";
 
 export interface McpRequestContext {
 	env: Env;

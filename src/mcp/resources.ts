@@ -2,8 +2,8 @@ import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/serv
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CairnError } from "../errors";
 import { memoryUrl } from "../memory/paths";
-import { MEMORY_URL } from "../memory/resolve";
 import { projectStore } from "../project/client";
+import { MEMORY_URL } from "../search/resolve";
 import { type McpRequestContext, projectFor, requireScope } from "./context";
 
 /** JSON-RPC error codes for resource failures: MCP's "resource not found", invalid params, or internal. */

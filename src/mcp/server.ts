@@ -1,5 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { SESSION_ID_PATTERN } from "../ingest/turns";
+import { SESSION_ID_PATTERN } from "../sessions/turns";
 import type { McpRequestContext } from "./context";
 import { registerMemoryResources } from "./resources";
 import type { McpTool } from "./tool";

@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { CairnError } from "../errors";
-import type { ProjectContext } from "../memory/store";
+import type { ProjectContext } from "../storage/context";
 import { type KeyScope, type McpRequestContext, type ProjectArgs, projectArgs, projectFor, requireScope } from "./context";
 
 type ToolResult = { content: { type: "text"; text: string }[]; isError?: boolean };

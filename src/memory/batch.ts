@@ -1,20 +1,20 @@
 import { badRequest, CairnError, toWire, type WireError } from "../errors";
 import { nowIso } from "../lib/ids";
-import { holdContent } from "../maintenance/sweep";
-import type { ProjectEnv } from "../project/env";
-import type { ProjectStatement } from "../project/sql";
-import { embedForWrite, vectorStatements } from "../recall/index-rows";
+import { holdContent } from "../storage/content-holds";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import type { ProjectStatement } from "../storage/sql";
+import { embedForWrite, vectorStatements } from "./index-rows";
 import { PackBuilder } from "./packs";
 import { packKey } from "./paths";
+import type { MemoryRow } from "./rows";
 import {
 	assertScopeWritable,
 	bumpIndexStatement,
 	type CheckedWrite,
 	checkWrite,
 	commitFailure,
-	type MemoryRow,
 	type MemorySource,
-	type ProjectContext,
 	planWrite,
 	putContent,
 	type WriteFaults,

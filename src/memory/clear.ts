@@ -1,6 +1,6 @@
-import type { ProjectEnv } from "../project/env";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
 import { projectPrefix } from "./paths";
-import type { ProjectContext } from "./store";
 
 /** Tables holding memory artifacts of a project; the project row, keys and settings are not among them. */
 const PROJECT_TABLES = [

@@ -1,7 +1,7 @@
 import { badRequest, CairnError } from "../errors";
 import { assertNoSecretsIn } from "../security/guard";
+import type { ProjectContext } from "../storage/context";
 import { logKey, logsPrefix } from "./paths";
-import type { ProjectContext } from "./store";
 
 export const MAX_ENTRY_BYTES = 8 * 1024;
 export const MAX_LOG_BYTES = 256 * 1024;

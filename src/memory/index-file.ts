@@ -1,7 +1,7 @@
-import type { ProjectEnv } from "../project/env";
-import type { ProjectDb } from "../project/sql";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import type { ProjectDb } from "../storage/sql";
 import { indexKey, relativePath } from "./paths";
-import type { ProjectContext } from "./store";
 import { MEMORY_TYPES, type MemoryScope, type MemoryType } from "./topic-file";
 
 /** Hard caps from the spec: whichever comes first. */

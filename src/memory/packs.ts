@@ -11,7 +11,7 @@
  * older than the grace period.
  */
 import { randomId } from "../lib/ids";
-import type { ProjectEnv } from "../project/env";
+import type { ProjectEnv } from "../storage/env";
 import { objectKey, packKey, packsPrefix } from "./paths";
 
 const REF = /^([a-z0-9]{20}):(\d{1,9}):(\d{1,9})$/;

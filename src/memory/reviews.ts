@@ -18,9 +18,10 @@
  */
 import { CairnError, notFound } from "../errors";
 import { nowIso, randomId } from "../lib/ids";
-import type { ProjectEnv } from "../project/env";
-import type { ProjectDb, ProjectStatement } from "../project/sql";
 import { findSecrets } from "../security/secrets";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import type { ProjectDb, ProjectStatement } from "../storage/sql";
 import {
 	assertScopeWritable,
 	deleteMemory,
@@ -28,7 +29,6 @@ import {
 	guardStatement,
 	isGuardFailure,
 	type MemoryMetadata,
-	type ProjectContext,
 	readMemoryContent,
 	toMetadata,
 	type WriteGuard,
@@ -396,4 +396,9 @@ export async function decideReview(
 		throw err;
 	}
 	return { item: await getReview(db, ctx, id), memory };
+}
+
+/** Empties the project's review queue (it holds proposed memory text: it goes with the memories). */
+export async function clearReviews(db: ProjectDb, projectId: string): Promise<void> {
+	await db.prepare("DELETE FROM review_items WHERE project_id = ?").bind(projectId).run();
 }

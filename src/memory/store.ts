@@ -1,17 +1,19 @@
 import { CairnError, notFound } from "../errors";
-import { ownSessionId } from "../ingest/ingest";
-import { clientSessionId } from "../ingest/turns";
 import { nowIso, sha256Hex } from "../lib/ids";
-import { holdContent } from "../maintenance/sweep";
-import type { ProjectEnv } from "../project/env";
-import { GuardFailure, type ProjectDb, type ProjectStatement } from "../project/sql";
-import { deriveCues } from "../recall/concepts";
-import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "../recall/index-rows";
-import { visibleIn } from "../recall/lexical";
 import { assertNoSecretsIn } from "../security/guard";
+import { ownSessionId } from "../sessions/sessions";
+import { clientSessionId } from "../sessions/turns";
 import { effectiveSettings, requireFeature } from "../settings/settings";
+import { holdContent } from "../storage/content-holds";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/sql";
+import { deriveCues } from "../text/concepts";
+import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "./index-rows";
+import { visibleIn } from "./lexical";
 import { packRange } from "./packs";
 import { memoryUrl, objectKey } from "./paths";
+import type { CueSource, MemoryRow } from "./rows";
 import {
 	assertBodySize,
 	assertValidName,
@@ -25,42 +27,6 @@ import {
 } from "./topic-file";
 
 export type { MemorySource } from "./topic-file";
-
-/** Who is acting, on which project: always derived from the API key, never from the request. */
-export interface ProjectContext {
-	tenantId: string;
-	userId: string;
-	projectId: string;
-}
-
-export interface MemoryRow {
-	id: number;
-	scope: MemoryScope;
-	owner_id: string;
-	name: string;
-	type: MemoryType;
-	description: string;
-	version: number;
-	content_hash: string;
-	/** Where the content is when a batch wrote it (src/memory/packs.ts); null: the object of `content_hash`. */
-	content_ref?: string | null;
-	bytes: number;
-	source: MemorySource;
-	session_id: string | null;
-	author_id: string;
-	created_at: string;
-	updated_at: string;
-	verified_at: string;
-	times_served: number;
-	last_served_at: string | null;
-	proposed_scope?: MemoryScope | null;
-	/** JSON array of strings: when the memory applies (src/recall/concepts.ts). */
-	cues?: string;
-	/** 'written' by a model or a person, or 'derived' from the concept map. */
-	cues_source?: CueSource;
-}
-
-export type CueSource = "written" | "derived";
 
 /** A row's cues; an unreadable value reads as none. */
 export function cuesOf(row: Pick<MemoryRow, "cues">): string[] {
@@ -627,4 +593,16 @@ export async function listManifest(db: ProjectDb, ctx: ProjectContext, scopes: M
 		.bind(ctx.projectId, limit, ctx.userId)
 		.all<MemoryRow>();
 	return results;
+}
+
+/** Rows of the team scope, all of them (by name) or those named. */
+export async function teamRows(db: ProjectDb, ctx: ProjectContext, names?: string[]): Promise<MemoryRow[]> {
+	const statement = names
+		? db
+				.prepare(
+					"SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' AND name IN (SELECT value FROM json_each(?))",
+				)
+				.bind(ctx.projectId, JSON.stringify(names))
+		: db.prepare("SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' ORDER BY name").bind(ctx.projectId);
+	return (await statement.all<MemoryRow>()).results;
 }

@@ -2,16 +2,19 @@ import type { LanguageModel } from "ai";
 import { extractOffline } from "../extract/offline";
 import type { StageOneOutput } from "../extract/schema";
 import { extractWithModel, StageOneError } from "../extract/stage-one";
-import { readTurns, type SessionRow } from "../ingest/ingest";
-import type { Turn } from "../ingest/turns";
+import { stampStatementTimes } from "../extract/statement-time";
+import { readTurns } from "../ingest/ingest";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
-import type { ProjectEnv } from "../project/env";
-import { GuardFailure } from "../project/sql";
+import { projectTenant } from "../registry/projects";
+import type { SessionRow } from "../sessions/sessions";
+import { advanceCursor, getSession, recordExtractionFailure, sessionExistsGuard, unqueue } from "../sessions/sessions";
+import type { Turn } from "../sessions/turns";
 import { effectiveSettings } from "../settings/settings";
+import type { ProjectEnv } from "../storage/env";
+import { GuardFailure } from "../storage/sql";
 import { sessionIsOver, writeSessionLog } from "./daily-log-writer";
-import { type ExtractMessage, ExtractMessageSchema } from "./messages";
-import { stampStatementTimes } from "./statement-time";
+import type { ExtractMessage } from "./messages";
 import { extractionAllowed } from "./triggers";
 
 /** Deliveries before a message goes to the dead-letter queue: the consumer's max_retries (3) + 1. */
@@ -38,23 +41,16 @@ export const retryDelaySeconds = (attempts: number) => Math.min(300, 10 * 2 ** (
  * range cannot both commit.
  */
 export async function processRange(env: ProjectEnv, message: ExtractMessage, options: ConsumerOptions): Promise<RangeOutcome> {
-	const [session, project] = await Promise.all([
-		env.PDB.prepare("SELECT * FROM sessions WHERE project_id = ? AND id = ?")
-			.bind(message.projectId, message.sessionId)
-			.first<SessionRow>(),
-		env.DB.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(message.projectId).first<{ tenant_id: string }>(),
+	const [session, tenantId] = await Promise.all([
+		getSession(env.PDB, message.projectId, message.sessionId),
+		projectTenant(env.DB, message.projectId),
 	]);
-	const tenantId = project?.tenant_id;
 	if (!session || !tenantId) return "gone";
 	if (session.cursor > message.toSeq) return "duplicate";
 	const settings = await effectiveSettings(env.DB, tenantId, session.user_id, message.projectId);
 	if (!extractionAllowed(settings)) {
 		// Switched off after the range was queued: nothing runs, and the session no longer shows as queued.
-		await env.PDB.prepare(
-			"UPDATE sessions SET extraction_state = 'idle', queued_at = NULL WHERE project_id = ? AND id = ? AND extraction_state = 'queued'",
-		)
-			.bind(message.projectId, message.sessionId)
-			.run();
+		await unqueue(env.PDB, message.projectId, message.sessionId);
 		return "disabled";
 	}
 
@@ -176,7 +172,7 @@ async function commit(
 	try {
 		await env.PDB.batch([
 			// The session must still exist: a clear during the model call removes it, and its output must not come back.
-			env.PDB.guard("EXISTS (SELECT 1 FROM sessions WHERE project_id = ? AND id = ?)", session.project_id, session.id),
+			sessionExistsGuard(env.PDB, session.project_id, session.id),
 			env.PDB.prepare(
 				`INSERT INTO stage1_outputs (project_id, session_id, from_seq, to_seq, user_id, extractor, raw_memory, summary, candidates_json, created_at, agent_write_turns)
 				 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -193,10 +189,7 @@ async function commit(
 				now,
 				JSON.stringify(agentWrites),
 			),
-			env.PDB.prepare(
-				`UPDATE sessions SET cursor = ?1, extraction_state = 'idle', queued_at = NULL, last_error = NULL, updated_at = ?2
-				 WHERE project_id = ?3 AND id = ?4 AND cursor = ?5`,
-			).bind(to + 1, now, session.project_id, session.id, from),
+			advanceCursor(env.PDB, session, from, to + 1, now),
 		]);
 	} catch (err) {
 		if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) throw new LostRace();
@@ -225,34 +218,8 @@ export async function recordRangeFailure(
 	const last = attempts >= maxAttempts;
 	const error = `${failureMessage(err)} (attempt ${attempts} of ${maxAttempts})`;
 	if (!(err instanceof StageOneError)) console.error("extract queue: range failed", err instanceof Error ? err.stack : String(err));
-	await env.PDB.prepare("UPDATE sessions SET extraction_state = ?, last_error = ?, updated_at = ? WHERE project_id = ? AND id = ?")
-		.bind(last ? "dead_letter" : "retrying", error, nowIso(), message.projectId, message.sessionId)
-		.run()
-		.catch(() => undefined);
+	await recordExtractionFailure(env.PDB, message.projectId, message.sessionId, last ? "dead_letter" : "retrying", error).catch(
+		() => undefined,
+	);
 	return "failed";
-}
-
-/**
- * Queue consumer for the extract queue. Malformed messages are acknowledged and logged (retrying
- * cannot fix them). Each range runs in its project's object. A failed range is retried with backoff;
- * its error is recorded on the session, and after the last attempt the session shows `dead_letter`
- * as the queue moves the message aside.
- */
-export async function handleExtractBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-	for (const message of batch.messages) {
-		const parsed = ExtractMessageSchema.safeParse(message.body);
-		if (!parsed.success) {
-			console.warn("extract queue: dropping malformed message", message.id);
-			message.ack();
-			continue;
-		}
-		const { outcome } = await env.PROJECT_COORDINATOR.getByName(parsed.data.projectId).extractRange(
-			parsed.data,
-			message.attempts,
-			MAX_ATTEMPTS,
-		);
-		if (outcome === "lost-race") message.retry({ delaySeconds: 1 });
-		else if (outcome === "failed") message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-		else message.ack();
-	}
 }

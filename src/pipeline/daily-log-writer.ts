@@ -6,12 +6,12 @@
  * fails extraction.
  */
 import type { Candidate } from "../extract/schema";
-import type { SessionRow } from "../ingest/ingest";
-import type { Turn } from "../ingest/turns";
 import { appendDailyLog } from "../memory/daily-log";
-import type { ProjectEnv } from "../project/env";
 import { redactSecrets } from "../security/secrets";
+import type { SessionRow } from "../sessions/sessions";
+import type { Turn } from "../sessions/turns";
 import type { EffectiveSettings } from "../settings/settings";
+import type { ProjectEnv } from "../storage/env";
 
 const HOUR_MS = 3_600_000;
 const MAX_ITEM = 200;

@@ -1,7 +1,7 @@
-import type { SessionRow } from "../ingest/ingest";
-import { nowIso } from "../lib/ids";
-import type { ProjectEnv } from "../project/env";
+import type { SessionRow } from "../sessions/sessions";
+import { markQueued } from "../sessions/sessions";
 import { type EffectiveSettings, featureOff, resolveSettings, type SettingsRow, settingsStatement } from "../settings/settings";
+import type { ProjectEnv } from "../storage/env";
 import type { ExtractMessage } from "./messages";
 
 /** Extraction runs only when memory is on and automatic extraction is allowed. */
@@ -30,12 +30,11 @@ export async function enqueueSessions(
 	for (let i = 0; i < messages.length; i += 100) {
 		await env.EXTRACT_QUEUE.sendBatch(messages.slice(i, i + 100).map((body) => ({ body, contentType: "json" as const })));
 	}
-	const now = nowIso();
 	await env.PDB.batch(
-		messages.map((m) =>
-			env.PDB.prepare(
-				"UPDATE sessions SET extraction_state = 'queued', queued_at = ?, updated_at = ? WHERE project_id = ? AND id = ?",
-			).bind(now, now, m.projectId, m.sessionId),
+		markQueued(
+			env.PDB,
+			messages[0]?.projectId ?? "",
+			messages.map((m) => m.sessionId),
 		),
 	);
 	return messages.length;

@@ -1,5 +1,5 @@
-import type { Outcome, ProjectCoordinator } from "../coordinator/project-coordinator";
 import { fromWire } from "../errors";
+import type { Outcome, ProjectCoordinator } from "./object";
 
 /** The object's methods that return an Outcome, with the Outcome unwrapped: the value, or the domain error thrown. */
 export type ProjectStore = {

@@ -1,15 +1,6 @@
 import type { LanguageModel } from "ai";
+import { MAX_EMBED_CHARS, type VectorHit } from "../llm/embedding";
 import { hasModel, ModelConfigError, type ModelEnv, resolveModel } from "../llm/models";
-import type { ProjectContext } from "../memory/store";
-import type { MemoryScope } from "../memory/topic-file";
-import { projectStore } from "../project/client";
-import { type EffectiveSettings, effectiveSettings, featureOff } from "../settings/settings";
-import type { CandidateSet, Retrieval } from "./candidates";
-import { textConcepts } from "./concepts";
-import { type DateWindow, dateWindows, writtenIn } from "./dates";
-import { MAX_EMBED_CHARS, type VectorHit } from "./embedding";
-import { withForms } from "./forms";
-import { queryGrams, scoringTerms } from "./grams";
 import {
 	type CandidateRow,
 	documentsToolInUse,
@@ -19,10 +10,19 @@ import {
 	score,
 	toCandidates,
 	toRecalled,
-} from "./lexical";
+} from "../memory/lexical";
+import type { MemoryScope } from "../memory/topic-file";
+import { projectStore } from "../project/client";
+import type { CandidateSet, Retrieval } from "../search/candidates";
+import { type EffectiveSettings, effectiveSettings, featureOff } from "../settings/settings";
+import type { ProjectContext } from "../storage/context";
+import { textConcepts } from "../text/concepts";
+import { type DateWindow, dateWindows, writtenIn } from "../text/dates";
+import { withForms } from "../text/forms";
+import { queryGrams, scoringTerms } from "../text/grams";
+import { queryTerms } from "../text/terms";
 import { conceptTokens, decide, PROMPT_LIMIT, promptWeights, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
 import { SELECTOR_TIMEOUT_MS, selectWithModel, withinTokens } from "./selector";
-import { queryTerms } from "./terms";
 
 export interface RecallRequest {
 	query: string;
@@ -51,15 +51,15 @@ export interface RecallRequest {
 
 /** The lexical ranking's optional steps, each switchable. */
 export interface Ranking {
-	/** Leave question-shaping words ("how many", "what kind", "how long ago") out of the query's terms (QUESTION_WORDS in src/recall/terms.ts). */
+	/** Leave question-shaping words ("how many", "what kind", "how long ago") out of the query's terms (QUESTION_WORDS in src/text/terms.ts). */
 	questionWords: boolean;
-	/** Search irregular forms of the query's words too: went → go, children → child (src/recall/forms.ts). */
+	/** Search irregular forms of the query's words too: went → go, children → child (src/text/forms.ts). */
 	wordForms: boolean;
-	/** Prefer memories written when the query says ("a week ago", "in March"), and read the best matches written then (src/recall/dates.ts). */
+	/** Prefer memories written when the query says ("a week ago", "in March"), and read the best matches written then (src/text/dates.ts). */
 	dateCues: boolean;
 	/** Add the memories the best match's session wrote next to it, below the first places (NEIGHBOUR_* below). */
 	neighbours: boolean;
-	/** Search the cue index with the query's words and concepts (src/recall/concepts.ts): memories that apply in the situation the query names. */
+	/** Search the cue index with the query's words and concepts (src/text/concepts.ts): memories that apply in the situation the query names. */
 	concepts: boolean;
 }
 
@@ -138,7 +138,7 @@ export interface RecallResult {
 export const RRF_K = 60;
 
 /**
- * Reciprocal rank fusion of the lexical ranking (BM25 with priors, src/recall/lexical.ts) and the
+ * Reciprocal rank fusion of the lexical ranking (BM25 with priors, src/memory/lexical.ts) and the
  * vector ranking (cosine similarity): each memory scores Σ 1/(RRF_K + rank) over the lists that hold
  * it, scaled by RRF_K + 1 so that first place in one list is 1.0 (2.0 when first in both). Memories
  * found by their vector alone have no lexical evidence: a BM25 of 0 and no matched terms.

@@ -3,19 +3,20 @@
  * of shared words — what matched is weighed by how informative it is in this project. Each word of the
  * prompt weighs its inverse document frequency (a word most memories hold says little; a word no memory
  * holds still counts in the prompt, which is then about something memory does not cover); each concept
- * the prompt names (src/recall/concepts.ts) weighs its own, scaled by how strongly the prompt names it.
+ * the prompt names (src/text/concepts.ts) weighs its own, scaled by how strongly the prompt names it.
  * A memory's evidence is the weight of the words and concepts it shares with the prompt, times a factor
  * for its type; it is relevant when that evidence is large enough on its own (relative to the project's
  * size) and covers enough of the prompt's informative part. Constants: `RELEVANCE`, calibrated on the
  * per-prompt benchmark (bench/prompts/dev).
  */
+
+import type { ScoredMemory } from "../memory/lexical";
 import { cuesOf } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
-import type { TermStats } from "./candidates";
-import { type ConceptHit, conceptToken, memoryConcepts } from "./concepts";
-import { otherForms } from "./forms";
-import { cjkStem, hasCjk } from "./grams";
-import type { ScoredMemory } from "./lexical";
+import type { TermStats } from "../search/candidates";
+import { type ConceptHit, conceptToken, memoryConcepts } from "../text/concepts";
+import { otherForms } from "../text/forms";
+import { cjkStem, hasCjk } from "../text/grams";
 
 /** The relevance decision's constants (calibrated on bench/prompts/dev with scripts/bench/prompts-calibrate.ts). */
 export interface RelevanceParams {

@@ -1,11 +1,11 @@
 import { generateText, type LanguageModel, Output } from "ai";
 import { z } from "zod";
 import selectorPrompt from "../../prompts/recall_selector.md";
-import { stripDelimiters } from "../extract/delimiters";
-import { tokenCount } from "../inject/tokens";
 import { fillTemplate } from "../lib/template";
+import { stripDelimiters } from "../llm/delimiters";
+import type { ScoredMemory } from "../memory/lexical";
 import { cuesOf } from "../memory/store";
-import type { ScoredMemory } from "./lexical";
+import { tokenCount } from "../text/tokens";
 
 const SelectionSchema = z.object({ names: z.array(z.string().max(64)).max(20) });
 

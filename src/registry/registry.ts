@@ -2,27 +2,19 @@
  * The registry in D1: tenants, users, API keys and projects. Routes parse and authorise, then call
  * these; the caller is always described by the verified key (`Caller`), never by the request.
  */
-import { forgetKey } from "../auth/cache";
+
 import { issueKey, SCOPES, type Scope } from "../auth/keys";
 import { badRequest, CairnError } from "../errors";
 import { newId, nowIso } from "../lib/ids";
-import { projectIdentity } from "../projects/identity";
+import { forgetKey } from "./cache";
+import { projectIdentity } from "./identity";
+import type { ProjectRow } from "./rows";
 
 export interface Caller {
 	tenantId: string;
 	userId: string;
 	/** Set when the key is limited to one project. */
 	projectId: string | null;
-}
-
-export interface ProjectRow {
-	id: string;
-	tenant_id: string;
-	name: string;
-	canonical_key: string;
-	git_remote: string | null;
-	root_path: string | null;
-	created_at: string;
 }
 
 const SELECT_PROJECT = "SELECT id, tenant_id, name, canonical_key, git_remote, root_path, created_at FROM projects";

@@ -1,3 +1,5 @@
+import type { RegexRule } from "./secret-rule";
+
 /**
  * The policy for a memory store: refuse when in doubt (docs/reliability.md, "Secret policy"). A
  * refused write costs the agent one rephrase; a stored secret is served to every later session and
@@ -8,7 +10,6 @@
  * or three segments beginning `eyJ`, also when spaces or a line break split them. Only obvious
  * placeholders (`xxxx…`, `your-…`, `…-here`) are let through. Quantifiers are bounded, as everywhere.
  */
-import type { RegexRule } from "./secret-rules";
 
 const re = (source: string) => new RegExp(source, "gd");
 

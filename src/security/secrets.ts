@@ -2,7 +2,8 @@ import { lintSource } from "@secretlint/core";
 import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
 import { forgetRemembered, looksLikePlaceholder } from "./secret-heuristics";
 import { POLICY_RULES } from "./secret-policy";
-import { acceptUrlCredential, type RegexRule, SECRET_RULES, type SecretRule } from "./secret-rules";
+import type { RegexRule } from "./secret-rule";
+import { acceptUrlCredential, SECRET_RULES, type SecretRule } from "./secret-rules";
 
 /** One detected secret: which rule fired and where. Never carries the secret itself. */
 export interface SecretFinding {

@@ -1,16 +1,18 @@
 import { generateText, type LanguageModel } from "ai";
 import sessionMemoryPrompt from "../../prompts/session_memory.md";
-import { stripDelimiters } from "../extract/delimiters";
 import { extractOffline } from "../extract/offline";
 import { transcriptItems } from "../extract/stage-one";
-import { readTurns, type SessionRow, sessionHash } from "../ingest/ingest";
-import type { Turn } from "../ingest/turns";
-import { tokenCount, truncateToTokens } from "../inject/tokens";
+import { readTurns, sessionHash } from "../ingest/ingest";
 import { fillTemplate } from "../lib/template";
+import { stripDelimiters } from "../llm/delimiters";
 import { sessionPrefix } from "../memory/paths";
-import type { ProjectContext } from "../memory/store";
-import type { ProjectEnv } from "../project/env";
 import { redactSecrets } from "../security/secrets";
+import type { SessionRow } from "../sessions/sessions";
+import { recordSessionMemory } from "../sessions/sessions";
+import type { Turn } from "../sessions/turns";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import { tokenCount, truncateToTokens } from "../text/tokens";
 
 /** The template of a session memory (SPEC §2), in order. */
 export const SECTIONS = [
@@ -254,14 +256,10 @@ export async function refreshSessionMemory(
 	text = truncateToTokens((await redactSecrets(text)).text, totalTokens).text;
 	await env.FILES.put(key, text, { httpMetadata: { contentType: "text/markdown; charset=utf-8" } });
 	const tokens = tokenCount(text);
-	const updated = await env.PDB.prepare(
-		"UPDATE sessions SET memory_turns = ?, memory_tokens = ?, memory_updated_at = ? WHERE project_id = ? AND id = ?",
-	)
-		.bind(session.turns, tokens, new Date().toISOString(), ctx.projectId, session.id)
-		.run();
+	const recorded = await recordSessionMemory(env.PDB, ctx.projectId, session.id, session.turns, tokens);
 	// The session is gone (the project was cleared while this rebuild awaited its model or R2): the
 	// clear's listing may have missed the object just put, so it must not outlive the session.
-	if (updated.meta.changes === 0) await env.FILES.delete(key);
+	if (!recorded) await env.FILES.delete(key);
 	return { text, tokens, engine };
 }
 

@@ -13,7 +13,7 @@ const doc = read("docs/storage.md");
 
 const createdTables = (sql: string) =>
 	new Set([...sql.matchAll(/CREATE (?:VIRTUAL )?TABLE (?:IF NOT EXISTS )?[`"]?([a-z0-9_]+)/g)].map((m) => m[1] as string));
-const objectTables = createdTables(read("src/project/schema.ts"));
+const objectTables = createdTables(read("src/storage/schema.ts"));
 const d1Tables = createdTables(
 	readdirSync(join(ROOT, "migrations"))
 		.filter((f) => f.endsWith(".sql"))
@@ -42,7 +42,7 @@ function documentedTables(): { object: string[]; d1: string[] } {
 
 /** The methods of the project's Durable Object class, read from its source. */
 function objectMethods(): Set<string> {
-	const source = read("src/coordinator/project-coordinator.ts");
+	const source = read("src/project/object.ts");
 	const body = source.slice(source.indexOf("export class ProjectCoordinator"));
 	return new Set([...body.matchAll(/^\t(?:async )?([a-zA-Z]+)\(/gm)].map((m) => m[1] as string));
 }

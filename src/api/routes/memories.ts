@@ -1,8 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns";
 import { BATCH_LIMIT } from "../../memory/batch";
-import { type MemoryRow, type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
+import type { MemoryRow } from "../../memory/rows";
+import { type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
 	type MemoryScope,
 	MemoryTypeSchema,
@@ -13,6 +13,7 @@ import {
 	validateFields,
 } from "../../memory/topic-file";
 import { projectStore } from "../../project/client";
+import { clientSessionId, SESSION_ID_PATTERN } from "../../sessions/turns";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError, notFound } from "../errors";
 import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";

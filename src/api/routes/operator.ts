@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { deleteProject, deleteTenant } from "../../project/lifecycle";
-import { moveStorage } from "../../project/mover";
+import { deleteProject, deleteTenant } from "../../worker/lifecycle";
+import { moveStorage } from "../../worker/mover";
 import { requireAdminToken } from "../auth";
 import type { AppEnv } from "../context";
 import { errors } from "../schemas";

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { ProjectContext } from "../../memory/store";
 import { projectStore } from "../../project/client";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
+import type { ProjectContext } from "../../storage/context";
 import type { AppEnv } from "../context";
 import { notFound } from "../errors";
 import { errors, NameParam, ProjectIdParam } from "../schemas";
@@ -45,7 +45,7 @@ pipelineRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const settings = await effectiveSettings(c.env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
 		requireFeature(settings, "memory", ["memories.enabled"]);
-		await c.env.PROJECT_COORDINATOR.getByName(ctx.projectId).requestRun(ctx.projectId);
+		await projectStore(c.env, ctx.projectId).requestRun(ctx.projectId);
 		// Rebuild always rebuilds the caller's summary, pending candidates or not (a run that has some rewrites it again).
 		await projectStore(c.env, ctx.projectId).rebuildSummary(ctx);
 		return c.json(await status(c.env, ctx), 202);
@@ -54,7 +54,7 @@ pipelineRoutes.openapi(
 
 async function status(env: Env, ctx: ProjectContext) {
 	const [state, counts] = await Promise.all([
-		env.PROJECT_COORDINATOR.getByName(ctx.projectId).status(),
+		projectStore(env, ctx.projectId).status(ctx.projectId),
 		projectStore(env, ctx.projectId).pipelineCounts(ctx),
 	]);
 	return {

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { GitRemoteSchema, ProjectNameSchema, RootPathSchema } from "../../projects/identity";
+import { GitRemoteSchema, ProjectNameSchema, RootPathSchema } from "../../registry/identity";
 import { listProjects, registerProject } from "../../registry/registry";
 import { requireScope } from "../auth";
 import type { AppEnv, ProjectRecord } from "../context";

@@ -1,10 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { SessionRow } from "../../ingest/ingest";
 import { FORMATS } from "../../ingest/parse";
-import { LINE_LIMIT } from "../../ingest/receive";
-import { AGENTS, clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns";
-import { endSession, extractNow, postTranscript, retrySession, sessionMemory } from "../../pipeline/session-flow";
 import { projectStore } from "../../project/client";
+import type { SessionRow } from "../../sessions/sessions";
+import { AGENTS, clientSessionId, SESSION_ID_PATTERN } from "../../sessions/turns";
+import { LINE_LIMIT } from "../../worker/receive";
+import { endSession, extractNow, postTranscript, retrySession, sessionMemory } from "../../worker/session-flow";
 import type { AppEnv } from "../context";
 import { errors, ProjectIdParam } from "../schemas";
 

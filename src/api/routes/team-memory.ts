@@ -1,11 +1,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection } from "../../inject/inject";
 import { sha256Hex } from "../../lib/ids";
-import { type ProjectContext, readMemoryContent } from "../../memory/store";
+import { readMemoryContent } from "../../memory/store";
 import { NAME_SOURCE, parseTopicFile, renderTopicFile } from "../../memory/topic-file";
 import { projectStore } from "../../project/client";
 import { findSecrets, ruleNames } from "../../security/secrets";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
+import type { ProjectContext } from "../../storage/context";
 import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError } from "../errors";

@@ -1,6 +1,6 @@
-import type { Candidate, StageOneOutput } from "../extract/schema";
-import { turnRef } from "../extract/schema";
-import type { Turn } from "../ingest/turns";
+import type { Turn } from "../sessions/turns";
+import type { Candidate, StageOneOutput } from "./schema";
+import { turnRef } from "./schema";
 
 /**
  * A candidate as stage 1 stores it: with the time of the statement it rests on, so consolidation can

@@ -7,11 +7,12 @@
 import { CairnError } from "../errors";
 import type { IngestResult } from "../ingest/ingest";
 import type { Format } from "../ingest/parse";
-import { receiveTranscript } from "../ingest/receive";
-import type { ProjectContext } from "../memory/store";
+import { EXTRACTION_SWITCHES, extractionAllowed } from "../pipeline/triggers";
 import { projectStore } from "../project/client";
+import { markPendingWork } from "../registry/projects";
 import { type EffectiveSettings, effectiveSettings, featureOff, requireFeature } from "../settings/settings";
-import { EXTRACTION_SWITCHES, extractionAllowed } from "./triggers";
+import type { ProjectContext } from "../storage/context";
+import { receiveTranscript } from "./receive";
 
 /** Why session memory is off (the setting that turns it off), or null when it is on. */
 const sessionMemoryOff = (settings: EffectiveSettings): string | null =>
@@ -35,7 +36,7 @@ export async function postTranscript(
 	const [settings] = await Promise.all([
 		settingsOf(env, ctx),
 		// The cron's idle scan visits only projects flagged as holding unprocessed turns.
-		env.DB.prepare("UPDATE projects SET pending_work = 1 WHERE id = ? AND pending_work = 0").bind(ctx.projectId).run(),
+		markPendingWork(env.DB, ctx.projectId),
 	]);
 	if (extractionAllowed(settings) && settings["memories.extractionTrigger"].value === "per-turn") {
 		await store.enqueue(ctx, [session.id]);

@@ -1,4 +1,4 @@
-import type { Embedder } from "../recall/embedding";
+import type { Embedder } from "../llm/embedding";
 import type { ProjectDb } from "./sql";
 
 /**

@@ -2,22 +2,22 @@ import { DurableObject } from "cloudflare:workers";
 import type { LanguageModel } from "ai";
 import { listSkills, readSkill, readSummary, rebuildSummary } from "../consolidate/artifacts";
 import { pendingCount } from "../consolidate/inputs";
-import { ConsolidationError } from "../consolidate/model";
 import { type ConsolidationFaults, consolidateProject } from "../consolidate/run";
+import { ConsolidationScheduler } from "../consolidate/scheduler";
 import { CairnError, toWire, type WireError } from "../errors";
-import { commitIngest, type IngestCommit, ingestBase, requireOwnSession, seenRecords } from "../ingest/ingest";
-import { clientSessionId } from "../ingest/turns";
-import { randomId } from "../lib/ids";
+import { commitIngest, type IngestCommit, ingestBase, seenRecords } from "../ingest/ingest";
+import { type Embedder, embedderOrReason } from "../llm/embedding";
 import { resolveModel } from "../llm/models";
 import { sweepTranscripts } from "../maintenance/retention";
 import { rescanProjectSecrets } from "../maintenance/secret-rescan";
 import { sweepProjectOrphans } from "../maintenance/sweep";
 import { type BatchWrite, writeMemories } from "../memory/batch";
 import { clearProjectMemory } from "../memory/clear";
+import { memoryEvents } from "../memory/events";
 import { getIndex } from "../memory/index-file";
+import { importLegacyRows, type LegacyRows } from "../memory/legacy";
 import { sweepProjectPacks } from "../memory/packs";
-import { findMemory, resolveMemoryUrl } from "../memory/resolve";
-import { decideReview, getReview, listReviews, type ReviewFilter } from "../memory/reviews";
+import { clearReviews, decideReview, getReview, listReviews, type ReviewFilter } from "../memory/reviews";
 import {
 	deleteMemory,
 	getMemoryRow,
@@ -26,104 +26,58 @@ import {
 	listManifest,
 	listMemories,
 	listVersions,
-	type MemoryRow,
-	type ProjectContext,
+	teamRows,
 	type WriteInput,
 	writeMemory,
 } from "../memory/store";
 import type { MemoryScope } from "../memory/topic-file";
 import { type ConsumerOptions, processRange, recordRangeFailure } from "../pipeline/consumer";
 import type { ExtractMessage } from "../pipeline/messages";
-import { deadLetterCount, listCandidateOutputs, listSessions, markEnded, sessionsWithPendingTurns } from "../pipeline/sessions";
+import { listCandidateOutputs } from "../pipeline/outputs";
 import { enqueueSessions, scanProjectIdleSessions } from "../pipeline/triggers";
-import type { ProjectEnv } from "../project/env";
-import { importLegacyRows, type LegacyRows } from "../project/mover";
-import { migrateProjectSchema } from "../project/schema";
-import { ObjectSqlDb } from "../project/sql";
-import { backfillVectors, type CandidateOptions, findCandidates } from "../recall/candidates";
-import { type Embedder, embedderOrReason } from "../recall/embedding";
-import { recordServed } from "../recall/usage";
+import { backfillVectors, type CandidateOptions, findCandidates } from "../search/candidates";
+import { findMemory, resolveMemoryUrl } from "../search/resolve";
+import { recordServed, servedTo } from "../search/served";
 import { readSessionMemory, refreshSessionMemory } from "../session-memory/session-memory";
+import { deadLetterCount, listSessions, markEnded, requireOwnSession, sessionsWithPendingTurns } from "../sessions/sessions";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import { migrateProjectSchema, recordProject, storedProject } from "../storage/schema";
+import { ObjectSqlDb } from "../storage/sql";
 
-export interface LastRun {
-	at: string;
-	outcome: "succeeded" | "nothing to do" | "failed";
-	error: string | null;
-	changes: number;
-	outputs: number;
-}
-
-/** State kept in the object's own storage so an evicted or crashed run is retried and converges. */
-export interface CoordinatorState {
-	/** The project this instance serves (its name), recorded by the first trigger. */
-	projectId: string | null;
-	dirty: boolean;
-	running: boolean;
-	runId: string | null;
-	/** Number of triggers received. */
-	generation: number;
-	/** Consecutive failed runs, for backoff. */
-	failures: number;
-	lastRun: LastRun | null;
-	/** Recent runs, newest last: lets anyone check that runs never overlapped. */
-	history: { runId: string; startedAt: number; endedAt: number; outcome: string }[];
-}
-
-const INITIAL: CoordinatorState = {
-	projectId: null,
-	dirty: false,
-	running: false,
-	runId: null,
-	generation: 0,
-	failures: 0,
-	lastRun: null,
-	history: [],
-};
-export const DEBOUNCE_MS = 30_000;
 /** Memories embedded per project per cron run when some lack a vector. */
 const CRON_BACKFILL = 64;
-const MAX_BACKOFF_MS = 60 * 60 * 1000;
-const HISTORY = 20;
-
-/**
- * What a session was already handed is kept under (user, session id): a caller can mark and read only
- * its own sessions' deliveries, whatever session id it names, and whether or not the session has
- * posted a transcript yet (inject runs at session start, before any).
- */
-const servedKey = (ctx: ProjectContext, sessionId: string) => `${ctx.userId}/${sessionId}`;
-
-export const backoffMs = (failures: number) => Math.min(MAX_BACKOFF_MS, DEBOUNCE_MS * 2 ** Math.max(0, failures - 1));
 
 /** What an RPC method returns: a value, or a domain error in plain form (class identity does not cross RPC). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: WireError };
 
 /**
+ * What tests hand the object in place of what production resolves from the environment: a scripted
+ * model for consolidation and session memory, one for stage 1, an embedding model (null: none), fault
+ * points in a consolidation run, and a hook at the start of each run. Production passes nothing.
+ */
+export interface ObjectSeams {
+	model?: LanguageModel | null;
+	extractModel?: LanguageModel | null;
+	embedder?: Embedder | null;
+	faults?: ConsolidationFaults;
+	onRunStart?: () => void | Promise<void>;
+}
+
+/**
  * One instance per project (addressed by project id, `getByName(projectId)`): it owns the project's
  * data in its own SQLite (memories, versions, full-text index, sessions, stage-1 outputs, skills,
- * consolidation events; schema in src/project/schema.ts) and serialises consolidation in place of
- * leases. The Worker authenticates and authorises every request; the object trusts the context it is
- * handed but binds itself to one project: the first call records its project id, and a call naming
- * another project is refused.
- *
- * `markDirty()` coalesces triggers and arms a debounce alarm; the alarm runs one consolidation; a
- * trigger during a run leaves the project dirty, and the run's end arms exactly one re-run. A DO's
- * input gate does not cover awaits on R2, D1 or a model call, so exclusion rests on the stored
- * `running` flag, set before the first such await, and on the in-memory run that owns it: a stored
- * `running` with no run in this instance means the instance was evicted or crashed mid-run, and the
- * alarm (retried by the platform, or re-armed with backoff) runs it again.
+ * consolidation events; schema in src/storage/schema.ts) and serialises consolidation in place of
+ * leases (src/consolidate/scheduler.ts). The Worker authenticates and authorises every request; the
+ * object trusts the context it is handed but binds itself to one project: the first call records its
+ * project id, and a call naming another project is refused. Every method returns an `Outcome`; the
+ * Worker calls them through `projectStore` (src/project/client.ts). The methods only delegate: what
+ * they do is domain code, each in its own module.
  */
 export class ProjectCoordinator extends DurableObject<Env> {
-	/** The run this instance is executing, if any. */
-	private active: Promise<void> | null = null;
-	/** Test seams: a scripted model and fault points. Production leaves them unset. */
-	model: LanguageModel | null | undefined = undefined;
-	/** Test seam: the stage-1 model for ranges this object extracts. */
-	extractModel: LanguageModel | null | undefined = undefined;
-	faults: ConsolidationFaults | undefined = undefined;
-	/** Test seam: the embedding model (null: none). Production resolves it from CAIRN_EMBEDDING_MODEL. */
-	embedder: Embedder | null | undefined = undefined;
+	private seams: ObjectSeams = {};
 	private configuredEmbedder: { embedder: Embedder | null; reason?: string } | null = null;
-	onRunStart: (() => void | Promise<void>) | undefined = undefined;
+	private readonly scheduler: ConsolidationScheduler;
 	readonly db: ObjectSqlDb;
 	/** The Worker's bindings plus this project's own database, for domain code running here. */
 	readonly penv: ProjectEnv;
@@ -133,17 +87,27 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		super(ctx, env);
 		this.db = new ObjectSqlDb(ctx.storage.sql, (fn) => ctx.storage.transactionSync(fn));
 		this.penv = { ...env, PDB: this.db, embedder: () => this.embedding().embedder };
+		this.scheduler = new ConsolidationScheduler(ctx.storage, async (projectId, runId) => {
+			await this.seams.onRunStart?.();
+			return consolidateProject(this.penv, projectId, runId, { model: this.seams.model, faults: this.seams.faults });
+		});
 		ctx.blockConcurrencyWhile(async () => {
 			migrateProjectSchema(ctx.storage);
-			this.boundProject = ctx.storage.sql.exec<{ id: string }>("SELECT id FROM projects LIMIT 1").toArray()[0]?.id ?? null;
+			this.boundProject = storedProject(ctx.storage.sql);
 		});
+	}
+
+	/** Hands the object its test seams (see `ObjectSeams`); a seam given as undefined goes back to production's choice. */
+	configure(seams: ObjectSeams): void {
+		this.seams = { ...this.seams, ...seams };
+		if ("embedder" in seams) this.configuredEmbedder = null;
 	}
 
 	/** Binds the object to its project on first use; a call for any other project is a routing fault. */
 	private bind(projectId: string): void {
 		if (this.boundProject === projectId) return;
 		if (this.boundProject !== null) throw new CairnError("forbidden", "this project's store was reached for another project");
-		this.ctx.storage.sql.exec("INSERT INTO projects (id, index_generation) VALUES (?, 0) ON CONFLICT (id) DO NOTHING", projectId);
+		recordProject(this.ctx.storage.sql, projectId);
 		this.boundProject = projectId;
 	}
 
@@ -160,15 +124,15 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	/** The embedding model for this project's memories, or the reason there is none. */
 	private embedding(): { embedder: Embedder | null; reason?: string } {
-		if (this.embedder !== undefined)
-			return this.embedder ? { embedder: this.embedder } : { embedder: null, reason: "no embedding model is configured" };
+		const { embedder } = this.seams;
+		if (embedder !== undefined) return embedder ? { embedder } : { embedder: null, reason: "no embedding model is configured" };
 		this.configuredEmbedder ??= embedderOrReason(this.env);
 		return this.configuredEmbedder;
 	}
 
 	/** The project this object serves, or null before its first call. */
-	async boundTo(): Promise<string | null> {
-		return this.boundProject;
+	async boundTo(): Promise<Outcome<string | null>> {
+		return { ok: true, value: this.boundProject };
 	}
 
 	// Memories ---------------------------------------------------------------------------------------
@@ -200,59 +164,12 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	/** Rows of the team scope, all of them or those named. */
 	teamMemories(ctx: ProjectContext, names?: string[]) {
-		return this.run(ctx.projectId, async () => {
-			const statement = names
-				? this.db
-						.prepare(
-							"SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' AND name IN (SELECT value FROM json_each(?))",
-						)
-						.bind(ctx.projectId, JSON.stringify(names))
-				: this.db
-						.prepare("SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' ORDER BY name")
-						.bind(ctx.projectId);
-			return (await statement.all<MemoryRow>()).results;
-		});
+		return this.run(ctx.projectId, () => teamRows(this.db, ctx, names));
 	}
 
-	/**
-	 * What consolidation and review did to a memory (newest first): each change with its reason and the
-	 * sessions it rests on. Only that memory's events: a personal memory's are its owner's, of personal
-	 * scope; a team memory's are those recorded for team scope, where an event another member's run
-	 * recorded keeps its outcome but not that member's sessions or reasons.
-	 */
+	/** What consolidation and review did to a memory, newest first (src/memory/events.ts). */
 	memoryEvents(ctx: ProjectContext, name: string, scope?: MemoryScope) {
-		return this.run(ctx.projectId, async () => {
-			const row = await findMemory(this.db, ctx, name, scope);
-			const { results } = await this.db
-				.prepare(
-					`SELECT owner_id, run_id, op, outcome, reason, evidence_json, created_at FROM consolidation_events
-					 WHERE project_id = ?1 AND target = ?2 AND (
-					   (?3 = 'personal' AND owner_id = ?4 AND COALESCE(memory_scope, 'personal') = 'personal')
-					   OR (?3 = 'team' AND memory_scope = 'team'))
-					 ORDER BY id DESC LIMIT 200`,
-				)
-				.bind(ctx.projectId, row.name, row.scope, ctx.userId)
-				.all<{
-					owner_id: string;
-					run_id: string;
-					op: string;
-					outcome: string;
-					reason: string;
-					evidence_json: string;
-					created_at: string;
-				}>();
-			return results.map((e) => {
-				const mine = e.owner_id === ctx.userId;
-				return {
-					runId: e.run_id,
-					op: e.op,
-					outcome: e.outcome,
-					reason: mine ? e.reason : "recorded by another member's consolidation",
-					sessions: mine ? (JSON.parse(e.evidence_json) as string[]).map(clientSessionId) : [],
-					createdAt: e.created_at,
-				};
-			});
-		});
+		return this.run(ctx.projectId, async () => memoryEvents(this.db, ctx, await findMemory(this.db, ctx, name, scope)));
 	}
 
 	history(ctx: ProjectContext, name: string, scope?: MemoryScope) {
@@ -280,8 +197,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	clear(ctx: ProjectContext) {
 		return this.run(ctx.projectId, async () => {
 			const cleared = await clearProjectMemory(this.penv, ctx);
-			// The review queue holds proposed memory text: it goes with the memories.
-			await this.db.prepare("DELETE FROM review_items WHERE project_id = ?").bind(ctx.projectId).run();
+			await clearReviews(this.db, ctx.projectId);
 			return cleared;
 		});
 	}
@@ -327,21 +243,12 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `servedKey`). */
 	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string) {
-		return this.run(ctx.projectId, () => recordServed(this.db, ctx.projectId, memoryIds, sessionId && servedKey(ctx, sessionId)));
+		return this.run(ctx.projectId, () => recordServed(this.db, ctx, memoryIds, sessionId));
 	}
 
 	/** Names of the memories this session was already handed (recall and inject with its id). */
 	servedTo(ctx: ProjectContext, sessionId: string) {
-		return this.run(ctx.projectId, async () => {
-			const { results } = await this.db
-				.prepare(
-					`SELECT m.name FROM session_served s JOIN memories m ON m.id = s.memory_id
-					 WHERE s.project_id = ? AND s.session_id = ? AND (m.scope = 'team' OR m.owner_id = ?)`,
-				)
-				.bind(ctx.projectId, servedKey(ctx, sessionId), ctx.userId)
-				.all<{ name: string }>();
-			return results.map((r) => r.name);
-		});
+		return this.run(ctx.projectId, () => servedTo(this.db, ctx, sessionId));
 	}
 
 	// Sessions and the pipeline ----------------------------------------------------------------------
@@ -418,7 +325,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	private sessionModel(): LanguageModel | null {
-		if (this.model !== undefined) return this.model;
+		if (this.seams.model !== undefined) return this.seams.model;
 		try {
 			return resolveModel(this.env, "smol");
 		} catch {
@@ -427,19 +334,20 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/** Stage 1 for one queued range; failures are recorded on the session and reported, not thrown. */
-	async extractRange(message: ExtractMessage, attempts: number, maxAttempts: number) {
-		this.bind(message.projectId);
-		const options: ConsumerOptions = {
-			model: this.extractModel,
-			markDirty: async () => {
-				await this.markDirty(message.projectId);
-			},
-		};
-		try {
-			return { outcome: await processRange(this.penv, message, options) } as const;
-		} catch (err) {
-			return { outcome: await recordRangeFailure(this.penv, message, err, attempts, maxAttempts) } as const;
-		}
+	extractRange(message: ExtractMessage, attempts: number, maxAttempts: number) {
+		return this.run(message.projectId, async () => {
+			const options: ConsumerOptions = {
+				model: this.seams.extractModel,
+				markDirty: async () => {
+					await this.scheduler.markDirty(message.projectId);
+				},
+			};
+			try {
+				return await processRange(this.penv, message, options);
+			} catch (err) {
+				return recordRangeFailure(this.penv, message, err, attempts, maxAttempts);
+			}
+		});
 	}
 
 	/** Pipeline counters for the status route. */
@@ -471,136 +379,73 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	// Maintenance (called by the cron and by operators) ------------------------------------------------
 
 	/** The idle-session scan for this project; returns how many were queued and how many remain pending. */
-	async scanIdle(projectId: string, tenantId: string, now: number) {
-		this.bind(projectId);
-		const { chosen, pending } = await scanProjectIdleSessions(this.penv, projectId, tenantId, now);
-		return { queued: chosen.length, pending };
+	scanIdle(projectId: string, tenantId: string, now: number) {
+		return this.run(projectId, async () => {
+			const { chosen, pending } = await scanProjectIdleSessions(this.penv, projectId, tenantId, now);
+			return { queued: chosen.length, pending };
+		});
 	}
 
 	/**
 	 * Deletes this project's content objects that nothing references any more; with an embedding model,
 	 * also embeds a slice of the memories still without a vector (the cron's backfill).
 	 */
-	async sweep(projectId: string, tenantId: string, now: number, graceMs: number) {
-		this.bind(projectId);
-		const removed =
-			(await sweepProjectOrphans(this.penv, projectId, tenantId, now, graceMs)) +
-			(await sweepProjectPacks(this.penv, projectId, tenantId, now, graceMs));
-		await sweepTranscripts(this.penv, projectId, tenantId, now).catch((err) =>
-			console.error("transcript retention failed", err instanceof Error ? err.message : String(err)),
-		);
-		const { embedder } = this.embedding();
-		if (embedder) {
-			await backfillVectors(this.db, projectId, embedder, CRON_BACKFILL).catch((err) =>
-				console.error("embedding backfill failed", err instanceof Error ? err.message : String(err)),
+	sweep(projectId: string, tenantId: string, now: number, graceMs: number) {
+		return this.run(projectId, async () => {
+			const removed =
+				(await sweepProjectOrphans(this.penv, projectId, tenantId, now, graceMs)) +
+				(await sweepProjectPacks(this.penv, projectId, tenantId, now, graceMs));
+			await sweepTranscripts(this.penv, projectId, tenantId, now).catch((err) =>
+				console.error("transcript retention failed", err instanceof Error ? err.message : String(err)),
 			);
-		}
-		return removed;
+			const { embedder } = this.embedding();
+			if (embedder) {
+				await backfillVectors(this.db, projectId, embedder, CRON_BACKFILL).catch((err) =>
+					console.error("embedding backfill failed", err instanceof Error ? err.message : String(err)),
+				);
+			}
+			return removed;
+		});
 	}
 
 	/** Re-scans the next slice of this project's memories under the current secret policy into the review queue. */
-	async rescanSecrets(projectId: string, limit?: number) {
-		this.bind(projectId);
-		return rescanProjectSecrets(this.penv, projectId, this.ctx.storage, limit === undefined ? {} : { limit });
+	rescanSecrets(projectId: string, limit?: number) {
+		return this.run(projectId, () => rescanProjectSecrets(this.penv, projectId, this.ctx.storage, limit === undefined ? {} : { limit }));
 	}
 
 	/** Copies rows of the old shared layout into this object; re-copying a row changes nothing. */
-	async importLegacy(projectId: string, rows: LegacyRows) {
-		this.bind(projectId);
-		return importLegacyRows(this.db, projectId, rows);
+	importLegacy(projectId: string, rows: LegacyRows) {
+		return this.run(projectId, () => importLegacyRows(this.db, projectId, rows));
 	}
 
 	/** Erases everything this object holds (the project is being deleted). */
-	async wipe(): Promise<void> {
-		await this.ctx.storage.deleteAlarm();
-		await this.ctx.storage.deleteAll();
-		this.boundProject = null;
-		migrateProjectSchema(this.ctx.storage);
+	wipe(projectId: string) {
+		return this.run(projectId, async () => {
+			await this.ctx.storage.deleteAlarm();
+			await this.ctx.storage.deleteAll();
+			this.boundProject = null;
+			migrateProjectSchema(this.ctx.storage);
+		});
 	}
 
-	// Consolidation ----------------------------------------------------------------------------------
-
-	private async state(): Promise<CoordinatorState> {
-		return { ...INITIAL, ...((await this.ctx.storage.get<CoordinatorState>("state")) ?? {}) };
-	}
-
-	private async arm(at: number): Promise<void> {
-		const current = await this.ctx.storage.getAlarm();
-		if (current === null || current > at) await this.ctx.storage.setAlarm(at);
-	}
+	// Consolidation (src/consolidate/scheduler.ts) ----------------------------------------------------
 
 	/** Notes that new material exists; bursts of triggers become one run after the debounce. */
-	async markDirty(projectId: string): Promise<CoordinatorState> {
-		this.bind(projectId);
-		const state = await this.state();
-		state.projectId = projectId;
-		state.dirty = true;
-		state.generation += 1;
-		await this.ctx.storage.put("state", state);
-		// While a run is in progress its end schedules the re-run.
-		if (!state.running || !this.active) await this.arm(Date.now() + DEBOUNCE_MS);
-		return state;
+	markDirty(projectId: string) {
+		return this.run(projectId, () => this.scheduler.markDirty(projectId));
 	}
 
 	/** A run as soon as possible (the rebuild command): no debounce. */
-	async requestRun(projectId: string): Promise<CoordinatorState> {
-		const state = await this.markDirty(projectId);
-		if (!state.running || !this.active) await this.ctx.storage.setAlarm(Date.now());
-		return state;
+	requestRun(projectId: string) {
+		return this.run(projectId, () => this.scheduler.requestRun(projectId));
 	}
 
-	async status(): Promise<CoordinatorState> {
-		return this.state();
+	/** The scheduler's state: whether a run is pending or running, the last run, recent history. */
+	status(projectId: string) {
+		return this.run(projectId, () => this.scheduler.state());
 	}
 
 	async alarm(): Promise<void> {
-		if (this.active) return; // a run is executing in this instance; its end re-arms if needed
-		const state = await this.state();
-		if ((!state.dirty && !state.running) || !state.projectId) return;
-		const runId = randomId(12);
-		state.running = true;
-		state.runId = runId;
-		state.dirty = false;
-		await this.ctx.storage.put("state", state);
-		const run = this.execute(state.projectId, runId);
-		this.active = run;
-		try {
-			await run;
-		} finally {
-			this.active = null;
-		}
-	}
-
-	private async execute(projectId: string, runId: string): Promise<void> {
-		const startedAt = Date.now();
-		let lastRun: LastRun;
-		let more = false;
-		try {
-			await this.onRunStart?.();
-			const result = await consolidateProject(this.penv, projectId, runId, { model: this.model, faults: this.faults });
-			more = result.more;
-			lastRun = { at: new Date().toISOString(), outcome: result.outcome, error: null, changes: result.changes, outputs: result.outputs };
-		} catch (err) {
-			const error = err instanceof ConsolidationError ? err.message : "consolidation failed on an internal error";
-			if (!(err instanceof ConsolidationError)) console.error("consolidation failed", err instanceof Error ? err.stack : String(err));
-			lastRun = { at: new Date().toISOString(), outcome: "failed", error, changes: 0, outputs: 0 };
-		}
-		const state = await this.state();
-		state.running = false;
-		state.runId = null;
-		state.lastRun = lastRun;
-		state.history = [...state.history, { runId, startedAt, endedAt: Date.now(), outcome: lastRun.outcome }].slice(-HISTORY);
-		if (lastRun.outcome === "failed") {
-			// The outputs are still pending: try again later, backing off.
-			state.failures += 1;
-			state.dirty = true;
-			await this.ctx.storage.put("state", state);
-			await this.ctx.storage.setAlarm(Date.now() + backoffMs(state.failures));
-			return;
-		}
-		state.failures = 0;
-		if (more) state.dirty = true;
-		await this.ctx.storage.put("state", state);
-		if (state.dirty) await this.arm(Date.now() + (more ? 0 : DEBOUNCE_MS));
+		await this.scheduler.alarm();
 	}
 }

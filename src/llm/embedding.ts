@@ -7,7 +7,7 @@
  */
 import { type EmbeddingModel, embedMany } from "ai";
 import { createWorkersAI } from "workers-ai-provider";
-import { ModelConfigError } from "../llm/models";
+import { ModelConfigError } from "./models";
 
 export interface Embedder {
 	/** Recorded with every vector: vectors of another model are not compared and get re-embedded. */

@@ -1,10 +1,11 @@
-import { memoryUrl } from "../memory/paths";
-import type { MemoryRow, ProjectContext } from "../memory/store";
-import type { MemoryScope, MemoryType } from "../memory/topic-file";
-import type { ProjectDb } from "../project/sql";
-import { otherForms } from "./forms";
-import { cjkTermIn } from "./grams";
-import { matchExpression } from "./terms";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectDb } from "../storage/sql";
+import { otherForms } from "../text/forms";
+import { cjkTermIn } from "../text/grams";
+import { matchExpression } from "../text/terms";
+import { memoryUrl } from "./paths";
+import type { MemoryRow } from "./rows";
+import type { MemoryScope, MemoryType } from "./topic-file";
 
 /** BM25 column weights: name, description, body. A hit in the name or description says more. */
 export const FIELD_WEIGHTS = [3.0, 2.0, 1.0] as const;
@@ -103,7 +104,7 @@ export interface ScoredMemory {
 		freshness: number;
 		coverage: number;
 		matchedTerms: string[];
-		/** Written inside a window of time the query names (src/recall/dates.ts). */
+		/** Written inside a window of time the query names (src/text/dates.ts). */
 		dated?: boolean;
 		/** Added as a neighbour of this memory (written next to it by the same session). */
 		neighbourOf?: string;
@@ -129,10 +130,10 @@ export function visibleIn(scopes: MemoryScope[], alias: string): string {
 /**
  * The candidate query: ?1 MATCH expression, ?2 project, ?3 user, ?4 limit. Exported so the
  * benchmark runs exactly this statement on plain SQLite as the latency floor. The same query runs
- * over the CJK index (`memories_grams`, src/recall/grams.ts) with a MATCH over grams and over the cue
- * index (`memories_cues`: cues and concepts, src/recall/concepts.ts); bodies always
+ * over the CJK index (`memories_grams`, src/text/grams.ts) with a MATCH over grams and over the cue
+ * index (`memories_cues`: cues and concepts, src/text/concepts.ts); bodies always
  * come from `memories_fts`. `dated` keeps only memories written (created or last changed) between
- * ?5 and ?6 (ISO instants, src/recall/dates.ts).
+ * ?5 and ?6 (ISO instants, src/text/dates.ts).
  */
 export function candidateSql(scopes: MemoryScope[], index: LexicalIndex = "memories_fts", dated = false): string {
 	const written = dated
@@ -163,7 +164,7 @@ export const toCandidates = (rows: CandidateRow[]): Candidate[] =>
 
 /**
  * Applies type and freshness priors to BM25 relevance. With `forms`, a query word also counts as
- * matched by its other forms (src/recall/forms.ts: won → win).
+ * matched by its other forms (src/text/forms.ts: won → win).
  */
 export function score(candidates: Candidate[], terms: string[], now = Date.now(), forms = false): ScoredMemory[] {
 	const spellings = terms.map((t) => (forms ? [t, ...otherForms(t)] : [t]).map(stemPrefix));

@@ -1,11 +1,13 @@
 import { readSkill, readSummary } from "../consolidate/artifacts";
 import { badRequest, CairnError, notFound } from "../errors";
-import type { ProjectEnv } from "../project/env";
-import type { ProjectDb } from "../project/sql";
-import { readDailyLog } from "./daily-log";
-import { getIndex } from "./index-file";
-import { getMemoryRow, type MemoryRow, type ProjectContext, readMemoryContent } from "./store";
-import { MEMORY_SCOPES, type MemoryScope, NAME_SOURCE } from "./topic-file";
+import { readDailyLog } from "../memory/daily-log";
+import { getIndex } from "../memory/index-file";
+import type { MemoryRow } from "../memory/rows";
+import { getMemoryRow, readMemoryContent } from "../memory/store";
+import { MEMORY_SCOPES, type MemoryScope, NAME_SOURCE } from "../memory/topic-file";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectEnv } from "../storage/env";
+import type { ProjectDb } from "../storage/sql";
 
 export const MEMORY_URL = new RegExp(
 	`^memory://root(?:/(?:(MEMORY\\.md)|(team/)?(${NAME_SOURCE})\\.md|skills/(${NAME_SOURCE})/SKILL\\.md|logs/(\\d{4}-\\d{2}-\\d{2})\\.md))?$`,

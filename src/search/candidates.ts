@@ -5,13 +5,14 @@
  * lexical lists are merged by adding their BM25 relevance (a memory found by both ranks above one
  * found by either); the vector list is returned beside them for reciprocal rank fusion (src/recall/recall.ts).
  */
-import type { ProjectContext } from "../memory/store";
+
+import { EMBED_TIMEOUT_MS, type Embedder, embeddingText, nearest, toBlob, type VectorHit } from "../llm/embedding";
+import { type CandidateRow, candidateSql, type LexicalIndex, visibleIn } from "../memory/lexical";
 import type { MemoryScope } from "../memory/topic-file";
-import type { ProjectDb } from "../project/sql";
-import { EMBED_TIMEOUT_MS, type Embedder, embeddingText, nearest, toBlob, type VectorHit } from "./embedding";
-import { cjkStem, gramMatchExpression, hasCjk } from "./grams";
-import { type CandidateRow, candidateSql, type LexicalIndex, visibleIn } from "./lexical";
-import { matchExpression } from "./terms";
+import type { ProjectContext } from "../storage/context";
+import type { ProjectDb } from "../storage/sql";
+import { cjkStem, gramMatchExpression, hasCjk } from "../text/grams";
+import { matchExpression } from "../text/terms";
 
 /** Vectors less similar than this to the query are not candidates (unrelated text still scores above 0). */
 export const MIN_SIMILARITY = 0.3;
@@ -19,15 +20,15 @@ export const MIN_SIMILARITY = 0.3;
 export interface CandidateOptions {
 	scopes: MemoryScope[];
 	limit: number;
-	/** The query's CJK grams (src/recall/grams.ts). */
+	/** The query's CJK grams (src/text/grams.ts). */
 	grams?: string[];
 	/** The query text, to embed for semantic candidates; absent for lexical retrieval only. */
 	semanticQuery?: string;
-	/** Windows of time the query names (src/recall/dates.ts): the best matches written in each are candidates too. */
+	/** Windows of time the query names (src/text/dates.ts): the best matches written in each are candidates too. */
 	windows?: { from: string; to: string }[];
 	/** Also read the memories written next to the best this many lexical candidates (`neighbourRows`). */
 	neighbours?: number;
-	/** The query's concepts as index tokens (src/recall/concepts.ts): searched with its words in the cue index. */
+	/** The query's concepts as index tokens (src/text/concepts.ts): searched with its words in the cue index. */
 	concepts?: string[];
 	/** Also count how many memories hold each word and concept (`stats`), to weigh what a candidate matched. */
 	stats?: boolean;
@@ -204,7 +205,7 @@ export async function findCandidates(
 
 /**
  * Document frequencies in one statement: the project's memory count, then for each word the memories
- * whose name, description or body hold it (a CJK word: its stem, src/recall/grams.ts), and for each
+ * whose name, description or body hold it (a CJK word: its stem, src/text/grams.ts), and for each
  * concept token the memories about it.
  */
 export async function termStats(db: ProjectDb, ctx: ProjectContext, words: string[], concepts: string[]): Promise<TermStats> {

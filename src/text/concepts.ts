@@ -1,5 +1,5 @@
 /**
- * The concept map of software work (src/recall/concept-data.json, built by scripts/concepts/build.mjs):
+ * The concept map of software work (src/text/concept-data.json, built by scripts/concepts/build.mjs):
  * tool, library, service and package names and everyday words → the concepts they belong to (package
  * managers and dependencies, dates and time zones, logging, tests, releases…), with Korean names. It
  * joins a prompt and a memory that share no word: "bump axios" and "we use pnpm, never npm install" both

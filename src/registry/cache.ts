@@ -1,6 +1,7 @@
-import type { AuthContext, ProjectRecord } from "../api/context";
+import type { AuthContext } from "../auth/keys";
 import { IsolateCache } from "../lib/isolate-cache";
 import { forgetSettings } from "../settings/settings";
+import type { ProjectRow } from "./rows";
 
 /**
  * Verified API keys, by the SHA-256 digest of the whole token (only the exact token finds its entry),
@@ -9,7 +10,7 @@ import { forgetSettings } from "../settings/settings";
  * what it touched at once.
  */
 export const verifiedKeys = new IsolateCache<AuthContext>();
-export const projectRows = new IsolateCache<ProjectRecord>();
+export const projectRows = new IsolateCache<ProjectRow>();
 
 export const projectCacheKey = (tenantId: string, projectId: string) => `${tenantId}\u0000${projectId}`;
 

@@ -7,14 +7,14 @@
  * staged chunks are deleted, so nothing of it is stored.
  */
 import { CairnError } from "../errors";
+import { type IngestBase, type IngestResult, redactTurns, type StagedChunk, sessionHash } from "../ingest/ingest";
+import { type Format, parseLine, TranscriptReader } from "../ingest/parse";
+import { streamLines } from "../ingest/stream";
 import { nowIso, randomId } from "../lib/ids";
 import { sessionPrefix } from "../memory/paths";
-import type { ProjectContext } from "../memory/store";
 import { projectStore } from "../project/client";
-import { type IngestBase, type IngestResult, redactTurns, type StagedChunk, sessionHash } from "./ingest";
-import { type Format, parseLine, TranscriptReader } from "./parse";
-import { streamLines } from "./stream";
-import type { ParsedTurn, Turn } from "./turns";
+import type { ParsedTurn, Turn } from "../sessions/turns";
+import type { ProjectContext } from "../storage/context";
 
 /** Characters of turn text held before they are written out as a chunk. */
 const CHUNK_CHARS = 1_000_000;

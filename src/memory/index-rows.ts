@@ -3,10 +3,11 @@
  * and concepts (`memories_cues`) and its embedding (`memory_vectors`). Every path that replaces or removes a memory's `memories_fts` row
  * includes these statements in the same batch, so the three indexes change together.
  */
-import type { ProjectDb, ProjectStatement } from "../project/sql";
-import { conceptColumn } from "./concepts";
-import { EMBED_TIMEOUT_MS, type Embedder, embeddingText, toBlob } from "./embedding";
-import { gramText } from "./grams";
+
+import { EMBED_TIMEOUT_MS, type Embedder, embeddingText, toBlob } from "../llm/embedding";
+import type { ProjectDb, ProjectStatement } from "../storage/sql";
+import { conceptColumn } from "../text/concepts";
+import { gramText } from "../text/grams";
 
 /** The memory a statement addresses: its id, or an SQL expression that yields it (a new memory's id). */
 export interface RowRef {
@@ -31,7 +32,7 @@ export function gramStatements(
 	return statements;
 }
 
-/** Replaces a memory's cue row: its cues and its concepts (src/recall/concepts.ts); none when it has neither. */
+/** Replaces a memory's cue row: its cues and its concepts (src/text/concepts.ts); none when it has neither. */
 export function cueStatements(
 	db: ProjectDb,
 	ref: RowRef,

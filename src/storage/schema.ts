@@ -1,6 +1,6 @@
 import { randomId } from "../lib/ids";
-import { conceptColumn, deriveCues } from "../recall/concepts";
-import { gramText } from "../recall/grams";
+import { conceptColumn, deriveCues } from "../text/concepts";
+import { gramText } from "../text/grams";
 
 /**
  * The schema of a project's own SQLite, versioned inside the object. `migrateProjectSchema` runs on
@@ -163,10 +163,10 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// rule): metadata beside the topic file, never in its frontmatter.
 	`ALTER TABLE memories ADD COLUMN proposed_scope TEXT;`,
 	// 5: the CJK index beside the word index: the same three fields as character grams of their
-	// Hangul, Kana and Han runs (src/recall/grams.ts), a row only for memories with such text. Built
+	// Hangul, Kana and Han runs (src/text/grams.ts), a row only for memories with such text. Built
 	// for the memories already stored by the step below (PROJECT_MIGRATION_STEPS[5]).
 	`CREATE VIRTUAL TABLE memories_grams USING fts5(name, description, body, tokenize = 'unicode61 remove_diacritics 0');`,
-	// 6: one embedding per memory for semantic recall (src/recall/embedding.ts): a unit-length Float32
+	// 6: one embedding per memory for semantic recall (src/llm/embedding.ts): a unit-length Float32
 	// vector as a blob, the model that made it and the content it was made from. Filled on write and
 	// by the backfill; none while no embedding model is configured.
 	`CREATE TABLE memory_vectors (
@@ -212,7 +212,7 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	ALTER TABLE memory_versions ADD COLUMN evidence_json TEXT NOT NULL DEFAULT '[]';`,
 	// 10: cues — the situations in which a memory applies ("adding or upgrading a dependency"), a JSON
 	// array of strings: written by a model or a person ('written') or derived from the concept map
-	// ('derived', src/recall/concepts.ts). Metadata, never in the topic file. Indexed beside the memory's
+	// ('derived', src/text/concepts.ts). Metadata, never in the topic file. Indexed beside the memory's
 	// concepts in `memories_cues` for recall; filled in for stored memories by the step below.
 	`ALTER TABLE memories ADD COLUMN cues TEXT NOT NULL DEFAULT '[]';
 	ALTER TABLE memories ADD COLUMN cues_source TEXT NOT NULL DEFAULT 'derived';
@@ -294,4 +294,13 @@ export function migrateProjectSchema(storage: DurableObjectStorage, target = PRO
 		});
 	}
 	return from;
+}
+
+/** The project this object's database belongs to, or null before its first call. */
+export const storedProject = (sql: SqlStorage): string | null =>
+	sql.exec<{ id: string }>("SELECT id FROM projects LIMIT 1").toArray()[0]?.id ?? null;
+
+/** Records the project this object's database belongs to (its first call). */
+export function recordProject(sql: SqlStorage, projectId: string): void {
+	sql.exec("INSERT INTO projects (id, index_generation) VALUES (?, 0) ON CONFLICT (id) DO NOTHING", projectId);
 }

@@ -1,0 +1,31 @@
+import type { MemoryScope, MemorySource, MemoryType } from "./topic-file";
+
+/** How a memory's cues came to be. */
+export type CueSource = "written" | "derived";
+
+export interface MemoryRow {
+	id: number;
+	scope: MemoryScope;
+	owner_id: string;
+	name: string;
+	type: MemoryType;
+	description: string;
+	version: number;
+	content_hash: string;
+	/** Where the content is when a batch wrote it (src/memory/packs.ts); null: the object of `content_hash`. */
+	content_ref?: string | null;
+	bytes: number;
+	source: MemorySource;
+	session_id: string | null;
+	author_id: string;
+	created_at: string;
+	updated_at: string;
+	verified_at: string;
+	times_served: number;
+	last_served_at: string | null;
+	proposed_scope?: MemoryScope | null;
+	/** JSON array of strings: when the memory applies (src/text/concepts.ts). */
+	cues?: string;
+	/** 'written' by a model or a person, or 'derived' from the concept map. */
+	cues_source?: CueSource;
+}
