@@ -4,7 +4,7 @@ import { MockEmbeddingModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { embedderFromModel } from "../src/llm/embedding";
 import { type BatchWrite, writeMemories } from "../src/memory/batch";
-import { sweepProjectPacks } from "../src/memory/packs";
+import { PACKED_VERSIONS, sweepProjectPacks } from "../src/memory/packs";
 import { deleteMemory, type WriteFaults } from "../src/memory/store";
 import type { ProjectCoordinator } from "../src/project/object";
 import type { ProjectContext } from "../src/storage/context";
@@ -301,5 +301,18 @@ describe("batch writes", () => {
 				instance.configure({ embedder: undefined });
 			});
 		}
+	});
+
+	it("the pack sweep finds a page's versions through the pack index, not by scanning every version", async () => {
+		const { projectId } = await newProject();
+		const plan = await runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), (instance: ProjectCoordinator) =>
+			instance.db
+				.prepare(`EXPLAIN QUERY PLAN ${PACKED_VERSIONS}`)
+				.bind(projectId, JSON.stringify(["a"]))
+				.all<{ detail: string }>(),
+		);
+		const details = plan.results.map((r) => r.detail).join("\n");
+		expect(details).toContain("memory_versions_pack");
+		expect(details).not.toMatch(/SCAN memory_versions(?! USING)/);
 	});
 });

@@ -243,12 +243,17 @@ export const legacySessions = sqliteTable(
 	],
 );
 
+/** The columns that place a legacy row in its project's session (each table's builder gets its own column objects). */
+const sessionKey = () => ({
+	projectId: text("project_id").notNull(),
+	sessionId: text("session_id").notNull(),
+});
+
 /** Native record ids already ingested per session: re-posting a file adds nothing. */
 export const legacySessionRecords = sqliteTable(
 	"session_records",
 	{
-		projectId: text("project_id").notNull(),
-		sessionId: text("session_id").notNull(),
+		...sessionKey(),
 		recordKey: text("record_key").notNull(),
 	},
 	(t) => [primaryKey({ columns: [t.projectId, t.sessionId, t.recordKey] })],
@@ -258,8 +263,7 @@ export const legacySessionRecords = sqliteTable(
 export const legacySessionChunks = sqliteTable(
 	"session_chunks",
 	{
-		projectId: text("project_id").notNull(),
-		sessionId: text("session_id").notNull(),
+		...sessionKey(),
 		firstSeq: integer("first_seq").notNull(),
 		lastSeq: integer("last_seq").notNull(),
 		objectKey: text("object_key").notNull(),
@@ -276,8 +280,7 @@ export const legacySessionChunks = sqliteTable(
 export const legacySessionWrites = sqliteTable(
 	"session_writes",
 	{
-		projectId: text("project_id").notNull(),
-		sessionId: text("session_id").notNull(),
+		...sessionKey(),
 		seq: integer("seq").notNull(),
 		memoryName: text("memory_name").notNull(),
 		createdAt: text("created_at").notNull(),
@@ -289,8 +292,7 @@ export const legacySessionWrites = sqliteTable(
 export const legacyStageOneOutputs = sqliteTable(
 	"stage1_outputs",
 	{
-		projectId: text("project_id").notNull(),
-		sessionId: text("session_id").notNull(),
+		...sessionKey(),
 		fromSeq: integer("from_seq").notNull(),
 		toSeq: integer("to_seq").notNull(),
 		userId: text("user_id").notNull(),

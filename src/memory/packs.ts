@@ -58,6 +58,12 @@ export function packRange(tenantId: string, projectId: string, ref: string): { k
 	return { key: packKey(tenantId, projectId, m[1] as string), offset: Number(m[2]), length: Number(m[3]) };
 }
 
+const PACK_ID_LENGTH = 20;
+
+/** The versions whose bytes are in any of a JSON list of pack ids (by the index of schema version 13). */
+export const PACKED_VERSIONS = `SELECT DISTINCT content_ref, content_hash FROM memory_versions
+	WHERE project_id = ? AND content_ref IS NOT NULL AND substr(content_ref, 1, ${PACK_ID_LENGTH}) IN (SELECT value FROM json_each(?))`;
+
 /**
  * Sweeps this project's packs older than `grace` (a batch's rows commit right after its put): a pack no
  * memory version references any more is deleted; a pack that still holds bytes no version references
@@ -75,10 +81,7 @@ export async function sweepProjectPacks(env: ProjectEnv, projectId: string, tena
 		const old = page.objects.filter((o) => now - o.uploaded.getTime() >= grace);
 		for (let i = 0; i < old.length; i += 90) {
 			const group = old.slice(i, i + 90);
-			const { results } = await env.PDB.prepare(
-				`SELECT DISTINCT content_ref, content_hash FROM memory_versions
-				 WHERE project_id = ? AND content_ref IS NOT NULL AND substr(content_ref, 1, ${PACK_ID_LENGTH}) IN (SELECT value FROM json_each(?))`,
-			)
+			const { results } = await env.PDB.prepare(PACKED_VERSIONS)
 				.bind(projectId, JSON.stringify(group.map((o) => o.key.slice(prefix.length))))
 				.all<{ content_ref: string; content_hash: string }>();
 			const live = new Map<string, { content_ref: string; content_hash: string }[]>();
@@ -100,8 +103,6 @@ export async function sweepProjectPacks(env: ProjectEnv, projectId: string, tena
 	} while (cursor);
 	return removed;
 }
-
-const PACK_ID_LENGTH = 20;
 
 /**
  * Moves a pack's live ranges to content-addressed objects and points their rows there (objects first,

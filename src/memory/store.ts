@@ -260,6 +260,8 @@ export async function planWrite(
 	const identityArgs = [ctx.projectId, scope, owner, file.name];
 	// The CJK, cue and vector indexes change with memories_fts.
 	const searchRow: RowRef = current ? rowById(current.id) : { sql: `(SELECT id FROM memories WHERE ${identity})`, args: identityArgs };
+	// What a write sets on the memory's row, in the order both the update and the insert bind it.
+	const written = [file.type, file.description, hash, contentRef, bytes, input.source, sessionId, ctx.userId];
 
 	const statements: ProjectStatement[] = current
 		? [
@@ -291,20 +293,7 @@ export async function planWrite(
 						`UPDATE memories SET type = ?, description = ?, version = version + 1, content_hash = ?, content_ref = ?, bytes = ?, source = ?,
 						 session_id = ?, author_id = ?, updated_at = ?, verified_at = ? WHERE id = ? AND version = ?`,
 					)
-					.bind(
-						file.type,
-						file.description,
-						hash,
-						contentRef,
-						bytes,
-						input.source,
-						sessionId,
-						ctx.userId,
-						now,
-						now,
-						current.id,
-						current.version,
-					),
+					.bind(...written, now, now, current.id, current.version),
 				db.prepare("DELETE FROM memories_fts WHERE rowid = ?").bind(current.id),
 				db
 					.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)")
@@ -315,26 +304,10 @@ export async function planWrite(
 		: [
 				db
 					.prepare(
-						`INSERT INTO memories (project_id, scope, owner_id, name, type, description, version, content_hash, content_ref, bytes, source, session_id, author_id, created_at, updated_at, verified_at)
-						 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+						`INSERT INTO memories (project_id, scope, owner_id, name, type, description, content_hash, content_ref, bytes, source, session_id, author_id, version, created_at, updated_at, verified_at)
+						 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
 					)
-					.bind(
-						ctx.projectId,
-						scope,
-						owner,
-						file.name,
-						file.type,
-						file.description,
-						hash,
-						contentRef,
-						bytes,
-						input.source,
-						sessionId,
-						ctx.userId,
-						now,
-						now,
-						now,
-					),
+					.bind(ctx.projectId, scope, owner, file.name, ...written, now, now, now),
 				db
 					.prepare(
 						`INSERT INTO memory_versions (memory_id, project_id, version, content_hash, content_ref, type, description, source, session_id, author_id, created_at)

@@ -1,7 +1,7 @@
 /**
  * Synthetic credentials in the formats providers issue, with random bodies, and the look-alikes a
  * detector must leave alone: the held-out set for the secret detector's tests and benchmark
- * (test/secrets-families.test.ts, scripts/bench/secrets.ts). Not imported by the Worker.
+ * (test/secrets-families-unit.test.ts, scripts/bench/secrets.ts). Not imported by the Worker.
  */
 
 /** A labelled sample. */

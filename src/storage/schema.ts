@@ -225,6 +225,9 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// batch's content pack (src/memory/packs.ts); NULL for the content-addressed object of its hash.
 	`ALTER TABLE memories ADD COLUMN content_ref TEXT;
 	ALTER TABLE memory_versions ADD COLUMN content_ref TEXT;`,
+	// 13: the pack sweep finds the versions in a page of packs by the pack id that starts their
+	// `content_ref` (src/memory/packs.ts, the same expression): an index, not a scan of every version.
+	`CREATE INDEX memory_versions_pack ON memory_versions (project_id, substr(content_ref, 1, 20)) WHERE content_ref IS NOT NULL;`,
 ];
 
 /**
