@@ -9,7 +9,7 @@ import { it } from "vitest";
 import { touchedMemories } from "../src/consolidate/inputs";
 import { consolidateProject } from "../src/consolidate/run";
 import { newId, nowIso, sha256Hex } from "../src/lib/ids";
-import { type CandidateRow, candidateStatement, score, toCandidates } from "../src/memory/lexical";
+import { type CandidateRow, candidateStatement } from "../src/memory/lexical";
 import { type MemoryType, renderTopicFile } from "../src/memory/topic-file";
 import { MAX_ATTEMPTS } from "../src/pipeline/consumer";
 import type { ProjectCoordinator } from "../src/project/object";
@@ -28,6 +28,7 @@ import {
 	type TenancyStep,
 } from "./corpus";
 import { parseSessions, runEndToEnd } from "./extraction-eval";
+import { score, toCandidates } from "../src/recall/ranking";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
 const HOUR = 3_600_000;

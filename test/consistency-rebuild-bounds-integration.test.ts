@@ -1,9 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { adjacentPairs, score } from "../src/memory/lexical";
 import type { MemoryRow } from "../src/memory/rows";
 import type { ProjectCoordinator } from "../src/project/object";
+import { adjacentPairs, score } from "../src/recall/ranking";
 import { refreshSessionMemory } from "../src/session-memory/session-memory";
 import { getSession } from "../src/sessions/sessions";
 import type { ProjectEnv } from "../src/storage/env";

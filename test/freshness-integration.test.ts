@@ -3,7 +3,7 @@
  * ranking, in recall's ageDays and in inject's age note ("confirmed 3 days ago").
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { freshness } from "../src/memory/lexical";
+import { freshness } from "../src/recall/ranking";
 import { call, createProject, createTenant, json, projectDb, putMemory, type Tenant } from "./helpers";
 
 let tenant: Tenant;

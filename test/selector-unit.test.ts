@@ -1,6 +1,6 @@
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import type { ScoredMemory } from "../src/memory/lexical";
+import type { ScoredMemory } from "../src/recall/ranking";
 import { selectWithModel } from "../src/recall/selector";
 
 const candidate = (name: string, description: string): ScoredMemory => ({

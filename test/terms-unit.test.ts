@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { documentsToolInUse, type ScoredMemory, toolNames } from "../src/memory/lexical";
+import { documentsToolInUse, type ScoredMemory, toolNames } from "../src/recall/ranking";
 import { matchExpression, queryTerms } from "../src/text/terms";
 
 describe("query terms", () => {

@@ -1,16 +1,7 @@
 import type { LanguageModel } from "ai";
 import { MAX_EMBED_CHARS, type VectorHit } from "../llm/embedding";
 import { hasModel, ModelConfigError, type ModelEnv, resolveModel } from "../llm/models";
-import {
-	type CandidateRow,
-	documentsToolInUse,
-	freshness,
-	type RecalledMemory,
-	type ScoredMemory,
-	score,
-	toCandidates,
-	toRecalled,
-} from "../memory/lexical";
+import type { CandidateRow } from "../memory/lexical";
 import type { MemoryScope } from "../memory/topic-file";
 import { projectStore } from "../project/client";
 import type { CandidateSet, Retrieval } from "../search/candidates";
@@ -21,6 +12,7 @@ import { type DateWindow, dateWindows, writtenIn } from "../text/dates";
 import { withForms } from "../text/forms";
 import { queryGrams, scoringTerms } from "../text/grams";
 import { queryTerms } from "../text/terms";
+import { documentsToolInUse, freshness, type RecalledMemory, type ScoredMemory, score, toCandidates, toRecalled } from "./ranking";
 import { conceptTokens, decide, PROMPT_LIMIT, promptWeights, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
 import { SELECTOR_TIMEOUT_MS, selectWithModel, withinTokens } from "./selector";
 
@@ -138,7 +130,7 @@ export interface RecallResult {
 export const RRF_K = 60;
 
 /**
- * Reciprocal rank fusion of the lexical ranking (BM25 with priors, src/memory/lexical.ts) and the
+ * Reciprocal rank fusion of the lexical ranking (BM25 with priors, src/recall/ranking.ts) and the
  * vector ranking (cosine similarity): each memory scores Σ 1/(RRF_K + rank) over the lists that hold
  * it, scaled by RRF_K + 1 so that first place in one list is 1.0 (2.0 when first in both). Memories
  * found by their vector alone have no lexical evidence: a BM25 of 0 and no matched terms.

@@ -10,13 +10,13 @@
  * per-prompt benchmark (bench/prompts/dev).
  */
 
-import type { ScoredMemory } from "../memory/lexical";
 import { cuesOf } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
 import type { TermStats } from "../search/candidates";
 import { type ConceptHit, conceptToken, memoryConcepts } from "../text/concepts";
 import { otherForms } from "../text/forms";
 import { cjkStem, hasCjk } from "../text/grams";
+import type { ScoredMemory } from "./ranking";
 
 /** The relevance decision's constants (calibrated on bench/prompts/dev with scripts/bench/prompts-calibrate.ts). */
 export interface RelevanceParams {

@@ -3,9 +3,9 @@ import { z } from "zod";
 import selectorPrompt from "../../prompts/recall_selector.md";
 import { fillTemplate } from "../lib/template";
 import { stripDelimiters } from "../llm/delimiters";
-import type { ScoredMemory } from "../memory/lexical";
 import { cuesOf } from "../memory/store";
 import { tokenCount } from "../text/tokens";
+import type { ScoredMemory } from "./ranking";
 
 const SelectionSchema = z.object({ names: z.array(z.string().max(64)).max(20) });
 
