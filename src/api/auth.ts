@@ -5,16 +5,7 @@ import { sha256Hex } from "../lib/ids";
 import type { AppEnv, ProjectRecord } from "./context";
 import { CairnError } from "./errors";
 
-const PROJECT_PATH = /^\/v1\/projects\/([^/]+)/;
 const PROJECT_COLUMNS = "p.id, p.tenant_id, p.name, p.canonical_key, p.git_remote, p.root_path, p.created_at";
-
-const safeDecode = (segment: string) => {
-	try {
-		return decodeURIComponent(segment);
-	} catch {
-		return segment;
-	}
-};
 
 const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1] ?? null;
 
@@ -39,12 +30,13 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 		const parsed = token ? parseToken(token) : null;
 		if (!token || !parsed) throw new CairnError("unauthorized", "a valid API key is required (Authorization: Bearer cairn_…)");
 		const digest = await sha256Hex(token);
-		const projectId = PROJECT_PATH.exec(c.req.path)?.[1];
+		// A route under /v1/projects/{projectId} names its project: read with the key, checked by loadProject.
+		const projectId = c.req.param("projectId");
 		const known = verifiedKeys.get(digest);
 		if (known) {
 			c.set("auth", known);
 			if (projectId) {
-				const row = projectRows.get(projectCacheKey(known.tenantId, safeDecode(projectId)));
+				const row = projectRows.get(projectCacheKey(known.tenantId, projectId));
 				// Not cached: loadProject reads it (prefetched stays unset).
 				if (row) c.set("prefetchedProject", row);
 			}
@@ -61,7 +53,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 						keyStatement,
 						c.env.DB.prepare(
 							`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN api_keys k ON k.tenant_id = p.tenant_id WHERE k.id = ? AND p.id = ?`,
-						).bind(parsed.id, safeDecode(projectId)),
+						).bind(parsed.id, projectId),
 					]
 				: [keyStatement],
 		);
@@ -87,10 +79,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 	};
 }
 
-/**
- * A route that needs `admin` also declares `"x-cairn-scope": "admin"` in its OpenAPI operation, so the
- * document says so (test/authorization-integration.test.ts derives its expectations from it).
- */
+/** The key must carry `scope`; routes declare it beside their path (src/api/route.ts). */
 export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
 	return async function requireScope(c, next) {
 		if (!c.get("auth").scopes.includes(scope)) {
@@ -105,21 +94,6 @@ export function requireTenantWideKey(): MiddlewareHandler<AppEnv> {
 	return async function requireTenantWideKey(c, next) {
 		if (c.get("auth").projectId) {
 			throw new CairnError("forbidden", "this API key is limited to one project; tenant policy needs a tenant-wide admin key");
-		}
-		await next();
-	};
-}
-
-/** POST routes that only read: recall and inject answer questions, they change nothing the caller sees. */
-const READ_ONLY_POSTS = /\/(?:recall|inject)$/;
-
-/** Read for safe methods (and read-only POSTs), write for everything else. */
-export function requireMethodScope(): MiddlewareHandler<AppEnv> {
-	return async function requireMethodScope(c, next) {
-		const reading = ["GET", "HEAD", "OPTIONS"].includes(c.req.method) || (c.req.method === "POST" && READ_ONLY_POSTS.test(c.req.path));
-		const scope: Scope = reading ? "read" : "write";
-		if (!c.get("auth").scopes.includes(scope)) {
-			throw new CairnError("forbidden", `this API key lacks the "${scope}" scope`);
 		}
 		await next();
 	};

@@ -1,18 +1,18 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createTenant } from "../../registry/registry";
 import { parseSettingsPatch, readLevel, writeLevel } from "../../settings/settings";
-import { requireAdminToken, requireScope, requireTenantWideKey } from "../auth";
 import type { AppEnv } from "../context";
+import { route } from "../route";
 import { errors, SettingsPatchSchema } from "../schemas";
 
 export const adminRoutes = new OpenAPIHono<AppEnv>();
 
-const createTenantRoute = createRoute({
+const createTenantRoute = route({
 	method: "post",
 	path: "/v1/admin/tenants",
+	auth: "operator",
 	tags: ["admin"],
 	summary: "Create a tenant, its first user and an all-scopes key (operator token)",
-	middleware: [requireAdminToken()] as const,
 	request: {
 		body: {
 			required: true,
@@ -48,13 +48,13 @@ adminRoutes.openapi(createTenantRoute, async (c) => {
 const policyResponse = { "application/json": { schema: z.object({ policy: z.record(z.string(), z.unknown()) }) } };
 
 adminRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/admin/policy",
+		scope: "admin",
+		tenantWide: true,
 		tags: ["settings"],
 		summary: "The tenant's managed policy (wins over project and user settings)",
-		middleware: [requireScope("admin"), requireTenantWideKey()] as const,
-		"x-cairn-scope": "admin",
 		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(401, 403) },
 	}),
 	async (c) => {
@@ -64,13 +64,13 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-	createRoute({
+	route({
 		method: "put",
 		path: "/v1/admin/policy",
+		scope: "admin",
+		tenantWide: true,
 		tags: ["settings"],
 		summary: "Patch the tenant's managed policy; null clears a key",
-		middleware: [requireScope("admin"), requireTenantWideKey()] as const,
-		"x-cairn-scope": "admin",
 		request: { body: { required: true, content: { "application/json": { schema: SettingsPatchSchema } } } },
 		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(400, 401, 403) },
 	}),

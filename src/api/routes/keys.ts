@@ -1,8 +1,8 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { SCOPES } from "../../auth/keys";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../../registry/registry";
-import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
+import { route } from "../route";
 import { errors, KeySchema } from "../schemas";
 
 export const keyRoutes = new OpenAPIHono<AppEnv>();
@@ -21,13 +21,12 @@ const CreateKeySchema = z.object({
 });
 
 keyRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/keys",
+		scope: "admin",
 		tags: ["keys"],
 		summary: "Issue an API key (admin scope); the token is shown only in this response",
-		middleware: [requireScope("admin")] as const,
-		"x-cairn-scope": "admin",
 		request: { body: { required: true, content: { "application/json": { schema: CreateKeySchema } } } },
 		responses: {
 			201: {
@@ -55,13 +54,12 @@ keyRoutes.openapi(
 );
 
 keyRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/keys",
+		scope: "admin",
 		tags: ["keys"],
 		summary: "List the tenant's keys (never their tokens); a project-limited key sees its own user's keys of its project",
-		middleware: [requireScope("admin")] as const,
-		"x-cairn-scope": "admin",
 		responses: {
 			200: { description: "Keys", content: { "application/json": { schema: z.object({ keys: z.array(KeySchema) }) } } },
 			...errors(401, 403),
@@ -73,14 +71,13 @@ keyRoutes.openapi(
 );
 
 keyRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/keys/{id}",
+		scope: "admin",
 		tags: ["keys"],
 		summary:
 			"Revoke a key: refused from the next request where it was revoked, and everywhere within 10 seconds (the isolate cache's bound)",
-		middleware: [requireScope("admin")] as const,
-		"x-cairn-scope": "admin",
 		request: { params: z.object({ id: z.string().min(1).max(64) }) },
 		responses: { 204: { description: "Revoked" }, ...errors(401, 403, 404) },
 	}),

@@ -1,8 +1,9 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { appendDailyLog, listDailyLogs, readDailyLog } from "../../memory/daily-log";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { notFound } from "../errors";
+import { route } from "../route";
 import { errors, ProjectIdParam } from "../schemas";
 
 export const logRoutes = new OpenAPIHono<AppEnv>();
@@ -13,9 +14,10 @@ const DateParam = z
 	.openapi({ param: { name: "date", in: "path" }, example: "2026-11-29" });
 
 logRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/logs/{date}",
+		scope: "write",
 		tags: ["logs"],
 		summary: "Append an entry to the caller's daily log under a section",
 		request: {
@@ -52,9 +54,10 @@ logRoutes.openapi(
 );
 
 logRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/logs/{date}",
+		scope: "read",
 		tags: ["logs"],
 		summary: "The caller's daily log for a date, as markdown",
 		request: { params: z.object({ projectId: ProjectIdParam, date: DateParam }) },
@@ -68,9 +71,10 @@ logRoutes.openapi(
 );
 
 logRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/logs",
+		scope: "read",
 		tags: ["logs"],
 		summary: "The caller's daily logs between two dates, newest first",
 		request: {

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns";
 import { BATCH_LIMIT } from "../../memory/batch";
@@ -15,11 +15,14 @@ import {
 import { projectStore } from "../../project/client";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError, notFound } from "../errors";
+import { edgeMiddleware, route } from "../route";
 import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";
 
 export const memoryRoutes = new OpenAPIHono<AppEnv>();
 
 const MARKDOWN = "text/markdown; charset=utf-8";
+/** A batch of up to BATCH_LIMIT topic files (each ≤ 64 KB) needs more room than one write. */
+const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
 const memoryParams = z.object({ projectId: ProjectIdParam, name: NameParam });
 const memoryResponse = { "application/json": { schema: z.object({ memory: MemoryMetadataSchema }) } };
@@ -78,9 +81,10 @@ async function readBody(c: Context<AppEnv>, name: string): Promise<{ file: Topic
 }
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "put",
 		path: "/v1/projects/{projectId}/memories/{name}",
+		scope: "write",
 		tags: ["memories"],
 		summary: "Create or update a topic file (explicit write)",
 		request: {
@@ -129,9 +133,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}",
+		scope: "read",
 		tags: ["memories"],
 		summary: "Read a topic file (markdown, or JSON with Accept: application/json)",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
@@ -159,9 +164,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/projects/{projectId}/memories/{name}",
+		scope: "write",
 		tags: ["memories"],
 		summary: "Delete a topic file and its history",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
@@ -175,9 +181,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories",
+		scope: "read",
 		tags: ["memories"],
 		summary: "List memory metadata (personal and team), optionally filtered",
 		request: {
@@ -214,9 +221,11 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/memories/batch",
+		scope: "write",
+		bodyLimit: BATCH_BODY_LIMIT,
 		tags: ["memories"],
 		summary: `Write up to ${BATCH_LIMIT} memories; one bad item does not sink the others`,
 		request: {
@@ -272,9 +281,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history",
+		scope: "read",
 		tags: ["memories"],
 		summary: "Versions of a topic file, newest first",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
@@ -325,9 +335,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/events",
+		scope: "read",
 		tags: ["memories"],
 		summary: "What consolidation did to a topic file, newest first: each change, its reason and the sessions it rests on",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
@@ -363,9 +374,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history/{version}",
+		scope: "read",
 		tags: ["memories"],
 		summary: "One version's markdown",
 		request: {
@@ -392,9 +404,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/index",
+		scope: "read",
 		tags: ["memories"],
 		summary: "MEMORY.md: one line per topic file, grouped by type, within 200 lines and 25,000 bytes",
 		request: { params: z.object({ projectId: ProjectIdParam }) },
@@ -404,9 +417,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/resolve",
+		scope: "read",
 		tags: ["memories"],
 		summary: "Resolve a memory:// URL to its markdown",
 		request: {
@@ -420,3 +434,15 @@ memoryRoutes.openapi(
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},
 );
+
+// An empty memory name ("/memories/") would otherwise fall through to "no such route": refused with the
+// scope of the read, write or delete it stands for.
+for (const [method, scope] of [
+	["GET", "read"],
+	["PUT", "write"],
+	["DELETE", "write"],
+] as const) {
+	memoryRoutes.on(method, ["/v1/projects/:projectId/memories/"], ...edgeMiddleware("/v1/projects/{projectId}/memories/", { scope }), () => {
+		throw new CairnError("invalid_name", "memory name must not be empty");
+	});
+}

@@ -1,8 +1,8 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { deleteProject, deleteTenant } from "../../project/lifecycle";
 import { moveStorage } from "../../project/mover";
-import { requireAdminToken } from "../auth";
 import type { AppEnv } from "../context";
+import { route } from "../route";
 import { errors } from "../schemas";
 
 /** Operator routes: the deployment's own token (`CAIRN_ADMIN_TOKEN`), never an API key. */
@@ -15,12 +15,12 @@ const IdParam = (name: string) =>
 		.openapi({ param: { name, in: "path" } });
 
 operatorRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/operator/storage/move",
+		auth: "operator",
 		tags: ["operator"],
 		summary: "Move the old shared D1 layout into per-project objects; resumable, safe to repeat",
-		middleware: [requireAdminToken()] as const,
 		request: {
 			body: {
 				required: false,
@@ -56,12 +56,12 @@ operatorRoutes.openapi(
 );
 
 operatorRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/operator/projects/{projectId}",
+		auth: "operator",
 		tags: ["operator"],
 		summary: "Delete a project and everything it holds: its object, its files, its keys and settings",
-		middleware: [requireAdminToken()] as const,
 		request: { params: z.object({ projectId: IdParam("projectId") }) },
 		responses: {
 			200: {
@@ -75,12 +75,12 @@ operatorRoutes.openapi(
 );
 
 operatorRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/operator/tenants/{tenantId}",
+		auth: "operator",
 		tags: ["operator"],
 		summary: "Delete a tenant: every project (objects, files), users, keys, settings and policy",
-		middleware: [requireAdminToken()] as const,
 		request: { params: z.object({ tenantId: IdParam("tenantId") }) },
 		responses: {
 			200: {

@@ -1,9 +1,10 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ProjectContext } from "../../memory/store";
 import { projectStore } from "../../project/client";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { notFound } from "../errors";
+import { route } from "../route";
 import { errors, NameParam, ProjectIdParam } from "../schemas";
 
 export const pipelineRoutes = new OpenAPIHono<AppEnv>();
@@ -33,9 +34,10 @@ const StatusSchema = z
 	.openapi("PipelineStatus");
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/consolidate",
+		scope: "write",
 		tags: ["pipeline"],
 		summary: "Run consolidation now (the /memory rebuild command); one run per project at a time. The caller's summary is rebuilt at once",
 		request: { params: ProjectParams },
@@ -70,9 +72,10 @@ async function status(env: Env, ctx: ProjectContext) {
 }
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/status",
+		scope: "read",
 		tags: ["pipeline"],
 		summary: "Pipeline state: pending outputs, the coordinator's run state and last run, dead letters",
 		request: { params: ProjectParams },
@@ -82,9 +85,10 @@ pipelineRoutes.openapi(
 );
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/summary",
+		scope: "read",
 		tags: ["pipeline"],
 		summary:
 			"memory_summary.md: the caller's summary, written by consolidation (also memory://root), with its date; lines citing a memory changed or deleted since are left out (without a model it is rebuilt at once)",
@@ -100,9 +104,10 @@ pipelineRoutes.openapi(
 );
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/skills",
+		scope: "read",
 		tags: ["pipeline"],
 		summary: "Skills learned by consolidation",
 		request: { params: ProjectParams },
@@ -137,9 +142,10 @@ pipelineRoutes.openapi(
 );
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/skills/{name}",
+		scope: "read",
 		tags: ["pipeline"],
 		summary: "One skill's SKILL.md",
 		request: { params: z.object({ projectId: ProjectIdParam, name: NameParam }) },

@@ -1,8 +1,8 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { GitRemoteSchema, ProjectNameSchema, RootPathSchema } from "../../projects/identity";
 import { listProjects, registerProject } from "../../registry/registry";
-import { requireScope } from "../auth";
 import type { AppEnv, ProjectRecord } from "../context";
+import { route } from "../route";
 import { errors, ProjectIdParam, ProjectSchema } from "../schemas";
 
 export const projectRoutes = new OpenAPIHono<AppEnv>();
@@ -11,12 +11,12 @@ const toProject = (p: ProjectRecord) => ({ id: p.id, name: p.name, canonicalKey:
 const projectResponse = { "application/json": { schema: z.object({ project: ProjectSchema }) } };
 
 projectRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects",
+		scope: "write",
 		tags: ["projects"],
 		summary: "Register a project by git remote (or root path); every clone and worktree maps to one project",
-		middleware: [requireScope("write")] as const,
 		request: {
 			body: {
 				required: true,
@@ -44,12 +44,12 @@ projectRoutes.openapi(
 );
 
 projectRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects",
+		scope: "read",
 		tags: ["projects"],
 		summary: "List the tenant's projects (only its own for a project-limited key)",
-		middleware: [requireScope("read")] as const,
 		responses: {
 			200: { description: "Projects", content: { "application/json": { schema: z.object({ projects: z.array(ProjectSchema) }) } } },
 			...errors(401, 403),
@@ -62,12 +62,12 @@ projectRoutes.openapi(
 );
 
 projectRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}",
+		scope: "read",
 		tags: ["projects"],
 		summary: "One project",
-		middleware: [requireScope("read")] as const,
 		request: { params: z.object({ projectId: ProjectIdParam }) },
 		responses: { 200: { description: "Project", content: projectResponse }, ...errors(401, 403, 404) },
 	}),

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
 import { MemoryScopeSchema, MemoryTypeSchema, RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
 import { NAME_PATTERN } from "../../memory/topic-file";
@@ -6,6 +6,7 @@ import { projectStore } from "../../project/client";
 import { recall } from "../../recall/recall";
 import { servedInBackground } from "../../recall/usage";
 import type { AppEnv } from "../context";
+import { route } from "../route";
 import { errors, ProjectIdParam } from "../schemas";
 
 export const recallRoutes = new OpenAPIHono<AppEnv>();
@@ -53,9 +54,10 @@ const RecalledMemorySchema = z.object({
 });
 
 recallRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/recall",
+		scope: "read",
 		tags: ["recall"],
 		summary: "The memories that matter for a query (lexical BM25 with priors, or a small model choosing from its candidates)",
 		request: {
@@ -122,9 +124,10 @@ const BackfillBody = z
 	.openapi("EmbeddingBackfillRequest");
 
 recallRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/embeddings/backfill",
+		scope: "write",
 		tags: ["recall"],
 		summary:
 			"Embed memories that have no vector for their current content (after an embedding model is configured or failed on write); resumable: call until remaining is 0",
@@ -236,9 +239,10 @@ export const InjectResultSchema = z
 	.openapi("InjectResult");
 
 recallRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/inject",
+		scope: "read",
 		tags: ["recall"],
 		summary: "The Memory Guidance block for a session start (or the memories for one prompt), within a token and character budget",
 		request: {

@@ -1,8 +1,9 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { REVIEW_KINDS, REVIEW_OPS, REVIEW_STATUSES } from "../../memory/reviews";
 import { MemoryScopeSchema, MemoryTypeSchema } from "../../memory/schemas";
 import { projectStore } from "../../project/client";
 import type { AppEnv } from "../context";
+import { route } from "../route";
 import { errors, MemoryMetadataSchema, ProjectIdParam } from "../schemas";
 
 export const reviewRoutes = new OpenAPIHono<AppEnv>();
@@ -55,9 +56,10 @@ const decisionResponse = {
 };
 
 reviewRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/reviews",
+		scope: "read",
 		tags: ["reviews"],
 		summary: "The caller's review queue: proposed changes to memories written on purpose, and memories proposed for team scope",
 		description: "Only the caller's own items. Newest first; `status` defaults to `pending`.",
@@ -95,9 +97,10 @@ reviewRoutes.openapi(
 );
 
 reviewRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/reviews/{id}",
+		scope: "read",
 		tags: ["reviews"],
 		summary: "One review item of the caller's",
 		request: { params: ReviewParams },
@@ -111,9 +114,10 @@ reviewRoutes.openapi(
 );
 
 reviewRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/reviews/{id}/approve",
+		scope: "write",
 		tags: ["reviews"],
 		summary: "Approve a pending item: the change is written through the ordinary write path; a promotion moves the memory to team scope",
 		description:
@@ -132,9 +136,10 @@ reviewRoutes.openapi(
 );
 
 reviewRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/reviews/{id}/reject",
+		scope: "write",
 		tags: ["reviews"],
 		summary: "Reject a pending item: the memory stays as it is (a promotion's proposed scope is cleared)",
 		request: { params: ReviewParams },

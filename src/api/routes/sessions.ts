@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { SessionRow } from "../../ingest/ingest";
 import { FORMATS } from "../../ingest/parse";
 import { LINE_LIMIT } from "../../ingest/receive";
@@ -6,6 +6,7 @@ import { AGENTS, clientSessionId, SESSION_ID_PATTERN } from "../../ingest/turns"
 import { endSession, extractNow, postTranscript, retrySession, sessionMemory } from "../../pipeline/session-flow";
 import { projectStore } from "../../project/client";
 import type { AppEnv } from "../context";
+import { route } from "../route";
 import { errors, ProjectIdParam } from "../schemas";
 
 export const sessionRoutes = new OpenAPIHono<AppEnv>();
@@ -61,9 +62,12 @@ const toSession = (s: SessionRow) => ({
 const sessionResponse = { "application/json": { schema: z.object({ session: SessionSchema }) } };
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/transcript",
+		scope: "write",
+		bodyLimit: TRANSCRIPT_BODY_LIMIT,
+		streamed: true,
 		tags: ["sessions"],
 		summary: "Post transcript records (NDJSON): a whole Claude Code or Codex session file, new lines of it, or generic records",
 		description:
@@ -112,9 +116,10 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/end",
+		scope: "write",
 		tags: ["sessions"],
 		summary: "Mark a session ended; its unprocessed turns are queued for extraction at once (when memory is on)",
 		request: { params: SessionParams },
@@ -129,9 +134,10 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/retry",
+		scope: "write",
 		tags: ["sessions"],
 		summary: "Queue extraction again for a session whose extraction failed (`dead_letter` or `retrying`)",
 		description:
@@ -149,9 +155,10 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}",
+		scope: "read",
 		tags: ["sessions"],
 		summary: "A session's registry row: turns, cursor, status and extraction state",
 		request: { params: SessionParams },
@@ -167,9 +174,10 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/sessions",
+		scope: "read",
 		tags: ["sessions"],
 		summary: "The caller's sessions in this project, most recently active first",
 		request: {
@@ -190,9 +198,10 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/extract",
+		scope: "write",
 		tags: ["sessions"],
 		summary: "Queue extraction now for every session of the caller's in this project with unprocessed turns",
 		request: { params: z.object({ projectId: ProjectIdParam }) },
@@ -216,9 +225,10 @@ const CandidateOut = z.object({
 });
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/candidates",
+		scope: "read",
 		tags: ["sessions"],
 		summary: "Stage-1 outputs of the caller's sessions not yet consolidated (for inspection)",
 		request: {
@@ -258,9 +268,10 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/memory",
+		scope: "read",
 		tags: ["sessions"],
 		summary: "The session memory: a template summary of what already scrolled by (built on first read)",
 		request: { params: SessionParams },
@@ -278,9 +289,10 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/memory/compact",
+		scope: "write",
 		tags: ["sessions"],
 		summary: "Rebuild the session memory now (before the agent compacts its context)",
 		request: { params: SessionParams },

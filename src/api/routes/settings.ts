@@ -1,8 +1,9 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { effectiveSettings, parseSettingsPatch, readLevel, type SettingsLevel, writeLevel } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { badRequest } from "../errors";
+import { route } from "../route";
 import { errors, ProjectIdParam, SettingsPatchSchema } from "../schemas";
 
 export const settingsRoutes = new OpenAPIHono<AppEnv>();
@@ -14,9 +15,10 @@ const body = { required: true, content: { "application/json": { schema: Settings
 function levelRoutes(level: Exclude<SettingsLevel, "policy">, path: string, subject: (c: Context<AppEnv>) => string) {
 	const params = level === "project" ? { params: z.object({ projectId: ProjectIdParam }) } : {};
 	settingsRoutes.openapi(
-		createRoute({
+		route({
 			method: "get",
 			path,
+			scope: "read",
 			tags: ["settings"],
 			summary: `The ${level} settings level (only the keys set here)`,
 			request: params,
@@ -25,9 +27,10 @@ function levelRoutes(level: Exclude<SettingsLevel, "policy">, path: string, subj
 		async (c) => c.json({ settings: await readLevel(c.env.DB, c.get("auth").tenantId, level, subject(c)) }, 200),
 	);
 	settingsRoutes.openapi(
-		createRoute({
+		route({
 			method: "put",
 			path,
+			scope: "write",
 			tags: ["settings"],
 			summary: `Patch the ${level} settings level with dotted keys; null clears a key`,
 			request: { ...params, body },
@@ -52,9 +55,10 @@ levelRoutes("user", "/v1/settings", (c) => c.get("auth").userId);
 levelRoutes("project", "/v1/projects/{projectId}/settings", (c) => c.get("project").id);
 
 settingsRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/settings/effective",
+		scope: "read",
 		tags: ["settings"],
 		summary: "Every setting's effective value for the caller in this project, and its source",
 		request: { params: z.object({ projectId: ProjectIdParam }) },

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection } from "../../inject/inject";
 import { sha256Hex } from "../../lib/ids";
 import { type ProjectContext, readMemoryContent } from "../../memory/store";
@@ -6,9 +6,9 @@ import { NAME_SOURCE, parseTopicFile, renderTopicFile } from "../../memory/topic
 import { projectStore } from "../../project/client";
 import { findSecrets, ruleNames } from "../../security/secrets";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
-import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError } from "../errors";
+import { route } from "../route";
 import { errors, ProjectIdParam } from "../schemas";
 import { InjectResultSchema } from "./recall";
 
@@ -28,9 +28,10 @@ async function requireTeamSync(env: Env, ctx: ProjectContext) {
 }
 
 teamMemoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/team-memory",
+		scope: "read",
 		tags: ["team memory"],
 		summary: "Team memory for sync: `?view=hashes` → path → sha256; otherwise every file with its content",
 		request: {
@@ -87,16 +88,17 @@ const PushSchema = z.object({
 });
 
 teamMemoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "put",
 		path: "/v1/projects/{projectId}/team-memory",
+		scope: "write",
+		bodyLimit: TEAM_SYNC_BODY_LIMIT,
 		tags: ["team memory"],
 		summary: "Push changed team files (≤ 200 KB). Each entry names the hash it was edited from; stale → 412, secret → 422",
 		description:
 			"All entries are checked before any is written: a stale or missing base (412 version_conflict, details.conflicts), " +
 			"a secret (422 secret_detected, details.paths with rule names), or a malformed file (400) refuses the whole push. " +
 			"Files absent from the push are left alone: deleting a file locally deletes nothing here.",
-		middleware: [requireScope("write")] as const,
 		request: { params: ProjectParams, body: { required: true, content: { "application/json": { schema: PushSchema } } } },
 		responses: {
 			200: {
@@ -184,12 +186,12 @@ teamMemoryRoutes.openapi(
 );
 
 teamMemoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/projects/{projectId}/team-memory/{path}",
+		scope: "write",
 		tags: ["team memory"],
 		summary: "Delete one team file explicitly (the only way a team file is removed)",
-		middleware: [requireScope("write")] as const,
 		request: { params: z.object({ projectId: ProjectIdParam, path: PathSchema.openapi({ param: { name: "path", in: "path" } }) }) },
 		responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
 	}),
@@ -203,9 +205,10 @@ teamMemoryRoutes.openapi(
 );
 
 teamMemoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/view",
+		scope: "read",
 		tags: ["memory commands"],
 		summary: "/memory view: the current inject payload for an empty query",
 		request: { params: ProjectParams },
@@ -221,17 +224,16 @@ teamMemoryRoutes.openapi(
 );
 
 teamMemoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/projects/{projectId}/memory",
+		scope: ["admin", "write"],
 		tags: ["memory commands"],
 		summary: "/memory clear: delete every memory artifact of the project (confirm with ?confirm=<projectId>)",
 		description:
 			"Removes personal and team topic files with their versions and search rows, stage-1 outputs, summaries, skills, " +
 			"daily logs, sessions with their transcripts and session memories, and audit events — in the project's object and R2. " +
 			"The project, its keys and its settings stay. Needs the admin scope.",
-		middleware: [requireScope("admin")] as const,
-		"x-cairn-scope": "admin",
 		request: {
 			params: ProjectParams,
 			query: z.object({
