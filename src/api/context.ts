@@ -1,5 +1,7 @@
+import type { Context } from "hono";
 import type { Scope } from "../auth/keys";
 import type { ProjectContext } from "../memory/store";
+import { type ProjectStore, projectStore } from "../project/client";
 import type { ProjectRow } from "../registry/registry";
 
 export interface AuthContext {
@@ -24,3 +26,9 @@ export type AppEnv = {
 		projectContext: ProjectContext;
 	};
 };
+
+/** The caller's project (the request is already authorised for it) and its store, the project's Durable Object. */
+export function projectOf(c: Context<AppEnv>): { ctx: ProjectContext; store: ProjectStore } {
+	const ctx = c.get("projectContext");
+	return { ctx, store: projectStore(c.env, ctx.projectId) };
+}

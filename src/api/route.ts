@@ -95,3 +95,12 @@ export function assertEdgesDeclared(app: OpenAPIHono<AppEnv>) {
 		}
 	}
 }
+
+/**
+ * {@link route} for a file whose routes share an OpenAPI tag, named once at its top; a route may still
+ * name its own `tags`.
+ */
+export const taggedRoutes =
+	(tag: string) =>
+	<const P extends string, R extends Omit<RouteConfig, "path" | "middleware" | "security"> & { path: P }>(declared: R & Edge) =>
+		route<P, R>({ tags: [tag], ...declared });

@@ -2,10 +2,11 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createTenant } from "../../registry/registry";
 import { parseSettingsPatch, readLevel, writeLevel } from "../../settings/settings";
 import type { AppEnv } from "../context";
-import { route } from "../route";
-import { errors, SettingsPatchSchema } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonBody, jsonResponse, SettingsPatchSchema } from "../schemas";
 
 export const adminRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("settings");
 
 const createTenantRoute = route({
 	method: "post",
@@ -24,18 +25,14 @@ const createTenantRoute = route({
 		},
 	},
 	responses: {
-		201: {
-			description: "Created; the key's token is shown only here",
-			content: {
-				"application/json": {
-					schema: z.object({
-						tenant: z.object({ id: z.string(), name: z.string() }),
-						user: z.object({ id: z.string(), name: z.string() }),
-						key: z.object({ id: z.string(), token: z.string(), scopes: z.array(z.string()) }),
-					}),
-				},
-			},
-		},
+		201: jsonResponse(
+			"Created; the key's token is shown only here",
+			z.object({
+				tenant: z.object({ id: z.string(), name: z.string() }),
+				user: z.object({ id: z.string(), name: z.string() }),
+				key: z.object({ id: z.string(), token: z.string(), scopes: z.array(z.string()) }),
+			}),
+		),
 		...errors(400, 401),
 	},
 });
@@ -45,7 +42,7 @@ adminRoutes.openapi(createTenantRoute, async (c) => {
 	return c.json(await createTenant(c.env.DB, name, user), 201);
 });
 
-const policyResponse = { "application/json": { schema: z.object({ policy: z.record(z.string(), z.unknown()) }) } };
+const PolicySchema = z.object({ policy: z.record(z.string(), z.unknown()) });
 
 adminRoutes.openapi(
 	route({
@@ -53,9 +50,8 @@ adminRoutes.openapi(
 		path: "/v1/admin/policy",
 		scope: "admin",
 		tenantWide: true,
-		tags: ["settings"],
 		summary: "The tenant's managed policy (wins over project and user settings)",
-		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(401, 403) },
+		responses: { 200: jsonResponse("Policy", PolicySchema), ...errors(401, 403) },
 	}),
 	async (c) => {
 		const { tenantId } = c.get("auth");
@@ -69,10 +65,9 @@ adminRoutes.openapi(
 		path: "/v1/admin/policy",
 		scope: "admin",
 		tenantWide: true,
-		tags: ["settings"],
 		summary: "Patch the tenant's managed policy; null clears a key",
-		request: { body: { required: true, content: { "application/json": { schema: SettingsPatchSchema } } } },
-		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(400, 401, 403) },
+		request: { body: jsonBody(SettingsPatchSchema) },
+		responses: { 200: jsonResponse("Policy", PolicySchema), ...errors(400, 401, 403) },
 	}),
 	async (c) => {
 		const { tenantId } = c.get("auth");

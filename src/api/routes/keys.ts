@@ -2,10 +2,11 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { SCOPES } from "../../auth/keys";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../../registry/registry";
 import type { AppEnv } from "../context";
-import { route } from "../route";
-import { errors, KeySchema } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonBody, jsonResponse, KeySchema } from "../schemas";
 
 export const keyRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("keys");
 
 const CreateKeySchema = z.object({
 	name: z.string().trim().min(1).max(120).optional(),
@@ -25,26 +26,21 @@ keyRoutes.openapi(
 		method: "post",
 		path: "/v1/keys",
 		scope: "admin",
-		tags: ["keys"],
 		summary: "Issue an API key (admin scope); the token is shown only in this response",
-		request: { body: { required: true, content: { "application/json": { schema: CreateKeySchema } } } },
+		request: { body: jsonBody(CreateKeySchema) },
 		responses: {
-			201: {
-				description: "Issued",
-				content: {
-					"application/json": {
-						schema: z.object({
-							key: z.object({
-								id: z.string(),
-								token: z.string(),
-								scopes: z.array(z.string()),
-								projectId: z.string().nullable(),
-								userId: z.string(),
-							}),
-						}),
-					},
-				},
-			},
+			201: jsonResponse(
+				"Issued",
+				z.object({
+					key: z.object({
+						id: z.string(),
+						token: z.string(),
+						scopes: z.array(z.string()),
+						projectId: z.string().nullable(),
+						userId: z.string(),
+					}),
+				}),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
@@ -58,12 +54,8 @@ keyRoutes.openapi(
 		method: "get",
 		path: "/v1/keys",
 		scope: "admin",
-		tags: ["keys"],
 		summary: "List the tenant's keys (never their tokens); a project-limited key sees its own user's keys of its project",
-		responses: {
-			200: { description: "Keys", content: { "application/json": { schema: z.object({ keys: z.array(KeySchema) }) } } },
-			...errors(401, 403),
-		},
+		responses: { 200: jsonResponse("Keys", z.object({ keys: z.array(KeySchema) })), ...errors(401, 403) },
 	}),
 	async (c) => {
 		return c.json({ keys: await listApiKeys(c.env.DB, c.get("auth")) }, 200);
@@ -75,7 +67,6 @@ keyRoutes.openapi(
 		method: "delete",
 		path: "/v1/keys/{id}",
 		scope: "admin",
-		tags: ["keys"],
 		summary:
 			"Revoke a key: refused from the next request where it was revoked, and everywhere within 10 seconds (the isolate cache's bound)",
 		request: { params: z.object({ id: z.string().min(1).max(64) }) },

@@ -3,10 +3,11 @@ import { appendDailyLog, listDailyLogs, readDailyLog } from "../../memory/daily-
 import { effectiveSettings, requireFeature } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { notFound } from "../errors";
-import { route } from "../route";
-import { errors, ProjectIdParam } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse, markdownResponse, ProjectIdParam, ProjectParams } from "../schemas";
 
 export const logRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("logs");
 
 const DateParam = z
 	.string()
@@ -18,7 +19,6 @@ logRoutes.openapi(
 		method: "post",
 		path: "/v1/projects/{projectId}/logs/{date}",
 		scope: "write",
-		tags: ["logs"],
 		summary: "Append an entry to the caller's daily log under a section",
 		request: {
 			params: z.object({ projectId: ProjectIdParam, date: DateParam }),
@@ -35,10 +35,7 @@ logRoutes.openapi(
 			},
 		},
 		responses: {
-			201: {
-				description: "Appended",
-				content: { "application/json": { schema: z.object({ date: z.string(), path: z.string(), bytes: z.number() }) } },
-			},
+			201: jsonResponse("Appended", z.object({ date: z.string(), path: z.string(), bytes: z.number() })),
 			...errors(400, 401, 403, 404, 412, 413, 422),
 		},
 	}),
@@ -58,10 +55,9 @@ logRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/logs/{date}",
 		scope: "read",
-		tags: ["logs"],
 		summary: "The caller's daily log for a date, as markdown",
 		request: { params: z.object({ projectId: ProjectIdParam, date: DateParam }) },
-		responses: { 200: { description: "The log", content: { "text/markdown": { schema: z.string() } } }, ...errors(400, 401, 403, 404) },
+		responses: { 200: markdownResponse("The log"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const text = await readDailyLog(c.env, c.get("projectContext"), c.req.valid("param").date);
@@ -75,10 +71,9 @@ logRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/logs",
 		scope: "read",
-		tags: ["logs"],
 		summary: "The caller's daily logs between two dates, newest first",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({ from: z.string().max(10).optional(), to: z.string().max(10).optional() }),
 		},
 		responses: {

@@ -12,21 +12,30 @@ import {
 	validateCues,
 	validateFields,
 } from "../../memory/topic-file";
-import { projectStore } from "../../project/client";
-import type { AppEnv } from "../context";
+import { type AppEnv, projectOf } from "../context";
 import { badRequest, CairnError, notFound } from "../errors";
-import { edgeMiddleware, route } from "../route";
-import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";
+import { edgeMiddleware, taggedRoutes } from "../route";
+import {
+	errors,
+	jsonResponse,
+	MemoryJsonBodySchema,
+	MemoryMetadataSchema,
+	markdownResponse,
+	NameParam,
+	ProjectIdParam,
+	ProjectParams,
+	ScopeQuery,
+} from "../schemas";
 
 export const memoryRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("memories");
 
 const MARKDOWN = "text/markdown; charset=utf-8";
 /** A batch of up to BATCH_LIMIT topic files (each ≤ 64 KB) needs more room than one write. */
 const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
 const memoryParams = z.object({ projectId: ProjectIdParam, name: NameParam });
-const memoryResponse = { "application/json": { schema: z.object({ memory: MemoryMetadataSchema }) } };
-const markdownResponse = { "text/markdown": { schema: z.string() } };
+const MemoryBodySchema = z.object({ memory: MemoryMetadataSchema });
 
 /** `X-Cairn-Session` marks an explicit write by an agent; extraction skips what the agent wrote itself. */
 function writeSource(c: Context<AppEnv>): { source: MemorySource; sessionId: string | null } {
@@ -50,8 +59,7 @@ function parseIfMatch(header: string | undefined): number | "*" | undefined {
 const findMemory = (c: Context<AppEnv>, name: string, scope: MemoryScope | undefined): Promise<MemoryRow> =>
 	store(c).findMemory(c.get("projectContext"), name, scope);
 
-/** The project's store (its Durable Object); the request is already authorised for this project. */
-const store = (c: Context<AppEnv>) => projectStore(c.env, c.get("projectContext").projectId);
+const store = (c: Context<AppEnv>) => projectOf(c).store;
 
 async function readBody(c: Context<AppEnv>, name: string): Promise<{ file: TopicFile; cues?: string[] }> {
 	const contentType = (c.req.header("Content-Type") ?? "").toLowerCase();
@@ -85,7 +93,6 @@ memoryRoutes.openapi(
 		method: "put",
 		path: "/v1/projects/{projectId}/memories/{name}",
 		scope: "write",
-		tags: ["memories"],
 		summary: "Create or update a topic file (explicit write)",
 		request: {
 			params: memoryParams,
@@ -115,8 +122,8 @@ memoryRoutes.openapi(
 			},
 		},
 		responses: {
-			201: { description: "Created", content: memoryResponse },
-			200: { description: "Updated or unchanged", content: memoryResponse },
+			201: jsonResponse("Created", MemoryBodySchema),
+			200: jsonResponse("Updated or unchanged", MemoryBodySchema),
 			...errors(400, 401, 403, 404, 412, 413, 415, 422),
 		},
 	}),
@@ -137,14 +144,13 @@ memoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}",
 		scope: "read",
-		tags: ["memories"],
 		summary: "Read a topic file (markdown, or JSON with Accept: application/json)",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: {
 			200: {
 				description: "The file",
 				content: {
-					...markdownResponse,
+					"text/markdown": { schema: z.string() },
 					"application/json": { schema: z.object({ memory: MemoryMetadataSchema.extend({ body: z.string() }) }) },
 				},
 			},
@@ -168,7 +174,6 @@ memoryRoutes.openapi(
 		method: "delete",
 		path: "/v1/projects/{projectId}/memories/{name}",
 		scope: "write",
-		tags: ["memories"],
 		summary: "Delete a topic file and its history",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
@@ -185,10 +190,9 @@ memoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/memories",
 		scope: "read",
-		tags: ["memories"],
 		summary: "List memory metadata (personal and team), optionally filtered",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({
 				scope: ScopeQuery,
 				type: MemoryTypeSchema.optional(),
@@ -226,10 +230,9 @@ memoryRoutes.openapi(
 		path: "/v1/projects/{projectId}/memories/batch",
 		scope: "write",
 		bodyLimit: BATCH_BODY_LIMIT,
-		tags: ["memories"],
 		summary: `Write up to ${BATCH_LIMIT} memories; one bad item does not sink the others`,
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({
 				scope: ScopeQuery,
 				source: z
@@ -250,24 +253,18 @@ memoryRoutes.openapi(
 			},
 		},
 		responses: {
-			200: {
-				description: "Per-item results, in request order",
-				content: {
-					"application/json": {
-						schema: z.object({
-							results: z.array(
-								z.object({
-									name: z.string(),
-									status: z.enum(["created", "updated", "unchanged", "error"]),
-									error: z
-										.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() })
-										.optional(),
-								}),
-							),
+			200: jsonResponse(
+				"Per-item results, in request order",
+				z.object({
+					results: z.array(
+						z.object({
+							name: z.string(),
+							status: z.enum(["created", "updated", "unchanged", "error"]),
+							error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
 						}),
-					},
-				},
-			},
+					),
+				}),
+			),
 			...errors(400, 401, 403, 404, 413),
 		},
 	}),
@@ -285,31 +282,26 @@ memoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history",
 		scope: "read",
-		tags: ["memories"],
 		summary: "Versions of a topic file, newest first",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: {
-			200: {
-				description: "Versions",
-				content: {
-					"application/json": {
-						schema: z.object({
-							versions: z.array(
-								z.object({
-									version: z.number().int(),
-									updatedAt: z.string(),
-									source: z.string(),
-									sessionId: z.string().nullable(),
-									runId: z.string().nullable().openapi({ description: "The consolidation run that wrote this version" }),
-									evidence: z
-										.array(z.object({ session: z.string(), turns: z.array(z.string()) }))
-										.openapi({ description: "The sessions and turns (t<seq>) of the candidates this version rests on" }),
-								}),
-							),
+			200: jsonResponse(
+				"Versions",
+				z.object({
+					versions: z.array(
+						z.object({
+							version: z.number().int(),
+							updatedAt: z.string(),
+							source: z.string(),
+							sessionId: z.string().nullable(),
+							runId: z.string().nullable().openapi({ description: "The consolidation run that wrote this version" }),
+							evidence: z
+								.array(z.object({ session: z.string(), turns: z.array(z.string()) }))
+								.openapi({ description: "The sessions and turns (t<seq>) of the candidates this version rests on" }),
 						}),
-					},
-				},
-			},
+					),
+				}),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
@@ -339,31 +331,26 @@ memoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/events",
 		scope: "read",
-		tags: ["memories"],
 		summary: "What consolidation did to a topic file, newest first: each change, its reason and the sessions it rests on",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: {
-			200: {
-				description: "Change events",
-				content: {
-					"application/json": {
-						schema: z.object({
-							events: z.array(
-								z
-									.object({
-										runId: z.string(),
-										op: z.string().openapi({ example: "update" }),
-										outcome: z.enum(["applied", "unchanged", "skipped", "refused"]).or(z.string()),
-										reason: z.string(),
-										sessions: z.array(z.string()),
-										createdAt: z.string(),
-									})
-									.openapi("MemoryChangeEvent"),
-							),
-						}),
-					},
-				},
-			},
+			200: jsonResponse(
+				"Change events",
+				z.object({
+					events: z.array(
+						z
+							.object({
+								runId: z.string(),
+								op: z.string().openapi({ example: "update" }),
+								outcome: z.enum(["applied", "unchanged", "skipped", "refused"]).or(z.string()),
+								reason: z.string(),
+								sessions: z.array(z.string()),
+								createdAt: z.string(),
+							})
+							.openapi("MemoryChangeEvent"),
+					),
+				}),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
@@ -378,7 +365,6 @@ memoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history/{version}",
 		scope: "read",
-		tags: ["memories"],
 		summary: "One version's markdown",
 		request: {
 			params: memoryParams.extend({
@@ -391,7 +377,7 @@ memoryRoutes.openapi(
 			}),
 			query: z.object({ scope: ScopeQuery }),
 		},
-		responses: { 200: { description: "That version", content: markdownResponse }, ...errors(400, 401, 403, 404) },
+		responses: { 200: markdownResponse("That version"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const { name, version } = c.req.valid("param");
@@ -408,10 +394,9 @@ memoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/index",
 		scope: "read",
-		tags: ["memories"],
 		summary: "MEMORY.md: one line per topic file, grouped by type, within 200 lines and 25,000 bytes",
-		request: { params: z.object({ projectId: ProjectIdParam }) },
-		responses: { 200: { description: "MEMORY.md", content: markdownResponse }, ...errors(401, 403, 404) },
+		request: { params: ProjectParams },
+		responses: { 200: markdownResponse("MEMORY.md"), ...errors(401, 403, 404) },
 	}),
 	async (c) => c.body(await store(c).index(c.get("projectContext")), 200, { "Content-Type": MARKDOWN }),
 );
@@ -421,13 +406,12 @@ memoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/resolve",
 		scope: "read",
-		tags: ["memories"],
 		summary: "Resolve a memory:// URL to its markdown",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({ url: z.string().min(1).max(300).openapi({ example: "memory://root/MEMORY.md" }) }),
 		},
-		responses: { 200: { description: "The artifact", content: markdownResponse }, ...errors(400, 401, 403, 404) },
+		responses: { 200: markdownResponse("The artifact"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const text = await store(c).resolve(c.get("projectContext"), c.req.valid("query").url);

@@ -2,11 +2,12 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { deleteProject, deleteTenant } from "../../project/lifecycle";
 import { moveStorage } from "../../project/mover";
 import type { AppEnv } from "../context";
-import { route } from "../route";
-import { errors } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse } from "../schemas";
 
 /** Operator routes: the deployment's own token (`CAIRN_ADMIN_TOKEN`), never an API key. */
 export const operatorRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("operator");
 
 const IdParam = (name: string) =>
 	z
@@ -19,7 +20,6 @@ operatorRoutes.openapi(
 		method: "post",
 		path: "/v1/operator/storage/move",
 		auth: "operator",
-		tags: ["operator"],
 		summary: "Move the old shared D1 layout into per-project objects; resumable, safe to repeat",
 		request: {
 			body: {
@@ -60,16 +60,9 @@ operatorRoutes.openapi(
 		method: "delete",
 		path: "/v1/operator/projects/{projectId}",
 		auth: "operator",
-		tags: ["operator"],
 		summary: "Delete a project and everything it holds: its object, its files, its keys and settings",
 		request: { params: z.object({ projectId: IdParam("projectId") }) },
-		responses: {
-			200: {
-				description: "Deleted",
-				content: { "application/json": { schema: z.object({ projectId: z.string(), objects: z.number().int() }) } },
-			},
-			...errors(400, 401, 404),
-		},
+		responses: { 200: jsonResponse("Deleted", z.object({ projectId: z.string(), objects: z.number().int() })), ...errors(400, 401, 404) },
 	}),
 	async (c) => c.json(await deleteProject(c.env, c.req.valid("param").projectId), 200),
 );
@@ -79,18 +72,10 @@ operatorRoutes.openapi(
 		method: "delete",
 		path: "/v1/operator/tenants/{tenantId}",
 		auth: "operator",
-		tags: ["operator"],
 		summary: "Delete a tenant: every project (objects, files), users, keys, settings and policy",
 		request: { params: z.object({ tenantId: IdParam("tenantId") }) },
 		responses: {
-			200: {
-				description: "Deleted",
-				content: {
-					"application/json": {
-						schema: z.object({ projects: z.array(z.object({ projectId: z.string(), objects: z.number().int() })) }),
-					},
-				},
-			},
+			200: jsonResponse("Deleted", z.object({ projects: z.array(z.object({ projectId: z.string(), objects: z.number().int() })) })),
 			...errors(400, 401, 404),
 		},
 	}),

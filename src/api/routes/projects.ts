@@ -2,20 +2,20 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { GitRemoteSchema, ProjectNameSchema, RootPathSchema } from "../../projects/identity";
 import { listProjects, registerProject } from "../../registry/registry";
 import type { AppEnv, ProjectRecord } from "../context";
-import { route } from "../route";
-import { errors, ProjectIdParam, ProjectSchema } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse, ProjectParams, ProjectSchema } from "../schemas";
 
 export const projectRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("projects");
 
 const toProject = (p: ProjectRecord) => ({ id: p.id, name: p.name, canonicalKey: p.canonical_key, createdAt: p.created_at });
-const projectResponse = { "application/json": { schema: z.object({ project: ProjectSchema }) } };
+const ProjectBodySchema = z.object({ project: ProjectSchema });
 
 projectRoutes.openapi(
 	route({
 		method: "post",
 		path: "/v1/projects",
 		scope: "write",
-		tags: ["projects"],
 		summary: "Register a project by git remote (or root path); every clone and worktree maps to one project",
 		request: {
 			body: {
@@ -32,8 +32,8 @@ projectRoutes.openapi(
 			},
 		},
 		responses: {
-			201: { description: "Created", content: projectResponse },
-			200: { description: "Already registered", content: projectResponse },
+			201: jsonResponse("Created", ProjectBodySchema),
+			200: jsonResponse("Already registered", ProjectBodySchema),
 			...errors(400, 401, 403),
 		},
 	}),
@@ -48,12 +48,8 @@ projectRoutes.openapi(
 		method: "get",
 		path: "/v1/projects",
 		scope: "read",
-		tags: ["projects"],
 		summary: "List the tenant's projects (only its own for a project-limited key)",
-		responses: {
-			200: { description: "Projects", content: { "application/json": { schema: z.object({ projects: z.array(ProjectSchema) }) } } },
-			...errors(401, 403),
-		},
+		responses: { 200: jsonResponse("Projects", z.object({ projects: z.array(ProjectSchema) })), ...errors(401, 403) },
 	}),
 	async (c) => {
 		const results = await listProjects(c.env.DB, c.get("auth"));
@@ -66,10 +62,9 @@ projectRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}",
 		scope: "read",
-		tags: ["projects"],
 		summary: "One project",
-		request: { params: z.object({ projectId: ProjectIdParam }) },
-		responses: { 200: { description: "Project", content: projectResponse }, ...errors(401, 403, 404) },
+		request: { params: ProjectParams },
+		responses: { 200: jsonResponse("Project", ProjectBodySchema), ...errors(401, 403, 404) },
 	}),
 	(c) => c.json({ project: toProject(c.get("project")) }, 200),
 );

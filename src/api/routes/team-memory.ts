@@ -8,18 +8,18 @@ import { findSecrets, ruleNames } from "../../security/secrets";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { badRequest, CairnError } from "../errors";
-import { route } from "../route";
-import { errors, ProjectIdParam } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonBody, jsonResponse, ProjectIdParam, ProjectParams } from "../schemas";
 import { InjectResultSchema } from "./recall";
 
 export const teamMemoryRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("team memory");
 
 /** A team sync push carries at most this much. */
 export const TEAM_SYNC_BODY_LIMIT = 200 * 1024;
 const PATH = new RegExp(`^(${NAME_SOURCE})\\.md$`);
 const PathSchema = z.string().regex(PATH).openapi({ example: "testing-conventions.md" });
 const Sha = z.string().regex(/^[0-9a-f]{64}$/);
-const ProjectParams = z.object({ projectId: ProjectIdParam });
 
 /** Team sync needs memory on and team memory on; policy wins over project and user settings. */
 async function requireTeamSync(env: Env, ctx: ProjectContext) {
@@ -32,7 +32,6 @@ teamMemoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/team-memory",
 		scope: "read",
-		tags: ["team memory"],
 		summary: "Team memory for sync: `?view=hashes` → path → sha256; otherwise every file with its content",
 		request: {
 			params: ProjectParams,
@@ -44,14 +43,10 @@ teamMemoryRoutes.openapi(
 			}),
 		},
 		responses: {
-			200: {
-				description: "Entries keyed by path (`<name>.md`)",
-				content: {
-					"application/json": {
-						schema: z.object({ entries: z.record(z.string(), z.union([Sha, z.object({ content: z.string(), sha256: Sha })])) }),
-					},
-				},
-			},
+			200: jsonResponse(
+				"Entries keyed by path (`<name>.md`)",
+				z.object({ entries: z.record(z.string(), z.union([Sha, z.object({ content: z.string(), sha256: Sha })])) }),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
@@ -93,24 +88,19 @@ teamMemoryRoutes.openapi(
 		path: "/v1/projects/{projectId}/team-memory",
 		scope: "write",
 		bodyLimit: TEAM_SYNC_BODY_LIMIT,
-		tags: ["team memory"],
 		summary: "Push changed team files (≤ 200 KB). Each entry names the hash it was edited from; stale → 412, secret → 422",
 		description:
 			"All entries are checked before any is written: a stale or missing base (412 version_conflict, details.conflicts), " +
 			"a secret (422 secret_detected, details.paths with rule names), or a malformed file (400) refuses the whole push. " +
 			"Files absent from the push are left alone: deleting a file locally deletes nothing here.",
-		request: { params: ProjectParams, body: { required: true, content: { "application/json": { schema: PushSchema } } } },
+		request: { params: ProjectParams, body: jsonBody(PushSchema) },
 		responses: {
-			200: {
-				description: "Per-entry results",
-				content: {
-					"application/json": {
-						schema: z.object({
-							results: z.array(z.object({ path: z.string(), status: z.enum(["created", "updated", "unchanged"]), sha256: Sha })),
-						}),
-					},
-				},
-			},
+			200: jsonResponse(
+				"Per-entry results",
+				z.object({
+					results: z.array(z.object({ path: z.string(), status: z.enum(["created", "updated", "unchanged"]), sha256: Sha })),
+				}),
+			),
 			...errors(400, 401, 403, 404, 412, 413, 422),
 		},
 	}),
@@ -190,7 +180,6 @@ teamMemoryRoutes.openapi(
 		method: "delete",
 		path: "/v1/projects/{projectId}/team-memory/{path}",
 		scope: "write",
-		tags: ["team memory"],
 		summary: "Delete one team file explicitly (the only way a team file is removed)",
 		request: { params: z.object({ projectId: ProjectIdParam, path: PathSchema.openapi({ param: { name: "path", in: "path" } }) }) },
 		responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
@@ -212,10 +201,7 @@ teamMemoryRoutes.openapi(
 		tags: ["memory commands"],
 		summary: "/memory view: the current inject payload for an empty query",
 		request: { params: ProjectParams },
-		responses: {
-			200: { description: "The inject payload", content: { "application/json": { schema: InjectResultSchema } } },
-			...errors(401, 403, 404),
-		},
+		responses: { 200: jsonResponse("The inject payload", InjectResultSchema), ...errors(401, 403, 404) },
 	}),
 	async (c) => {
 		const { servedIds: _ids, ...body } = await buildInjection(c.env, c.get("projectContext"), {});
