@@ -1,19 +1,21 @@
 /**
  * The authorisation table, generated: every REST operation in the served OpenAPI document and every MCP
  * tool in `tools/list`, times every kind of caller. Nothing here lists routes or tools: a route or tool
- * added later is covered on the next run. Expectations come from one rule function (`expected`), which
+ * added later is covered on the next run. What each operation requires is read from its declaration as
+ * the document states it (`security`, set by `route()` in src/api/route.ts beside the route's path); an
+ * operation without one fails the run. Expectations come from one rule function (`expected`), which
  * states REST's rules:
  *
- * - `/v1/admin/tenants` and `/v1/operator/*` take the operator token and nothing else (401 otherwise);
- *   every other `/v1` route takes an API key (no key, a bad key or the operator token: 401).
+ * - An operation whose security is `operatorToken` takes the operator token and nothing else (401
+ *   otherwise); every other one takes an API key (no key, a bad key or the operator token: 401).
  * - Another tenant's key gets 404 for any project path (and for any other id in a path: it names
  *   something of this tenant); it acts in its own tenant elsewhere and must never see this tenant's data.
  * - A project-limited key reaching for another project of its tenant gets 403 (a path under it, or a
- *   request naming it); `/v1/admin/*` (tenant policy) is refused to every project-limited key (403);
+ *   request naming it); an operation marked `"x-cairn-tenant-wide": true` (tenant policy) is refused to
+ *   every project-limited key (403);
  *   other users' keys are out of its reach (ids in `/v1/keys/{id}`: 403/404; never listed).
- * - Scopes: GET/HEAD and POST …/recall|inject need `read`; other methods need `write`; an operation
- *   declaring `"x-cairn-scope": "admin"` needs `admin` (under `/v1/projects/{projectId}/…` the method's
- *   scope as well, since every project route checks it). Missing scope: 403.
+ * - Scopes: an API-key operation needs every scope its `security` lists (`apiKey: ["read"]`, …); HEAD
+ *   needs what GET needs. Missing scope: 403.
  * - Another user of the tenant passes the same checks as the owner but never sees the owner's personal
  *   memories, sessions or logs (their text never appears in any response).
  * - MCP tools follow the same rules with the tool's `readOnlyHint` standing for the method (read-only →
@@ -45,10 +47,13 @@ interface Kind {
 	mustNotSee: () => string[];
 }
 
+/** What an operation declares it requires: the operator token, or an API key with these scopes. */
+type Access = { operator: true } | { operator?: false; scopes: Scope[]; tenantWide?: boolean };
+
 interface Operation {
 	method: string;
 	path: string;
-	admin: boolean;
+	access: Access;
 	op: Loose;
 }
 
@@ -60,23 +65,17 @@ const deny = (status: 401 | 403 | 404): Expectation => ({
 	code: status === 401 ? "unauthorized" : status === 403 ? "forbidden" : "not_found",
 });
 
-const READ_ONLY_POST = /\/(recall|inject)$/;
-
 /** REST's rules, as one function of the operation, the caller and what the request names. */
-function expected(route: { method: string; path: string; admin: boolean }, kind: Kind, namesProjectP: boolean): Expectation {
-	const operatorRoute = route.path === "/v1/admin/tenants" || route.path.startsWith("/v1/operator/");
-	if (operatorRoute) return kind.who === "operator" ? allow : deny(401);
+function expected(route: { path: string; access: Access }, kind: Kind, namesProjectP: boolean): Expectation {
+	const { access } = route;
+	if (access.operator) return kind.who === "operator" ? allow : deny(401);
 	if (kind.who === "anonymous" || kind.who === "operator") return deny(401);
 	const projectPath = route.path.startsWith("/v1/projects/{projectId}");
 	const otherIds = !projectPath && /\{[^}]+\}/.test(route.path);
 	if (kind.who === "tenant" && projectPath) return deny(404);
 	if (kind.limitedTo === "Q" && namesProjectP) return deny(403);
-	if (kind.limitedTo && route.path.startsWith("/v1/admin/")) return deny(403);
-	const method = route.method.toUpperCase();
-	const methodScope: Scope =
-		method === "GET" || method === "HEAD" || (method === "POST" && READ_ONLY_POST.test(route.path)) ? "read" : "write";
-	const needed: Scope[] = route.admin ? (projectPath ? ["admin", methodScope] : ["admin"]) : [methodScope];
-	if (!needed.every((s) => kind.scopes.includes(s))) return deny(403);
+	if (kind.limitedTo && access.tenantWide) return deny(403);
+	if (!access.scopes.every((s) => kind.scopes.includes(s))) return deny(403);
 	// An id in a non-project path names something of this tenant: another tenant cannot find it.
 	if (kind.who === "tenant" && otherIds) return deny(404);
 	// The only such id a project-limited key is handed is another user's key: out of its reach.
@@ -316,21 +315,36 @@ function buildRequest(doc: Loose, route: Operation): Built {
 	};
 }
 
-/** Every operation of the served document, and HEAD beside every GET. */
-async function operations(): Promise<{ doc: Loose; routes: Operation[] }> {
+/** What an operation's declaration says it requires, or null when it declares nothing. */
+function accessOf(op: Loose): Access | null {
+	const [requirement, ...more] = (op.security ?? []) as Record<string, string[]>[];
+	if (!requirement || more.length > 0) return null;
+	if (Object.keys(requirement).join() === "operatorToken") return { operator: true };
+	const scopes = requirement.apiKey as Scope[] | undefined;
+	if (Object.keys(requirement).join() !== "apiKey" || !scopes?.length) return null;
+	return { scopes, tenantWide: op["x-cairn-tenant-wide"] === true };
+}
+
+/** Every operation of the served document, and HEAD beside every GET; `undeclared` names those that declare no caller. */
+async function operations(): Promise<{ doc: Loose; routes: Operation[]; undeclared: string[] }> {
 	const res = await call("/openapi.json");
 	expect(res.status).toBe(200);
 	const doc = await json(res);
 	const routes: Operation[] = [];
+	const undeclared: string[] = [];
 	for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Loose>>)) {
 		for (const [method, op] of Object.entries(item)) {
 			if (!["get", "put", "post", "delete", "patch"].includes(method)) continue;
-			const admin = op["x-cairn-scope"] === "admin";
-			routes.push({ method, path, admin, op });
-			if (method === "get") routes.push({ method: "head", path, admin, op });
+			const access = accessOf(op);
+			if (!access) {
+				undeclared.push(`${method.toUpperCase()} ${path}`);
+				continue;
+			}
+			routes.push({ method, path, access, op });
+			if (method === "get") routes.push({ method: "head", path, access, op });
 		}
 	}
-	return { doc, routes };
+	return { doc, routes, undeclared };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -381,9 +395,9 @@ describe("MCP: every tool × every caller", () => {
 				if (how === "header") headers["X-Cairn-Project"] = P;
 				for (const tool of tools) {
 					const readOnly = tool.annotations?.readOnlyHint === true;
-					// The REST equivalent: a read-only tool is a GET under the project, anything else a write.
+					// The REST equivalent: a project route needing `read` for a read-only tool, `write` for any other.
 					const want = expected(
-						{ method: readOnly ? "GET" : "POST", path: `/v1/projects/{projectId}/mcp/${tool.name}`, admin: false },
+						{ path: `/v1/projects/{projectId}/mcp/${tool.name}`, access: { scopes: [readOnly ? "read" : "write"] } },
 						kind,
 						true,
 					);
@@ -447,7 +461,7 @@ describe("MCP: every memory:// resource × every caller", () => {
 		const failures: string[] = [];
 		let cells = 0;
 		for (const kind of kinds) {
-			const want = expected({ method: "GET", path: "/v1/projects/{projectId}/mcp/resources", admin: false }, kind, true);
+			const want = expected({ path: "/v1/projects/{projectId}/mcp/resources", access: { scopes: ["read"] } }, kind, true);
 			const token = kind.token();
 			if (kind.who === "anonymous" || kind.who === "operator") {
 				cells++;
@@ -499,6 +513,21 @@ describe("MCP: every memory:// resource × every caller", () => {
 const READ_METHODS = new Set(["GET", "HEAD"]);
 
 describe("REST: every route × every caller", () => {
+	it("every operation declares its caller: the operator token, or an API key and the scopes it needs", async () => {
+		const { routes, undeclared } = await operations();
+		expect(undeclared, "operations without a security requirement (declare them with route() in src/api/route.ts)").toEqual([]);
+		expect(routes.filter((r) => r.access.operator).length).toBeGreaterThan(0);
+		expect(routes.filter((r) => !r.access.operator && r.access.tenantWide).length).toBeGreaterThan(0);
+		// Declarations a slip would get wrong: a GET never needs write, and nothing that replaces or deletes passes on read alone.
+		const misdeclared = routes.filter(
+			(r) =>
+				!r.access.operator &&
+				((r.method === "get" && r.access.scopes.includes("write")) ||
+					(["put", "delete"].includes(r.method) && r.access.scopes.every((s) => s === "read"))),
+		);
+		expect(misdeclared.map((r) => `${r.method.toUpperCase()} ${r.path}`)).toEqual([]);
+	});
+
 	it("each cell is allowed or refused exactly as the rules say, never a 5xx, never a leak", async () => {
 		const { doc, routes } = await operations();
 		expect(routes.length).toBeGreaterThan(40);
@@ -549,11 +578,12 @@ describe("REST: every route × every caller", () => {
 		expect(failures).toEqual([]);
 	});
 
-	it("admin markers match enforcement: an unmarked route never demands admin of a read+write key", async () => {
+	it("declarations match enforcement: a route not declaring admin never demands it of a read+write key", async () => {
 		const { doc, routes } = await operations();
 		const rw = (await issue(owner.token, { scopes: ["read", "write"] })).token;
 		const unmarked: string[] = [];
-		for (const route of routes.filter((r) => !r.admin && r.method !== "head")) {
+		const needsAdmin = (r: Operation) => !r.access.operator && r.access.scopes.includes("admin");
+		for (const route of routes.filter((r) => !r.access.operator && !needsAdmin(r) && r.method !== "head")) {
 			const req = buildRequest(doc, route);
 			const res = await call(req.url, { method: req.method, token: rw, headers: req.headers, body: req.body });
 			const body = res.status === 403 ? await json(res) : null;
@@ -563,8 +593,8 @@ describe("REST: every route × every caller", () => {
 				await seedMemories();
 			}
 		}
-		expect(unmarked, 'routes needing admin must declare "x-cairn-scope": "admin"').toEqual([]);
-		expect(routes.filter((r) => r.admin).length).toBeGreaterThan(0);
+		expect(unmarked, 'routes needing admin must declare scope "admin"').toEqual([]);
+		expect(routes.filter(needsAdmin).length).toBeGreaterThan(0);
 	});
 });
 

@@ -2,30 +2,11 @@ import type { MiddlewareHandler } from "hono";
 import { digestsEqual, parseToken, type Scope, secretMatches } from "../auth/keys";
 import { sha256Hex } from "../lib/ids";
 import { projectCacheKey, projectRows, verifiedKeys } from "../registry/cache";
-import type { AppEnv, ProjectRecord } from "./context";
+import { keyWithProject, tenantProject } from "../registry/projects";
+import type { AppEnv } from "./context";
 import { CairnError } from "./errors";
 
-const PROJECT_PATH = /^\/v1\/projects\/([^/]+)/;
-const PROJECT_COLUMNS = "p.id, p.tenant_id, p.name, p.canonical_key, p.git_remote, p.root_path, p.created_at";
-
-const safeDecode = (segment: string) => {
-	try {
-		return decodeURIComponent(segment);
-	} catch {
-		return segment;
-	}
-};
-
 const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1] ?? null;
-
-interface KeyRow {
-	id: string;
-	tenant_id: string;
-	user_id: string;
-	digest: string;
-	scopes: string;
-	project_id: string | null;
-}
 
 /**
  * Resolves the Bearer API key to tenant, user and scopes. A verified key (and the project row read
@@ -39,33 +20,21 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 		const parsed = token ? parseToken(token) : null;
 		if (!token || !parsed) throw new CairnError("unauthorized", "a valid API key is required (Authorization: Bearer cairn_…)");
 		const digest = await sha256Hex(token);
-		const projectId = PROJECT_PATH.exec(c.req.path)?.[1];
+		// A route under /v1/projects/{projectId} names its project: read with the key, checked by loadProject.
+		const projectId = c.req.param("projectId");
 		const known = verifiedKeys.get(digest);
 		if (known) {
 			c.set("auth", known);
 			if (projectId) {
-				const row = projectRows.get(projectCacheKey(known.tenantId, safeDecode(projectId)));
+				const row = projectRows.get(projectCacheKey(known.tenantId, projectId));
 				// Not cached: loadProject reads it (prefetched stays unset).
 				if (row) c.set("prefetchedProject", row);
 			}
 			return next();
 		}
-		const keyStatement = c.env.DB.prepare("SELECT id, tenant_id, user_id, digest, scopes, project_id FROM api_keys WHERE id = ?").bind(
-			parsed.id,
-		);
 		// Project routes read the project in the same round trip, scoped to the key's tenant; it is used
 		// only once the key has been verified below.
-		const [keyResult, projectResult] = await c.env.DB.batch<KeyRow | ProjectRecord>(
-			projectId
-				? [
-						keyStatement,
-						c.env.DB.prepare(
-							`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN api_keys k ON k.tenant_id = p.tenant_id WHERE k.id = ? AND p.id = ?`,
-						).bind(parsed.id, safeDecode(projectId)),
-					]
-				: [keyStatement],
-		);
-		const row = (keyResult?.results[0] as KeyRow | undefined) ?? null;
+		const { key: row, project: prefetched } = await keyWithProject(c.env.DB, parsed.id, projectId || null);
 		// Compare against a dummy digest when the id is unknown, so timing does not reveal which ids exist.
 		const ok = digestsEqual(digest, row?.digest ?? "0".repeat(64));
 		if (!ok || !row) throw new CairnError("unauthorized", "the API key is not valid");
@@ -79,18 +48,14 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 		verifiedKeys.set(digest, auth);
 		c.set("auth", auth);
 		if (projectId) {
-			const project = (projectResult?.results[0] as ProjectRecord | undefined) ?? null;
-			if (project) projectRows.set(projectCacheKey(auth.tenantId, project.id), project);
-			c.set("prefetchedProject", project);
+			if (prefetched) projectRows.set(projectCacheKey(auth.tenantId, prefetched.id), prefetched);
+			c.set("prefetchedProject", prefetched);
 		}
 		await next();
 	};
 }
 
-/**
- * A route that needs `admin` also declares `"x-cairn-scope": "admin"` in its OpenAPI operation, so the
- * document says so (test/authorization-integration.test.ts derives its expectations from it).
- */
+/** The key must carry `scope`; routes declare it beside their path (src/api/route.ts). */
 export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
 	return async function requireScope(c, next) {
 		if (!c.get("auth").scopes.includes(scope)) {
@@ -110,21 +75,6 @@ export function requireTenantWideKey(): MiddlewareHandler<AppEnv> {
 	};
 }
 
-/** POST routes that only read: recall and inject answer questions, they change nothing the caller sees. */
-const READ_ONLY_POSTS = /\/(?:recall|inject)$/;
-
-/** Read for safe methods (and read-only POSTs), write for everything else. */
-export function requireMethodScope(): MiddlewareHandler<AppEnv> {
-	return async function requireMethodScope(c, next) {
-		const reading = ["GET", "HEAD", "OPTIONS"].includes(c.req.method) || (c.req.method === "POST" && READ_ONLY_POSTS.test(c.req.path));
-		const scope: Scope = reading ? "read" : "write";
-		if (!c.get("auth").scopes.includes(scope)) {
-			throw new CairnError("forbidden", `this API key lacks the "${scope}" scope`);
-		}
-		await next();
-	};
-}
-
 /**
  * Loads `:projectId` within the key's tenant. Another tenant's project is indistinguishable from a
  * missing one (404); a project-limited key reaching for another project of its tenant gets 403.
@@ -139,9 +89,7 @@ export function loadProject(): MiddlewareHandler<AppEnv> {
 				? prefetched?.id === projectId
 					? prefetched
 					: null
-				: await c.env.DB.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ? AND p.tenant_id = ?`)
-						.bind(projectId, auth.tenantId)
-						.first<ProjectRecord>();
+				: await tenantProject(c.env.DB, auth.tenantId, projectId);
 		if (!project) throw new CairnError("not_found", "project not found");
 		if (prefetched === undefined) projectRows.set(projectCacheKey(auth.tenantId, project.id), project);
 		if (auth.projectId && auth.projectId !== project.id) {

@@ -1,4 +1,6 @@
+import type { Context } from "hono";
 import type { AuthContext } from "../auth/keys";
+import { type ProjectStore, projectStore } from "../project/client";
 import type { ProjectRow } from "../registry/rows";
 import type { ProjectContext } from "../storage/context";
 
@@ -15,3 +17,9 @@ export type AppEnv = {
 		projectContext: ProjectContext;
 	};
 };
+
+/** The caller's project (the request is already authorised for it) and its store, the project's Durable Object. */
+export function projectOf(c: Context<AppEnv>): { ctx: ProjectContext; store: ProjectStore } {
+	const ctx = c.get("projectContext");
+	return { ctx, store: projectStore(c.env, ctx.projectId) };
+}

@@ -24,12 +24,28 @@ const errorContent = { "application/json": { schema: ErrorSchema } };
 export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422)[]) =>
 	Object.fromEntries(statuses.map((s) => [s, { description: "Error", content: errorContent }]));
 
+/** A response whose body is JSON of this schema. */
+export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({
+	description,
+	content: { "application/json": { schema } },
+});
+/** A response whose body is markdown. */
+export const markdownResponse = (description: string) => ({ description, content: { "text/markdown": { schema: z.string() } } });
+/**
+ * A JSON request body of this schema. Not `required`: the schema then applies only when the body is
+ * sent as JSON, and a route reads anything else itself.
+ */
+export const jsonBody = <T extends z.ZodType>(schema: T, required = true) => ({ required, content: { "application/json": { schema } } });
+
 export const NameParam = MemoryNameSchema.openapi({ param: { name: "name", in: "path" }, example: "testing-conventions" });
 export const ProjectIdParam = z
 	.string()
 	.min(1)
 	.max(64)
 	.openapi({ param: { name: "projectId", in: "path" }, example: "prj_0123456789abcdef" });
+
+/** The path parameters of a route about one project and nothing under it. */
+export const ProjectParams = z.object({ projectId: ProjectIdParam });
 
 export const ScopeQuery = MemoryScopeSchema.optional().openapi({ param: { name: "scope", in: "query" } });
 

@@ -1,6 +1,7 @@
 import type { AuthContext } from "../auth/keys";
 import { CairnError } from "../errors";
 import { canonicalKeyFromPath, GitRemoteSchema, projectIdentity, RootPathSchema } from "../registry/identity";
+import { findTenantProject } from "../registry/projects";
 import type { ProjectContext } from "../storage/context";
 
 export interface McpRequestContext {
@@ -42,27 +43,21 @@ export const requireScope = (ctx: McpRequestContext, scope: KeyScope) => {
 export async function projectFor(ctx: McpRequestContext, args: ProjectArgs): Promise<ProjectContext> {
 	let projectId: string | null = null;
 	if (ctx.projectId) {
-		const row = await ctx.env.DB.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?")
-			.bind(ctx.projectId, ctx.auth.tenantId)
-			.first<{ id: string }>();
-		if (!row) throw new CairnError("not_found", "project not found (X-Cairn-Project)");
-		projectId = row.id;
+		projectId = await findTenantProject(ctx.env.DB, ctx.auth.tenantId, { projectId: ctx.projectId });
+		if (!projectId) throw new CairnError("not_found", "project not found (X-Cairn-Project)");
 	} else if (args.gitRemote || args.rootPath) {
 		const identity = projectIdentity(args);
-		const find = (key: string) =>
-			ctx.env.DB.prepare("SELECT id FROM projects WHERE tenant_id = ? AND canonical_key = ?")
-				.bind(ctx.auth.tenantId, key)
-				.first<{ id: string }>();
-		let row = await find(identity.canonicalKey);
+		const find = (canonicalKey: string) => findTenantProject(ctx.env.DB, ctx.auth.tenantId, { canonicalKey });
+		let found = await find(identity.canonicalKey);
 		// Sent both, the remote names the project; a repository registered by its root path (no remote
 		// then, or one the CLI does not key on, such as a local path) is still found by that path.
 		const byPath = identity.from === "gitRemote" && args.rootPath ? canonicalKeyFromPath(args.rootPath) : null;
-		if (!row && byPath) row = await find(byPath);
-		if (!row) {
+		if (!found && byPath) found = await find(byPath);
+		if (!found) {
 			const what = identity.from === "gitRemote" ? "git remote" : "root path";
 			throw new CairnError("not_found", `no project is registered for this ${what}; run \`cairn init\` in the repository`);
 		}
-		projectId = row.id;
+		projectId = found;
 	}
 	if (!projectId) {
 		throw new CairnError("invalid_request", "name the project: set the X-Cairn-Project header or pass gitRemote (or rootPath)");

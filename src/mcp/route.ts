@@ -1,7 +1,9 @@
 import { StreamableHTTPTransport } from "@hono/mcp";
 import type { Context, MiddlewareHandler } from "hono";
+import { requireKey } from "../api/auth";
 import type { AppEnv } from "../api/context";
 import { CairnError, errorResponse } from "../api/errors";
+import { limitBody } from "../api/route";
 import { buildMcpServer, MCP_TOOL_NAMES, validSession } from "./server";
 
 /**
@@ -49,6 +51,13 @@ export async function mcpRoute(c: Context<AppEnv>) {
 	const response = await transport.handleRequest(c);
 	return response ?? c.body(null, 202);
 }
+
+/**
+ * `/mcp`'s edge: POST only (405 before anything else), the ordinary body limit, and the same key
+ * check as /v1, answering 401 with a Bearer challenge. Each tool checks the scope it needs
+ * (src/mcp/tool.ts).
+ */
+export const mcpEndpoint = [mcpPostOnly, bearerChallenge, limitBody(), requireKey(), mcpRoute] as const;
 
 /**
  * The SDK finds a called tool by indexing a plain object, so a call named `constructor` or `__proto__`

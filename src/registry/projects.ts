@@ -4,6 +4,8 @@
  * next, which the storage mover moves next, and the rows a deletion removes.
  */
 
+import type { ProjectRow } from "./rows";
+
 /** The tenant a project belongs to, or null when it does not exist (any more). */
 export async function projectTenant(db: D1Database, projectId: string): Promise<string | null> {
 	const row = await db.prepare("SELECT tenant_id FROM projects WHERE id = ?").bind(projectId).first<{ tenant_id: string }>();
@@ -100,3 +102,65 @@ export const tenantRowDeletes = (db: D1Database, tenantId: string) => [
 	db.prepare("DELETE FROM users WHERE tenant_id = ?").bind(tenantId),
 	db.prepare("DELETE FROM tenants WHERE id = ?").bind(tenantId),
 ];
+
+const PROJECT_COLUMNS = "p.id, p.tenant_id, p.name, p.canonical_key, p.git_remote, p.root_path, p.created_at";
+
+/** A stored API key as verification reads it (the token's secret only as its digest). */
+export interface KeyRow {
+	id: string;
+	tenant_id: string;
+	user_id: string;
+	digest: string;
+	scopes: string;
+	project_id: string | null;
+}
+
+/**
+ * An API key by id and, when the request names a project, that project within the key's tenant — in
+ * one round trip. The project is not yet authorised: the caller uses it only once the key is verified.
+ */
+export async function keyWithProject(
+	db: D1Database,
+	keyId: string,
+	projectId: string | null,
+): Promise<{ key: KeyRow | null; project: ProjectRow | null }> {
+	const keyStatement = db.prepare("SELECT id, tenant_id, user_id, digest, scopes, project_id FROM api_keys WHERE id = ?").bind(keyId);
+	const [keyResult, projectResult] = await db.batch<KeyRow | ProjectRow>(
+		projectId
+			? [
+					keyStatement,
+					db
+						.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p JOIN api_keys k ON k.tenant_id = p.tenant_id WHERE k.id = ? AND p.id = ?`)
+						.bind(keyId, projectId),
+				]
+			: [keyStatement],
+	);
+	return {
+		key: (keyResult?.results[0] as KeyRow | undefined) ?? null,
+		project: (projectResult?.results[0] as ProjectRow | undefined) ?? null,
+	};
+}
+
+/** A project of this tenant, or null. */
+export const tenantProject = (db: D1Database, tenantId: string, projectId: string) =>
+	db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects p WHERE p.id = ? AND p.tenant_id = ?`).bind(projectId, tenantId).first<ProjectRow>();
+
+/** The id of this tenant's project `projectId`, or of the one registered under `canonicalKey`; null when none. */
+export async function findTenantProject(
+	db: D1Database,
+	tenantId: string,
+	by: { projectId: string } | { canonicalKey: string },
+): Promise<string | null> {
+	const row =
+		"projectId" in by
+			? await db.prepare("SELECT id FROM projects WHERE id = ? AND tenant_id = ?").bind(by.projectId, tenantId).first<{ id: string }>()
+			: await db
+					.prepare("SELECT id FROM projects WHERE tenant_id = ? AND canonical_key = ?")
+					.bind(tenantId, by.canonicalKey)
+					.first<{ id: string }>();
+	return row?.id ?? null;
+}
+
+/** The tenant an API key belongs to (by the key's id), or null. */
+export const keyTenant = (db: D1Database, keyId: string) =>
+	db.prepare("SELECT tenant_id FROM api_keys WHERE id = ?").bind(keyId).first<string>("tenant_id");

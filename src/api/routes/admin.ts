@@ -1,18 +1,19 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createTenant } from "../../registry/registry";
 import { parseSettingsPatch, readLevel, writeLevel } from "../../settings/settings";
-import { requireAdminToken, requireScope, requireTenantWideKey } from "../auth";
 import type { AppEnv } from "../context";
-import { errors, SettingsPatchSchema } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonBody, jsonResponse, SettingsPatchSchema } from "../schemas";
 
 export const adminRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("settings");
 
-const createTenantRoute = createRoute({
+const createTenantRoute = route({
 	method: "post",
 	path: "/v1/admin/tenants",
+	auth: "operator",
 	tags: ["admin"],
 	summary: "Create a tenant, its first user and an all-scopes key (operator token)",
-	middleware: [requireAdminToken()] as const,
 	request: {
 		body: {
 			required: true,
@@ -24,18 +25,14 @@ const createTenantRoute = createRoute({
 		},
 	},
 	responses: {
-		201: {
-			description: "Created; the key's token is shown only here",
-			content: {
-				"application/json": {
-					schema: z.object({
-						tenant: z.object({ id: z.string(), name: z.string() }),
-						user: z.object({ id: z.string(), name: z.string() }),
-						key: z.object({ id: z.string(), token: z.string(), scopes: z.array(z.string()) }),
-					}),
-				},
-			},
-		},
+		201: jsonResponse(
+			"Created; the key's token is shown only here",
+			z.object({
+				tenant: z.object({ id: z.string(), name: z.string() }),
+				user: z.object({ id: z.string(), name: z.string() }),
+				key: z.object({ id: z.string(), token: z.string(), scopes: z.array(z.string()) }),
+			}),
+		),
 		...errors(400, 401),
 	},
 });
@@ -45,17 +42,16 @@ adminRoutes.openapi(createTenantRoute, async (c) => {
 	return c.json(await createTenant(c.env.DB, name, user), 201);
 });
 
-const policyResponse = { "application/json": { schema: z.object({ policy: z.record(z.string(), z.unknown()) }) } };
+const PolicySchema = z.object({ policy: z.record(z.string(), z.unknown()) });
 
 adminRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/admin/policy",
-		tags: ["settings"],
+		scope: "admin",
+		tenantWide: true,
 		summary: "The tenant's managed policy (wins over project and user settings)",
-		middleware: [requireScope("admin"), requireTenantWideKey()] as const,
-		"x-cairn-scope": "admin",
-		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(401, 403) },
+		responses: { 200: jsonResponse("Policy", PolicySchema), ...errors(401, 403) },
 	}),
 	async (c) => {
 		const { tenantId } = c.get("auth");
@@ -64,15 +60,14 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-	createRoute({
+	route({
 		method: "put",
 		path: "/v1/admin/policy",
-		tags: ["settings"],
+		scope: "admin",
+		tenantWide: true,
 		summary: "Patch the tenant's managed policy; null clears a key",
-		middleware: [requireScope("admin"), requireTenantWideKey()] as const,
-		"x-cairn-scope": "admin",
-		request: { body: { required: true, content: { "application/json": { schema: SettingsPatchSchema } } } },
-		responses: { 200: { description: "Policy", content: policyResponse }, ...errors(400, 401, 403) },
+		request: { body: jsonBody(SettingsPatchSchema) },
+		responses: { 200: jsonResponse("Policy", PolicySchema), ...errors(400, 401, 403) },
 	}),
 	async (c) => {
 		const { tenantId } = c.get("auth");

@@ -1,11 +1,12 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { SCOPES } from "../../auth/keys";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../../registry/registry";
-import { requireScope } from "../auth";
 import type { AppEnv } from "../context";
-import { errors, KeySchema } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonBody, jsonResponse, KeySchema } from "../schemas";
 
 export const keyRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("keys");
 
 const CreateKeySchema = z.object({
 	name: z.string().trim().min(1).max(120).optional(),
@@ -21,31 +22,25 @@ const CreateKeySchema = z.object({
 });
 
 keyRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/keys",
-		tags: ["keys"],
+		scope: "admin",
 		summary: "Issue an API key (admin scope); the token is shown only in this response",
-		middleware: [requireScope("admin")] as const,
-		"x-cairn-scope": "admin",
-		request: { body: { required: true, content: { "application/json": { schema: CreateKeySchema } } } },
+		request: { body: jsonBody(CreateKeySchema) },
 		responses: {
-			201: {
-				description: "Issued",
-				content: {
-					"application/json": {
-						schema: z.object({
-							key: z.object({
-								id: z.string(),
-								token: z.string(),
-								scopes: z.array(z.string()),
-								projectId: z.string().nullable(),
-								userId: z.string(),
-							}),
-						}),
-					},
-				},
-			},
+			201: jsonResponse(
+				"Issued",
+				z.object({
+					key: z.object({
+						id: z.string(),
+						token: z.string(),
+						scopes: z.array(z.string()),
+						projectId: z.string().nullable(),
+						userId: z.string(),
+					}),
+				}),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
@@ -55,17 +50,12 @@ keyRoutes.openapi(
 );
 
 keyRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/keys",
-		tags: ["keys"],
+		scope: "admin",
 		summary: "List the tenant's keys (never their tokens); a project-limited key sees its own user's keys of its project",
-		middleware: [requireScope("admin")] as const,
-		"x-cairn-scope": "admin",
-		responses: {
-			200: { description: "Keys", content: { "application/json": { schema: z.object({ keys: z.array(KeySchema) }) } } },
-			...errors(401, 403),
-		},
+		responses: { 200: jsonResponse("Keys", z.object({ keys: z.array(KeySchema) })), ...errors(401, 403) },
 	}),
 	async (c) => {
 		return c.json({ keys: await listApiKeys(c.env.DB, c.get("auth")) }, 200);
@@ -73,14 +63,12 @@ keyRoutes.openapi(
 );
 
 keyRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/keys/{id}",
-		tags: ["keys"],
+		scope: "admin",
 		summary:
 			"Revoke a key: refused from the next request where it was revoked, and everywhere within 10 seconds (the isolate cache's bound)",
-		middleware: [requireScope("admin")] as const,
-		"x-cairn-scope": "admin",
 		request: { params: z.object({ id: z.string().min(1).max(64) }) },
 		responses: { 204: { description: "Revoked" }, ...errors(401, 403, 404) },
 	}),

@@ -1,11 +1,13 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { appendDailyLog, listDailyLogs, readDailyLog } from "../../memory/daily-log";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { notFound } from "../errors";
-import { errors, ProjectIdParam } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse, markdownResponse, ProjectIdParam, ProjectParams } from "../schemas";
 
 export const logRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("logs");
 
 const DateParam = z
 	.string()
@@ -13,10 +15,10 @@ const DateParam = z
 	.openapi({ param: { name: "date", in: "path" }, example: "2026-11-29" });
 
 logRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/logs/{date}",
-		tags: ["logs"],
+		scope: "write",
 		summary: "Append an entry to the caller's daily log under a section",
 		request: {
 			params: z.object({ projectId: ProjectIdParam, date: DateParam }),
@@ -33,10 +35,7 @@ logRoutes.openapi(
 			},
 		},
 		responses: {
-			201: {
-				description: "Appended",
-				content: { "application/json": { schema: z.object({ date: z.string(), path: z.string(), bytes: z.number() }) } },
-			},
+			201: jsonResponse("Appended", z.object({ date: z.string(), path: z.string(), bytes: z.number() })),
 			...errors(400, 401, 403, 404, 412, 413, 422),
 		},
 	}),
@@ -52,13 +51,13 @@ logRoutes.openapi(
 );
 
 logRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/logs/{date}",
-		tags: ["logs"],
+		scope: "read",
 		summary: "The caller's daily log for a date, as markdown",
 		request: { params: z.object({ projectId: ProjectIdParam, date: DateParam }) },
-		responses: { 200: { description: "The log", content: { "text/markdown": { schema: z.string() } } }, ...errors(400, 401, 403, 404) },
+		responses: { 200: markdownResponse("The log"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const text = await readDailyLog(c.env, c.get("projectContext"), c.req.valid("param").date);
@@ -68,13 +67,13 @@ logRoutes.openapi(
 );
 
 logRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/logs",
-		tags: ["logs"],
+		scope: "read",
 		summary: "The caller's daily logs between two dates, newest first",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({ from: z.string().max(10).optional(), to: z.string().max(10).optional() }),
 		},
 		responses: {

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { BATCH_LIMIT } from "../../memory/batch";
 import type { MemoryRow } from "../../memory/rows";
@@ -12,19 +12,31 @@ import {
 	validateCues,
 	validateFields,
 } from "../../memory/topic-file";
-import { projectStore } from "../../project/client";
 import { clientSessionId, SESSION_ID_PATTERN } from "../../sessions/turns";
-import type { AppEnv } from "../context";
+import { type AppEnv, projectOf } from "../context";
 import { badRequest, CairnError, notFound } from "../errors";
-import { errors, MemoryJsonBodySchema, MemoryMetadataSchema, NameParam, ProjectIdParam, ScopeQuery } from "../schemas";
+import { edgeMiddleware, taggedRoutes } from "../route";
+import {
+	errors,
+	jsonResponse,
+	MemoryJsonBodySchema,
+	MemoryMetadataSchema,
+	markdownResponse,
+	NameParam,
+	ProjectIdParam,
+	ProjectParams,
+	ScopeQuery,
+} from "../schemas";
 
 export const memoryRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("memories");
 
 const MARKDOWN = "text/markdown; charset=utf-8";
+/** A batch of up to BATCH_LIMIT topic files (each ≤ 64 KB) needs more room than one write. */
+const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
 const memoryParams = z.object({ projectId: ProjectIdParam, name: NameParam });
-const memoryResponse = { "application/json": { schema: z.object({ memory: MemoryMetadataSchema }) } };
-const markdownResponse = { "text/markdown": { schema: z.string() } };
+const MemoryBodySchema = z.object({ memory: MemoryMetadataSchema });
 
 /** `X-Cairn-Session` marks an explicit write by an agent; extraction skips what the agent wrote itself. */
 function writeSource(c: Context<AppEnv>): { source: MemorySource; sessionId: string | null } {
@@ -48,8 +60,7 @@ function parseIfMatch(header: string | undefined): number | "*" | undefined {
 const findMemory = (c: Context<AppEnv>, name: string, scope: MemoryScope | undefined): Promise<MemoryRow> =>
 	store(c).findMemory(c.get("projectContext"), name, scope);
 
-/** The project's store (its Durable Object); the request is already authorised for this project. */
-const store = (c: Context<AppEnv>) => projectStore(c.env, c.get("projectContext").projectId);
+const store = (c: Context<AppEnv>) => projectOf(c).store;
 
 async function readBody(c: Context<AppEnv>, name: string): Promise<{ file: TopicFile; cues?: string[] }> {
 	const contentType = (c.req.header("Content-Type") ?? "").toLowerCase();
@@ -79,10 +90,10 @@ async function readBody(c: Context<AppEnv>, name: string): Promise<{ file: Topic
 }
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "put",
 		path: "/v1/projects/{projectId}/memories/{name}",
-		tags: ["memories"],
+		scope: "write",
 		summary: "Create or update a topic file (explicit write)",
 		request: {
 			params: memoryParams,
@@ -112,8 +123,8 @@ memoryRoutes.openapi(
 			},
 		},
 		responses: {
-			201: { description: "Created", content: memoryResponse },
-			200: { description: "Updated or unchanged", content: memoryResponse },
+			201: jsonResponse("Created", MemoryBodySchema),
+			200: jsonResponse("Updated or unchanged", MemoryBodySchema),
 			...errors(400, 401, 403, 404, 412, 413, 415, 422),
 		},
 	}),
@@ -130,17 +141,17 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}",
-		tags: ["memories"],
+		scope: "read",
 		summary: "Read a topic file (markdown, or JSON with Accept: application/json)",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: {
 			200: {
 				description: "The file",
 				content: {
-					...markdownResponse,
+					"text/markdown": { schema: z.string() },
 					"application/json": { schema: z.object({ memory: MemoryMetadataSchema.extend({ body: z.string() }) }) },
 				},
 			},
@@ -160,10 +171,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/projects/{projectId}/memories/{name}",
-		tags: ["memories"],
+		scope: "write",
 		summary: "Delete a topic file and its history",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: { 204: { description: "Deleted" }, ...errors(400, 401, 403, 404) },
@@ -176,13 +187,13 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories",
-		tags: ["memories"],
+		scope: "read",
 		summary: "List memory metadata (personal and team), optionally filtered",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({
 				scope: ScopeQuery,
 				type: MemoryTypeSchema.optional(),
@@ -215,13 +226,14 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/memories/batch",
-		tags: ["memories"],
+		scope: "write",
+		bodyLimit: BATCH_BODY_LIMIT,
 		summary: `Write up to ${BATCH_LIMIT} memories; one bad item does not sink the others`,
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({
 				scope: ScopeQuery,
 				source: z
@@ -242,24 +254,18 @@ memoryRoutes.openapi(
 			},
 		},
 		responses: {
-			200: {
-				description: "Per-item results, in request order",
-				content: {
-					"application/json": {
-						schema: z.object({
-							results: z.array(
-								z.object({
-									name: z.string(),
-									status: z.enum(["created", "updated", "unchanged", "error"]),
-									error: z
-										.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() })
-										.optional(),
-								}),
-							),
+			200: jsonResponse(
+				"Per-item results, in request order",
+				z.object({
+					results: z.array(
+						z.object({
+							name: z.string(),
+							status: z.enum(["created", "updated", "unchanged", "error"]),
+							error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
 						}),
-					},
-				},
-			},
+					),
+				}),
+			),
 			...errors(400, 401, 403, 404, 413),
 		},
 	}),
@@ -273,34 +279,30 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history",
-		tags: ["memories"],
+		scope: "read",
 		summary: "Versions of a topic file, newest first",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: {
-			200: {
-				description: "Versions",
-				content: {
-					"application/json": {
-						schema: z.object({
-							versions: z.array(
-								z.object({
-									version: z.number().int(),
-									updatedAt: z.string(),
-									source: z.string(),
-									sessionId: z.string().nullable(),
-									runId: z.string().nullable().openapi({ description: "The consolidation run that wrote this version" }),
-									evidence: z
-										.array(z.object({ session: z.string(), turns: z.array(z.string()) }))
-										.openapi({ description: "The sessions and turns (t<seq>) of the candidates this version rests on" }),
-								}),
-							),
+			200: jsonResponse(
+				"Versions",
+				z.object({
+					versions: z.array(
+						z.object({
+							version: z.number().int(),
+							updatedAt: z.string(),
+							source: z.string(),
+							sessionId: z.string().nullable(),
+							runId: z.string().nullable().openapi({ description: "The consolidation run that wrote this version" }),
+							evidence: z
+								.array(z.object({ session: z.string(), turns: z.array(z.string()) }))
+								.openapi({ description: "The sessions and turns (t<seq>) of the candidates this version rests on" }),
 						}),
-					},
-				},
-			},
+					),
+				}),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
@@ -326,34 +328,30 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/events",
-		tags: ["memories"],
+		scope: "read",
 		summary: "What consolidation did to a topic file, newest first: each change, its reason and the sessions it rests on",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: {
-			200: {
-				description: "Change events",
-				content: {
-					"application/json": {
-						schema: z.object({
-							events: z.array(
-								z
-									.object({
-										runId: z.string(),
-										op: z.string().openapi({ example: "update" }),
-										outcome: z.enum(["applied", "unchanged", "skipped", "refused"]).or(z.string()),
-										reason: z.string(),
-										sessions: z.array(z.string()),
-										createdAt: z.string(),
-									})
-									.openapi("MemoryChangeEvent"),
-							),
-						}),
-					},
-				},
-			},
+			200: jsonResponse(
+				"Change events",
+				z.object({
+					events: z.array(
+						z
+							.object({
+								runId: z.string(),
+								op: z.string().openapi({ example: "update" }),
+								outcome: z.enum(["applied", "unchanged", "skipped", "refused"]).or(z.string()),
+								reason: z.string(),
+								sessions: z.array(z.string()),
+								createdAt: z.string(),
+							})
+							.openapi("MemoryChangeEvent"),
+					),
+				}),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
@@ -364,10 +362,10 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history/{version}",
-		tags: ["memories"],
+		scope: "read",
 		summary: "One version's markdown",
 		request: {
 			params: memoryParams.extend({
@@ -380,7 +378,7 @@ memoryRoutes.openapi(
 			}),
 			query: z.object({ scope: ScopeQuery }),
 		},
-		responses: { 200: { description: "That version", content: markdownResponse }, ...errors(400, 401, 403, 404) },
+		responses: { 200: markdownResponse("That version"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const { name, version } = c.req.valid("param");
@@ -393,31 +391,43 @@ memoryRoutes.openapi(
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/index",
-		tags: ["memories"],
+		scope: "read",
 		summary: "MEMORY.md: one line per topic file, grouped by type, within 200 lines and 25,000 bytes",
-		request: { params: z.object({ projectId: ProjectIdParam }) },
-		responses: { 200: { description: "MEMORY.md", content: markdownResponse }, ...errors(401, 403, 404) },
+		request: { params: ProjectParams },
+		responses: { 200: markdownResponse("MEMORY.md"), ...errors(401, 403, 404) },
 	}),
 	async (c) => c.body(await store(c).index(c.get("projectContext")), 200, { "Content-Type": MARKDOWN }),
 );
 
 memoryRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/resolve",
-		tags: ["memories"],
+		scope: "read",
 		summary: "Resolve a memory:// URL to its markdown",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({ url: z.string().min(1).max(300).openapi({ example: "memory://root/MEMORY.md" }) }),
 		},
-		responses: { 200: { description: "The artifact", content: markdownResponse }, ...errors(400, 401, 403, 404) },
+		responses: { 200: markdownResponse("The artifact"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const text = await store(c).resolve(c.get("projectContext"), c.req.valid("query").url);
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},
 );
+
+// An empty memory name ("/memories/") would otherwise fall through to "no such route": refused with the
+// scope of the read, write or delete it stands for.
+for (const [method, scope] of [
+	["GET", "read"],
+	["PUT", "write"],
+	["DELETE", "write"],
+] as const) {
+	memoryRoutes.on(method, ["/v1/projects/:projectId/memories/"], ...edgeMiddleware("/v1/projects/{projectId}/memories/", { scope }), () => {
+		throw new CairnError("invalid_name", "memory name must not be empty");
+	});
+}

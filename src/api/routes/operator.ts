@@ -1,12 +1,13 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { deleteProject, deleteTenant } from "../../worker/lifecycle";
 import { moveStorage } from "../../worker/mover";
-import { requireAdminToken } from "../auth";
 import type { AppEnv } from "../context";
-import { errors } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse } from "../schemas";
 
 /** Operator routes: the deployment's own token (`CAIRN_ADMIN_TOKEN`), never an API key. */
 export const operatorRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("operator");
 
 const IdParam = (name: string) =>
 	z
@@ -15,12 +16,11 @@ const IdParam = (name: string) =>
 		.openapi({ param: { name, in: "path" } });
 
 operatorRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/operator/storage/move",
-		tags: ["operator"],
+		auth: "operator",
 		summary: "Move the old shared D1 layout into per-project objects; resumable, safe to repeat",
-		middleware: [requireAdminToken()] as const,
 		request: {
 			body: {
 				required: false,
@@ -56,41 +56,26 @@ operatorRoutes.openapi(
 );
 
 operatorRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/operator/projects/{projectId}",
-		tags: ["operator"],
+		auth: "operator",
 		summary: "Delete a project and everything it holds: its object, its files, its keys and settings",
-		middleware: [requireAdminToken()] as const,
 		request: { params: z.object({ projectId: IdParam("projectId") }) },
-		responses: {
-			200: {
-				description: "Deleted",
-				content: { "application/json": { schema: z.object({ projectId: z.string(), objects: z.number().int() }) } },
-			},
-			...errors(400, 401, 404),
-		},
+		responses: { 200: jsonResponse("Deleted", z.object({ projectId: z.string(), objects: z.number().int() })), ...errors(400, 401, 404) },
 	}),
 	async (c) => c.json(await deleteProject(c.env, c.req.valid("param").projectId), 200),
 );
 
 operatorRoutes.openapi(
-	createRoute({
+	route({
 		method: "delete",
 		path: "/v1/operator/tenants/{tenantId}",
-		tags: ["operator"],
+		auth: "operator",
 		summary: "Delete a tenant: every project (objects, files), users, keys, settings and policy",
-		middleware: [requireAdminToken()] as const,
 		request: { params: z.object({ tenantId: IdParam("tenantId") }) },
 		responses: {
-			200: {
-				description: "Deleted",
-				content: {
-					"application/json": {
-						schema: z.object({ projects: z.array(z.object({ projectId: z.string(), objects: z.number().int() })) }),
-					},
-				},
-			},
+			200: jsonResponse("Deleted", z.object({ projects: z.array(z.object({ projectId: z.string(), objects: z.number().int() })) })),
 			...errors(400, 401, 404),
 		},
 	}),

@@ -1,15 +1,16 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { projectStore } from "../../project/client";
 import { effectiveSettings, requireFeature } from "../../settings/settings";
 import type { ProjectContext } from "../../storage/context";
-import type { AppEnv } from "../context";
+import { type AppEnv, projectOf } from "../context";
 import { notFound } from "../errors";
-import { errors, NameParam, ProjectIdParam } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse, markdownResponse, NameParam, ProjectIdParam, ProjectParams } from "../schemas";
 
 export const pipelineRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("pipeline");
 
 const MARKDOWN = "text/markdown; charset=utf-8";
-const ProjectParams = z.object({ projectId: ProjectIdParam });
 
 const StatusSchema = z
 	.object({
@@ -33,13 +34,13 @@ const StatusSchema = z
 	.openapi("PipelineStatus");
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/consolidate",
-		tags: ["pipeline"],
+		scope: "write",
 		summary: "Run consolidation now (the /memory rebuild command); one run per project at a time. The caller's summary is rebuilt at once",
 		request: { params: ProjectParams },
-		responses: { 202: { description: "Scheduled", content: { "application/json": { schema: StatusSchema } } }, ...errors(401, 403, 404) },
+		responses: { 202: jsonResponse("Scheduled", StatusSchema), ...errors(401, 403, 404) },
 	}),
 	async (c) => {
 		const ctx = c.get("projectContext");
@@ -47,7 +48,7 @@ pipelineRoutes.openapi(
 		requireFeature(settings, "memory", ["memories.enabled"]);
 		await projectStore(c.env, ctx.projectId).requestRun(ctx.projectId);
 		// Rebuild always rebuilds the caller's summary, pending candidates or not (a run that has some rewrites it again).
-		await projectStore(c.env, ctx.projectId).rebuildSummary(ctx);
+		await projectOf(c).store.rebuildSummary(ctx);
 		return c.json(await status(c.env, ctx), 202);
 	},
 );
@@ -70,58 +71,55 @@ async function status(env: Env, ctx: ProjectContext) {
 }
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/status",
-		tags: ["pipeline"],
+		scope: "read",
 		summary: "Pipeline state: pending outputs, the coordinator's run state and last run, dead letters",
 		request: { params: ProjectParams },
-		responses: { 200: { description: "Status", content: { "application/json": { schema: StatusSchema } } }, ...errors(401, 403, 404) },
+		responses: { 200: jsonResponse("Status", StatusSchema), ...errors(401, 403, 404) },
 	}),
 	async (c) => c.json(await status(c.env, c.get("projectContext")), 200),
 );
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/summary",
-		tags: ["pipeline"],
+		scope: "read",
 		summary:
 			"memory_summary.md: the caller's summary, written by consolidation (also memory://root), with its date; lines citing a memory changed or deleted since are left out (without a model it is rebuilt at once)",
 		request: { params: ProjectParams },
-		responses: { 200: { description: "The summary", content: { "text/markdown": { schema: z.string() } } }, ...errors(401, 403, 404) },
+		responses: { 200: markdownResponse("The summary"), ...errors(401, 403, 404) },
 	}),
 	async (c) => {
-		const ctx = c.get("projectContext");
-		const text = await projectStore(c.env, ctx.projectId).summary(ctx);
+		const { ctx, store } = projectOf(c);
+		const text = await store.summary(ctx);
 		if (text === null) throw notFound("memory summary");
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},
 );
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/skills",
-		tags: ["pipeline"],
+		scope: "read",
 		summary: "Skills learned by consolidation",
 		request: { params: ProjectParams },
 		responses: {
-			200: {
-				description: "Skills",
-				content: {
-					"application/json": {
-						schema: z.object({
-							skills: z.array(z.object({ name: z.string(), description: z.string(), path: z.string(), updatedAt: z.string() })),
-						}),
-					},
-				},
-			},
+			200: jsonResponse(
+				"Skills",
+				z.object({
+					skills: z.array(z.object({ name: z.string(), description: z.string(), path: z.string(), updatedAt: z.string() })),
+				}),
+			),
 			...errors(401, 403, 404),
 		},
 	}),
 	async (c) => {
-		const rows = await projectStore(c.env, c.get("projectContext").projectId).skills(c.get("projectContext"));
+		const { ctx, store } = projectOf(c);
+		const rows = await store.skills(ctx);
 		return c.json(
 			{
 				skills: rows.map((r) => ({
@@ -137,16 +135,17 @@ pipelineRoutes.openapi(
 );
 
 pipelineRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/skills/{name}",
-		tags: ["pipeline"],
+		scope: "read",
 		summary: "One skill's SKILL.md",
 		request: { params: z.object({ projectId: ProjectIdParam, name: NameParam }) },
-		responses: { 200: { description: "SKILL.md", content: { "text/markdown": { schema: z.string() } } }, ...errors(400, 401, 403, 404) },
+		responses: { 200: markdownResponse("SKILL.md"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const text = await projectStore(c.env, c.get("projectContext").projectId).skill(c.get("projectContext"), c.req.valid("param").name);
+		const { ctx, store } = projectOf(c);
+		const text = await store.skill(ctx, c.req.valid("param").name);
 		if (text === null) throw notFound("skill");
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},

@@ -1,22 +1,22 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { GitRemoteSchema, ProjectNameSchema, RootPathSchema } from "../../registry/identity";
 import { listProjects, registerProject } from "../../registry/registry";
-import { requireScope } from "../auth";
 import type { AppEnv, ProjectRecord } from "../context";
-import { errors, ProjectIdParam, ProjectSchema } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse, ProjectParams, ProjectSchema } from "../schemas";
 
 export const projectRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("projects");
 
 const toProject = (p: ProjectRecord) => ({ id: p.id, name: p.name, canonicalKey: p.canonical_key, createdAt: p.created_at });
-const projectResponse = { "application/json": { schema: z.object({ project: ProjectSchema }) } };
+const ProjectBodySchema = z.object({ project: ProjectSchema });
 
 projectRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects",
-		tags: ["projects"],
+		scope: "write",
 		summary: "Register a project by git remote (or root path); every clone and worktree maps to one project",
-		middleware: [requireScope("write")] as const,
 		request: {
 			body: {
 				required: true,
@@ -32,8 +32,8 @@ projectRoutes.openapi(
 			},
 		},
 		responses: {
-			201: { description: "Created", content: projectResponse },
-			200: { description: "Already registered", content: projectResponse },
+			201: jsonResponse("Created", ProjectBodySchema),
+			200: jsonResponse("Already registered", ProjectBodySchema),
 			...errors(400, 401, 403),
 		},
 	}),
@@ -44,16 +44,12 @@ projectRoutes.openapi(
 );
 
 projectRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects",
-		tags: ["projects"],
+		scope: "read",
 		summary: "List the tenant's projects (only its own for a project-limited key)",
-		middleware: [requireScope("read")] as const,
-		responses: {
-			200: { description: "Projects", content: { "application/json": { schema: z.object({ projects: z.array(ProjectSchema) }) } } },
-			...errors(401, 403),
-		},
+		responses: { 200: jsonResponse("Projects", z.object({ projects: z.array(ProjectSchema) })), ...errors(401, 403) },
 	}),
 	async (c) => {
 		const results = await listProjects(c.env.DB, c.get("auth"));
@@ -62,14 +58,13 @@ projectRoutes.openapi(
 );
 
 projectRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}",
-		tags: ["projects"],
+		scope: "read",
 		summary: "One project",
-		middleware: [requireScope("read")] as const,
-		request: { params: z.object({ projectId: ProjectIdParam }) },
-		responses: { 200: { description: "Project", content: projectResponse }, ...errors(401, 403, 404) },
+		request: { params: ProjectParams },
+		responses: { 200: jsonResponse("Project", ProjectBodySchema), ...errors(401, 403, 404) },
 	}),
 	(c) => c.json({ project: toProject(c.get("project")) }, 200),
 );

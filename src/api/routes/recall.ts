@@ -1,14 +1,15 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
 import { MemoryScopeSchema, MemoryTypeSchema, RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
 import { NAME_PATTERN } from "../../memory/topic-file";
-import { projectStore } from "../../project/client";
 import { recall } from "../../recall/recall";
 import { servedInBackground } from "../../recall/usage";
-import type { AppEnv } from "../context";
-import { errors, ProjectIdParam } from "../schemas";
+import { type AppEnv, projectOf } from "../context";
+import { taggedRoutes } from "../route";
+import { errors, jsonBody, jsonResponse, ProjectParams } from "../schemas";
 
 export const recallRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("recall");
 
 const DEFAULT_BACKFILL = 100;
 const MAX_BACKFILL = 1_000;
@@ -53,45 +54,41 @@ const RecalledMemorySchema = z.object({
 });
 
 recallRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/recall",
-		tags: ["recall"],
+		scope: "read",
 		summary: "The memories that matter for a query (lexical BM25 with priors, or a small model choosing from its candidates)",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
-			body: { required: true, content: { "application/json": { schema: RecallBody } } },
+			params: ProjectParams,
+			body: jsonBody(RecallBody),
 		},
 		responses: {
-			200: {
-				description: "Recalled memories, best first",
-				content: {
-					"application/json": {
-						schema: z.object({
-							engine: z.enum(["lexical", "llm", "lexical-fallback"]),
-							retrieval: z.enum(["lexical", "hybrid"]).openapi({
-								description:
-									'"hybrid": lexical (BM25 over words and CJK grams) and embedding candidates fused by reciprocal rank; "lexical": no embeddings took part',
-							}),
-							retrievalNote: z
-								.string()
-								.optional()
-								.openapi({ description: "Why retrieval is lexical: no embedding model, a model failure, no vectors yet" }),
-							memories: z.array(RecalledMemorySchema),
-							warnings: z.array(z.string()),
-							fallbackReason: z.string().optional(),
-							trace: z
-								.object({
-									terms: z.array(z.string()),
-									concepts: z.array(z.string()).openapi({ description: "The concepts the query names (the concept map of software work)" }),
-									candidates: z.array(z.record(z.string(), z.unknown())),
-									note: z.string().optional(),
-								})
-								.optional(),
-						}),
-					},
-				},
-			},
+			200: jsonResponse(
+				"Recalled memories, best first",
+				z.object({
+					engine: z.enum(["lexical", "llm", "lexical-fallback"]),
+					retrieval: z.enum(["lexical", "hybrid"]).openapi({
+						description:
+							'"hybrid": lexical (BM25 over words and CJK grams) and embedding candidates fused by reciprocal rank; "lexical": no embeddings took part',
+					}),
+					retrievalNote: z
+						.string()
+						.optional()
+						.openapi({ description: "Why retrieval is lexical: no embedding model, a model failure, no vectors yet" }),
+					memories: z.array(RecalledMemorySchema),
+					warnings: z.array(z.string()),
+					fallbackReason: z.string().optional(),
+					trace: z
+						.object({
+							terms: z.array(z.string()),
+							concepts: z.array(z.string()).openapi({ description: "The concepts the query names (the concept map of software work)" }),
+							candidates: z.array(z.record(z.string(), z.unknown())),
+							note: z.string().optional(),
+						})
+						.optional(),
+				}),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
@@ -122,39 +119,35 @@ const BackfillBody = z
 	.openapi("EmbeddingBackfillRequest");
 
 recallRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/embeddings/backfill",
-		tags: ["recall"],
+		scope: "write",
 		summary:
 			"Embed memories that have no vector for their current content (after an embedding model is configured or failed on write); resumable: call until remaining is 0",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
-			body: { required: false, content: { "application/json": { schema: BackfillBody } } },
+			params: ProjectParams,
+			body: jsonBody(BackfillBody, false),
 		},
 		responses: {
-			200: {
-				description: "What this call embedded and what remains",
-				content: {
-					"application/json": {
-						schema: z
-							.object({
-								model: z.string(),
-								embedded: z.number().int(),
-								remaining: z.number().int(),
-								error: z.string().optional().openapi({ description: "The model failed part-way; what was embedded is kept" }),
-							})
-							.openapi("EmbeddingBackfillResult"),
-					},
-				},
-			},
+			200: jsonResponse(
+				"What this call embedded and what remains",
+				z
+					.object({
+						model: z.string(),
+						embedded: z.number().int(),
+						remaining: z.number().int(),
+						error: z.string().optional().openapi({ description: "The model failed part-way; what was embedded is kept" }),
+					})
+					.openapi("EmbeddingBackfillResult"),
+			),
 			...errors(400, 401, 403, 404, 409),
 		},
 	}),
 	async (c) => {
-		const ctx = c.get("projectContext");
+		const { ctx, store } = projectOf(c);
 		const { limit } = c.req.valid("json") ?? {};
-		return c.json(await projectStore(c.env, ctx.projectId).backfillEmbeddings(ctx, limit ?? DEFAULT_BACKFILL), 200);
+		return c.json(await store.backfillEmbeddings(ctx, limit ?? DEFAULT_BACKFILL), 200);
 	},
 );
 
@@ -236,26 +229,16 @@ export const InjectResultSchema = z
 	.openapi("InjectResult");
 
 recallRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/inject",
-		tags: ["recall"],
+		scope: "read",
 		summary: "The Memory Guidance block for a session start (or the memories for one prompt), within a token and character budget",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
-			body: { required: true, content: { "application/json": { schema: InjectBody } } },
+			params: ProjectParams,
+			body: jsonBody(InjectBody),
 		},
-		responses: {
-			200: {
-				description: "The block and its parts",
-				content: {
-					"application/json": {
-						schema: InjectResultSchema,
-					},
-				},
-			},
-			...errors(400, 401, 403, 404),
-		},
+		responses: { 200: jsonResponse("The block and its parts", InjectResultSchema), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const ctx = c.get("projectContext");

@@ -1,11 +1,12 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { REVIEW_KINDS, REVIEW_OPS, REVIEW_STATUSES } from "../../memory/reviews";
 import { MemoryScopeSchema, MemoryTypeSchema } from "../../memory/schemas";
-import { projectStore } from "../../project/client";
-import type { AppEnv } from "../context";
-import { errors, MemoryMetadataSchema, ProjectIdParam } from "../schemas";
+import { type AppEnv, projectOf } from "../context";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse, MemoryMetadataSchema, ProjectIdParam, ProjectParams } from "../schemas";
 
 export const reviewRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("reviews");
 
 const ReviewIdParam = z
 	.string()
@@ -44,25 +45,20 @@ export const ReviewItemSchema = z
 	})
 	.openapi("ReviewItem");
 
-const itemResponse = { "application/json": { schema: z.object({ item: ReviewItemSchema }) } };
-const decisionResponse = {
-	"application/json": {
-		schema: z.object({
-			item: ReviewItemSchema,
-			memory: MemoryMetadataSchema.nullable().openapi({ description: "The memory after the decision (null: deleted, or gone)" }),
-		}),
-	},
-};
+const DecisionSchema = z.object({
+	item: ReviewItemSchema,
+	memory: MemoryMetadataSchema.nullable().openapi({ description: "The memory after the decision (null: deleted, or gone)" }),
+});
 
 reviewRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/reviews",
-		tags: ["reviews"],
+		scope: "read",
 		summary: "The caller's review queue: proposed changes to memories written on purpose, and memories proposed for team scope",
 		description: "Only the caller's own items. Newest first; `status` defaults to `pending`.",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: z.object({
 				status: z
 					.enum(REVIEW_STATUSES)
@@ -81,40 +77,36 @@ reviewRoutes.openapi(
 					.openapi({ param: { name: "limit", in: "query" } }),
 			}),
 		},
-		responses: {
-			200: { description: "Items", content: { "application/json": { schema: z.object({ items: z.array(ReviewItemSchema) }) } } },
-			...errors(400, 401, 403, 404),
-		},
+		responses: { 200: jsonResponse("Items", z.object({ items: z.array(ReviewItemSchema) })), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const ctx = c.get("projectContext");
+		const { ctx, store } = projectOf(c);
 		const { status, kind, limit } = c.req.valid("query");
-		const items = await projectStore(c.env, ctx.projectId).reviews(ctx, { status, limit, ...(kind ? { kind } : {}) });
+		const items = await store.reviews(ctx, { status, limit, ...(kind ? { kind } : {}) });
 		return c.json({ items }, 200);
 	},
 );
 
 reviewRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/reviews/{id}",
-		tags: ["reviews"],
+		scope: "read",
 		summary: "One review item of the caller's",
 		request: { params: ReviewParams },
-		responses: { 200: { description: "The item", content: itemResponse }, ...errors(400, 401, 403, 404) },
+		responses: { 200: jsonResponse("The item", z.object({ item: ReviewItemSchema })), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const ctx = c.get("projectContext");
-		const { id } = c.req.valid("param");
-		return c.json({ item: await projectStore(c.env, ctx.projectId).review(ctx, id) }, 200);
+		const { ctx, store } = projectOf(c);
+		return c.json({ item: await store.review(ctx, c.req.valid("param").id) }, 200);
 	},
 );
 
 reviewRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/reviews/{id}/approve",
-		tags: ["reviews"],
+		scope: "write",
 		summary: "Approve a pending item: the change is written through the ordinary write path; a promotion moves the memory to team scope",
 		description:
 			"A change is applied as the caller's own write (a new version; history keeps the old one). A memory changed since the " +
@@ -122,27 +114,25 @@ reviewRoutes.openapi(
 			"scope and removes the personal one; it needs what a team write needs (403 feature_disabled when team memory is off) and " +
 			"is a 409 conflict when a different team memory of that name exists. An item already decided is a 409 conflict.",
 		request: { params: ReviewParams },
-		responses: { 200: { description: "Approved and applied", content: decisionResponse }, ...errors(400, 401, 403, 404, 409, 412, 422) },
+		responses: { 200: jsonResponse("Approved and applied", DecisionSchema), ...errors(400, 401, 403, 404, 409, 412, 422) },
 	}),
 	async (c) => {
-		const ctx = c.get("projectContext");
-		const { id } = c.req.valid("param");
-		return c.json(await projectStore(c.env, ctx.projectId).decideReview(ctx, id, "approve"), 200);
+		const { ctx, store } = projectOf(c);
+		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "approve"), 200);
 	},
 );
 
 reviewRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/reviews/{id}/reject",
-		tags: ["reviews"],
+		scope: "write",
 		summary: "Reject a pending item: the memory stays as it is (a promotion's proposed scope is cleared)",
 		request: { params: ReviewParams },
-		responses: { 200: { description: "Rejected", content: decisionResponse }, ...errors(400, 401, 403, 404, 409) },
+		responses: { 200: jsonResponse("Rejected", DecisionSchema), ...errors(400, 401, 403, 404, 409) },
 	}),
 	async (c) => {
-		const ctx = c.get("projectContext");
-		const { id } = c.req.valid("param");
-		return c.json(await projectStore(c.env, ctx.projectId).decideReview(ctx, id, "reject"), 200);
+		const { ctx, store } = projectOf(c);
+		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "reject"), 200);
 	},
 );

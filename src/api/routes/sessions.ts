@@ -1,14 +1,15 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { FORMATS } from "../../ingest/parse";
-import { projectStore } from "../../project/client";
 import type { SessionRow } from "../../sessions/sessions";
 import { AGENTS, clientSessionId, SESSION_ID_PATTERN } from "../../sessions/turns";
 import { LINE_LIMIT } from "../../worker/receive";
 import { endSession, extractNow, postTranscript, retrySession, sessionMemory } from "../../worker/session-flow";
-import type { AppEnv } from "../context";
-import { errors, ProjectIdParam } from "../schemas";
+import { type AppEnv, projectOf } from "../context";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse, markdownResponse, ProjectIdParam, ProjectParams } from "../schemas";
 
 export const sessionRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("sessions");
 
 /** Transcript bodies: real session files reach several MB; the whole file may be posted at once. */
 export const TRANSCRIPT_BODY_LIMIT = 32 * 1024 * 1024;
@@ -58,13 +59,15 @@ const toSession = (s: SessionRow) => ({
 	lastActivityAt: s.last_activity_at,
 	extraction: { state: s.extraction_state as "idle", lastError: s.last_error },
 });
-const sessionResponse = { "application/json": { schema: z.object({ session: SessionSchema }) } };
+const SessionBodySchema = z.object({ session: SessionSchema });
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/transcript",
-		tags: ["sessions"],
+		scope: "write",
+		bodyLimit: TRANSCRIPT_BODY_LIMIT,
+		streamed: true,
 		summary: "Post transcript records (NDJSON): a whole Claude Code or Codex session file, new lines of it, or generic records",
 		description:
 			"Idempotent by native record ids: re-posting a file or an overlapping tail adds nothing. Secrets are redacted before storage. " +
@@ -82,21 +85,17 @@ sessionRoutes.openapi(
 			body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
 		},
 		responses: {
-			200: {
-				description: "Ingested",
-				content: {
-					"application/json": {
-						schema: z.object({
-							accepted: z.number().int().openapi({ description: "New turns stored" }),
-							duplicates: z.number().int().openapi({ description: "Turns already stored (or repeated in this body)" }),
-							skipped: z.number().int().openapi({ description: "Records that carry no turn (metadata, reasoning, mirrored events)" }),
-							unknown: z.number().int().openapi({ description: "Records of an unknown type, skipped" }),
-							turns: z.number().int().openapi({ description: "Turns in the session after this post" }),
-							agent: z.enum(AGENTS),
-						}),
-					},
-				},
-			},
+			200: jsonResponse(
+				"Ingested",
+				z.object({
+					accepted: z.number().int().openapi({ description: "New turns stored" }),
+					duplicates: z.number().int().openapi({ description: "Turns already stored (or repeated in this body)" }),
+					skipped: z.number().int().openapi({ description: "Records that carry no turn (metadata, reasoning, mirrored events)" }),
+					unknown: z.number().int().openapi({ description: "Records of an unknown type, skipped" }),
+					turns: z.number().int().openapi({ description: "Turns in the session after this post" }),
+					agent: z.enum(AGENTS),
+				}),
+			),
 			...errors(400, 401, 403, 404, 409, 413),
 		},
 	}),
@@ -112,13 +111,13 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/end",
-		tags: ["sessions"],
+		scope: "write",
 		summary: "Mark a session ended; its unprocessed turns are queued for extraction at once (when memory is on)",
 		request: { params: SessionParams },
-		responses: { 202: { description: "Ended", content: sessionResponse }, ...errors(400, 401, 403, 404) },
+		responses: { 202: jsonResponse("Ended", SessionBodySchema), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const ctx = c.get("projectContext");
@@ -129,17 +128,17 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/retry",
-		tags: ["sessions"],
+		scope: "write",
 		summary: "Queue extraction again for a session whose extraction failed (`dead_letter` or `retrying`)",
 		description:
 			"Re-queues the session's unprocessed turns and answers 202 with the session (`extraction.state` is `queued`; `lastError` " +
 			"stays until a run succeeds). Nothing to retry (`idle` or `queued`, or no unprocessed turns) is a 409 conflict; " +
 			"extraction switched off is a 403 feature_disabled; a session the caller does not have is a 404 (session ids are per user).",
 		request: { params: SessionParams },
-		responses: { 202: { description: "Queued again", content: sessionResponse }, ...errors(400, 401, 403, 404, 409) },
+		responses: { 202: jsonResponse("Queued again", SessionBodySchema), ...errors(400, 401, 403, 404, 409) },
 	}),
 	async (c) => {
 		const ctx = c.get("projectContext");
@@ -149,57 +148,47 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}",
-		tags: ["sessions"],
+		scope: "read",
 		summary: "A session's registry row: turns, cursor, status and extraction state",
 		request: { params: SessionParams },
-		responses: { 200: { description: "The session", content: sessionResponse }, ...errors(400, 401, 403, 404) },
+		responses: { 200: jsonResponse("The session", SessionBodySchema), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const { sessionId } = c.req.valid("param");
-		return c.json(
-			{ session: toSession(await projectStore(c.env, c.get("projectContext").projectId).session(c.get("projectContext"), sessionId)) },
-			200,
-		);
+		const { ctx, store } = projectOf(c);
+		return c.json({ session: toSession(await store.session(ctx, c.req.valid("param").sessionId)) }, 200);
 	},
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/sessions",
-		tags: ["sessions"],
+		scope: "read",
 		summary: "The caller's sessions in this project, most recently active first",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: LimitQuery,
 		},
-		responses: {
-			200: { description: "Sessions", content: { "application/json": { schema: z.object({ sessions: z.array(SessionSchema) }) } } },
-			...errors(400, 401, 403, 404),
-		},
+		responses: { 200: jsonResponse("Sessions", z.object({ sessions: z.array(SessionSchema) })), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const ctx = c.get("projectContext");
-		const { limit } = c.req.valid("query");
-		const sessions = await projectStore(c.env, ctx.projectId).sessions(ctx, limit);
+		const { ctx, store } = projectOf(c);
+		const sessions = await store.sessions(ctx, c.req.valid("query").limit);
 		return c.json({ sessions: sessions.map(toSession) }, 200);
 	},
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/extract",
-		tags: ["sessions"],
+		scope: "write",
 		summary: "Queue extraction now for every session of the caller's in this project with unprocessed turns",
-		request: { params: z.object({ projectId: ProjectIdParam }) },
-		responses: {
-			202: { description: "Queued", content: { "application/json": { schema: z.object({ enqueued: z.number().int() }) } } },
-			...errors(400, 401, 403, 404),
-		},
+		request: { params: ProjectParams },
+		responses: { 202: jsonResponse("Queued", z.object({ enqueued: z.number().int() })), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const ctx = c.get("projectContext");
@@ -216,58 +205,50 @@ const CandidateOut = z.object({
 });
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/candidates",
-		tags: ["sessions"],
+		scope: "read",
 		summary: "Stage-1 outputs of the caller's sessions not yet consolidated (for inspection)",
 		request: {
-			params: z.object({ projectId: ProjectIdParam }),
+			params: ProjectParams,
 			query: LimitQuery,
 		},
 		responses: {
-			200: {
-				description: "Pending outputs, newest first",
-				content: {
-					"application/json": {
-						schema: z.object({
-							outputs: z.array(
-								z.object({
-									sessionId: z.string(),
-									fromSeq: z.number().int(),
-									toSeq: z.number().int(),
-									extractor: z.string(),
-									summary: z.string(),
-									rawMemory: z.string(),
-									candidates: z.array(CandidateOut),
-									createdAt: z.string(),
-								}),
-							),
+			200: jsonResponse(
+				"Pending outputs, newest first",
+				z.object({
+					outputs: z.array(
+						z.object({
+							sessionId: z.string(),
+							fromSeq: z.number().int(),
+							toSeq: z.number().int(),
+							extractor: z.string(),
+							summary: z.string(),
+							rawMemory: z.string(),
+							candidates: z.array(CandidateOut),
+							createdAt: z.string(),
 						}),
-					},
-				},
-			},
+					),
+				}),
+			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
 	async (c) => {
-		const ctx = c.get("projectContext");
-		const { limit } = c.req.valid("query");
-		return c.json({ outputs: await projectStore(c.env, ctx.projectId).candidates(ctx, limit) }, 200);
+		const { ctx, store } = projectOf(c);
+		return c.json({ outputs: await store.candidates(ctx, c.req.valid("query").limit) }, 200);
 	},
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/memory",
-		tags: ["sessions"],
+		scope: "read",
 		summary: "The session memory: a template summary of what already scrolled by (built on first read)",
 		request: { params: SessionParams },
-		responses: {
-			200: { description: "Session memory", content: { "text/markdown": { schema: z.string() } } },
-			...errors(400, 401, 403, 404),
-		},
+		responses: { 200: markdownResponse("Session memory"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const ctx = c.get("projectContext");
@@ -278,21 +259,14 @@ sessionRoutes.openapi(
 );
 
 sessionRoutes.openapi(
-	createRoute({
+	route({
 		method: "post",
 		path: "/v1/projects/{projectId}/sessions/{sessionId}/memory/compact",
-		tags: ["sessions"],
+		scope: "write",
 		summary: "Rebuild the session memory now (before the agent compacts its context)",
 		request: { params: SessionParams },
 		responses: {
-			200: {
-				description: "Rebuilt",
-				content: {
-					"application/json": {
-						schema: z.object({ tokens: z.number().int(), engine: z.enum(["model", "offline"]), turns: z.number().int() }),
-					},
-				},
-			},
+			200: jsonResponse("Rebuilt", z.object({ tokens: z.number().int(), engine: z.enum(["model", "offline"]), turns: z.number().int() })),
 			...errors(400, 401, 403, 404),
 		},
 	}),

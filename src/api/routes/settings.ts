@@ -1,37 +1,39 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { effectiveSettings, parseSettingsPatch, readLevel, type SettingsLevel, writeLevel } from "../../settings/settings";
 import type { AppEnv } from "../context";
 import { badRequest } from "../errors";
-import { errors, ProjectIdParam, SettingsPatchSchema } from "../schemas";
+import { taggedRoutes } from "../route";
+import { errors, jsonResponse, ProjectParams, SettingsPatchSchema } from "../schemas";
 
 export const settingsRoutes = new OpenAPIHono<AppEnv>();
+const route = taggedRoutes("settings");
 
-const settingsResponse = { "application/json": { schema: z.object({ settings: z.record(z.string(), z.unknown()) }) } };
+const SettingsBodySchema = z.object({ settings: z.record(z.string(), z.unknown()) });
 const body = { required: true, content: { "application/json": { schema: SettingsPatchSchema } } };
 
 /** GET and PUT for one settings level; the subject (user or project) comes from the request context. */
 function levelRoutes(level: Exclude<SettingsLevel, "policy">, path: string, subject: (c: Context<AppEnv>) => string) {
-	const params = level === "project" ? { params: z.object({ projectId: ProjectIdParam }) } : {};
+	const params = level === "project" ? { params: ProjectParams } : {};
 	settingsRoutes.openapi(
-		createRoute({
+		route({
 			method: "get",
 			path,
-			tags: ["settings"],
+			scope: "read",
 			summary: `The ${level} settings level (only the keys set here)`,
 			request: params,
-			responses: { 200: { description: "Settings", content: settingsResponse }, ...errors(401, 403, 404) },
+			responses: { 200: jsonResponse("Settings", SettingsBodySchema), ...errors(401, 403, 404) },
 		}),
 		async (c) => c.json({ settings: await readLevel(c.env.DB, c.get("auth").tenantId, level, subject(c)) }, 200),
 	);
 	settingsRoutes.openapi(
-		createRoute({
+		route({
 			method: "put",
 			path,
-			tags: ["settings"],
+			scope: "write",
 			summary: `Patch the ${level} settings level with dotted keys; null clears a key`,
 			request: { ...params, body },
-			responses: { 200: { description: "Settings", content: settingsResponse }, ...errors(400, 401, 403, 404) },
+			responses: { 200: jsonResponse("Settings", SettingsBodySchema), ...errors(400, 401, 403, 404) },
 		}),
 		async (c) => {
 			// Read here, not through the validator: without a JSON Content-Type the validator lets the body
@@ -52,29 +54,25 @@ levelRoutes("user", "/v1/settings", (c) => c.get("auth").userId);
 levelRoutes("project", "/v1/projects/{projectId}/settings", (c) => c.get("project").id);
 
 settingsRoutes.openapi(
-	createRoute({
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/settings/effective",
-		tags: ["settings"],
+		scope: "read",
 		summary: "Every setting's effective value for the caller in this project, and its source",
-		request: { params: z.object({ projectId: ProjectIdParam }) },
+		request: { params: ProjectParams },
 		responses: {
-			200: {
-				description: "Effective settings",
-				content: {
-					"application/json": {
-						schema: z.object({
-							settings: z.record(
-								z.string(),
-								z.object({
-									value: z.union([z.boolean(), z.number(), z.string()]),
-									source: z.enum(["default", "user", "project", "policy"]),
-								}),
-							),
+			200: jsonResponse(
+				"Effective settings",
+				z.object({
+					settings: z.record(
+						z.string(),
+						z.object({
+							value: z.union([z.boolean(), z.number(), z.string()]),
+							source: z.enum(["default", "user", "project", "policy"]),
 						}),
-					},
-				},
-			},
+					),
+				}),
+			),
 			...errors(401, 403, 404),
 		},
 	}),

@@ -1,6 +1,7 @@
 // Signing in with an API key (sealed in a server-side session), signing out, and the console's root.
 import { html } from "hono/html";
 import { parseToken } from "../../auth/keys";
+import { keyTenant } from "../../registry/projects";
 import { apiFor } from "../api";
 import { type C, type ConsolePage, formString, render, secretOf } from "../context";
 import { deleteCookie, endSession, getCookie, openSession, SESSION_COOKIE, SESSION_SECONDS, setCookie, startSession } from "../session";
@@ -36,9 +37,7 @@ export const signInRoutes: ConsolePage = (app, fetcher) => {
 		const r = await apiFor(fetcher, c, key)("GET", "/v1/projects");
 		if (r.status === 401) return signInPage(c, 401, notice("error", "That API key is not valid."));
 		if (!r.ok && r.status !== 403) return signInPage(c, 502, apiErrorNotice(r.error, "The key could not be checked"));
-		const tenant = await c.env.DB.prepare("SELECT tenant_id FROM api_keys WHERE id = ?")
-			.bind(parseToken(key)?.id ?? "")
-			.first<string>("tenant_id");
+		const tenant = await keyTenant(c.env.DB, parseToken(key)?.id ?? "");
 		const { cookie } = await startSession(c.env.DB, secretOf(c), tenant ?? "", key);
 		setCookie(c, SESSION_COOKIE, cookie, {
 			path: "/console",
