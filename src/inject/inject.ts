@@ -3,7 +3,7 @@ import readPathTemplate from "../../prompts/read_path.md";
 import { CairnError } from "../errors";
 import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
-import { type ProjectContext, readMemoryContent } from "../memory/store";
+import { memoryContentOf, type ProjectContext } from "../memory/store";
 import { projectStore } from "../project/client";
 import { type Engine, recall } from "../recall/recall";
 import { effectiveSettings, featureOff } from "../settings/settings";
@@ -166,9 +166,9 @@ export async function buildInjection(
 		? { recall: { engine: recalled.engine, ...(recalled.fallbackReason ? { fallbackReason: recalled.fallbackReason } : {}) } }
 		: {};
 
-	// Recalled topic files, read in parallel.
+	// Recalled topic files, in parallel: from the indexed text the candidates carry, R2 only when it differs.
 	const memoryBlocks: { block: string; info: InjectedMemory; id: number }[] = [];
-	const contents = await Promise.all(served.map((m) => readMemoryContent(env, ctx, m.row)));
+	const contents = await Promise.all(served.map((m) => memoryContentOf(env, ctx, m.row, m.body)));
 	for (const [i, m] of served.entries()) {
 		const content = contents[i] ?? "";
 		const cut = truncateToTokens(content, PER_MEMORY_TOKENS);
