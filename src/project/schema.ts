@@ -225,6 +225,11 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// batch's content pack (src/memory/packs.ts); NULL for the content-addressed object of its hash.
 	`ALTER TABLE memories ADD COLUMN content_ref TEXT;
 	ALTER TABLE memory_versions ADD COLUMN content_ref TEXT;`,
+	// 13: when each memory was written and last changed, indexed: recall's best matches written inside a
+	// window of time the query names (src/recall/lexical.ts) read the memories of that window, not every one.
+	// One column each, so no query by project alone switches to them; built over the rows already stored.
+	`CREATE INDEX memories_created ON memories (created_at);
+	CREATE INDEX memories_updated ON memories (updated_at);`,
 ];
 
 /**
