@@ -7,8 +7,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { buildInjection } from "../src/inject/inject";
 import type { ProjectContext } from "../src/memory/store";
+import { projectStore } from "../src/project/client";
 import { migrateProjectSchema } from "../src/project/schema";
 import { deriveCues, memoryConcepts, textConcepts } from "../src/recall/concepts";
+import { recall } from "../src/recall/recall";
 import {
 	call,
 	createProject,
@@ -260,6 +262,67 @@ describe("per-prompt recall with a selector model", () => {
 		for (const [name] of [...RULES, ...NOTES]) expect(prompts[0]).toContain(name);
 		expect(prompts[0]).toContain("applies when: adding, removing or upgrading a dependency");
 		expect(prompts[0]).toContain("Bash(pnpm test)");
+	});
+
+	it("tells the model what the session was already handed, and with onlyNew leaves it out of the manifest", async () => {
+		const sessionId = `s-${crypto.randomUUID()}`;
+		const handed = await projectDb(projectId).prepare("SELECT id FROM memories WHERE name = 'package-manager'").first<{ id: number }>();
+		await projectStore(env, projectId).recordServed(ctx, [handed?.id ?? 0], sessionId);
+		const ask = async (onlyNew: boolean) => {
+			const prompts: string[] = [];
+			const model = new MockLanguageModelV4({
+				doGenerate: async (options) => {
+					prompts.push(JSON.stringify(options.prompt));
+					return (await scriptedModel({ names: ["refund-approval"] }).doGenerate(options)) as never;
+				},
+			});
+			await buildInjection(env, ctx, { query: "bump axios", include: "memories", sessionId, onlyNew, waitMs: 5_000 }, model);
+			return prompts[0] ?? "";
+		};
+		const again = await ask(false);
+		expect(again).toContain("Already shown in this session: package-manager");
+		expect(again).toContain("- package-manager");
+		const onlyNew = await ask(true);
+		expect(onlyNew).toContain("Already shown in this session: package-manager");
+		expect(onlyNew).not.toContain("- package-manager");
+		// Another session was handed nothing.
+		const other = await buildInjection(env, ctx, { query: "bump axios", include: "memories", sessionId: "s-other", onlyNew: true }, null);
+		expect(other.parts.memories.map((m) => m.name)).toEqual(["package-manager"]);
+	});
+
+	it("reads as many candidates beside what the session was handed as without it", async () => {
+		const pid = await createProject(tenant.token);
+		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
+		const steps = Array.from({ length: 29 }, (_, i) => ({
+			name: `deploy-step-${i}`,
+			type: "project",
+			description: `Deploy step ${i} of the release`,
+			body: `Deploy step ${i}.`,
+		}));
+		expect((await call(`/v1/projects/${pid}/memories/batch`, { token: tenant.token, json: { memories: steps } })).status).toBe(200);
+		const own = { ...ctx, projectId: pid };
+		const { results } = await projectDb(pid)
+			.prepare("SELECT id, name FROM memories ORDER BY id LIMIT 4")
+			.all<{ id: number; name: string }>();
+		await projectStore(env, pid).recordServed(
+			own,
+			results.map((r) => r.id),
+			"s-steps",
+		);
+		const read = async (onlyNew: boolean) => {
+			const r = await recall(env, own, { query: "deploy step", purpose: "prompt", trace: true, session: { id: "s-steps", onlyNew } });
+			const candidates = r.trace?.candidates ?? [];
+			return {
+				excluded: candidates
+					.filter((c) => c.decision === "excluded")
+					.map((c) => c.name)
+					.sort(),
+				others: candidates.filter((c) => c.decision !== "excluded").length,
+			};
+		};
+		// 25 candidates are read; left out, the four handed ones do not take their places.
+		expect(await read(false)).toEqual({ excluded: [], others: 25 });
+		expect(await read(true)).toEqual({ excluded: results.map((r) => r.name).sort(), others: 25 });
 	});
 
 	it("serves the ranked answer inside the caller's time when the model answers late, and says why", async () => {

@@ -307,7 +307,16 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	 * grams, and with `semanticQuery` the memories nearest to its embedding (src/recall/candidates.ts).
 	 */
 	recallCandidates(ctx: ProjectContext, terms: string[], options: CandidateOptions) {
-		return this.run(ctx.projectId, () => findCandidates(this.db, ctx, terms, options, this.embedding()));
+		return this.run(ctx.projectId, async () => {
+			const session = options.servedTo;
+			if (!session) return findCandidates(this.db, ctx, terms, options, this.embedding());
+			// What the session was handed, in the same call: one round trip less for a per-prompt inject.
+			const served = await this.servedNames(ctx, session.sessionId);
+			const excluded = new Set(session.excluded);
+			const more = session.leaveOut ? new Set(served.filter((name) => !excluded.has(name))).size : 0;
+			const set = await findCandidates(this.db, ctx, terms, { ...options, limit: options.limit + more }, this.embedding());
+			return { ...set, served };
+		});
 	}
 
 	/** The selector's manifest: the memories the caller may see in `scopes`, most used then most recent first (rows without bodies). */
@@ -332,16 +341,18 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	/** Names of the memories this session was already handed (recall and inject with its id). */
 	servedTo(ctx: ProjectContext, sessionId: string) {
-		return this.run(ctx.projectId, async () => {
-			const { results } = await this.db
-				.prepare(
-					`SELECT m.name FROM session_served s JOIN memories m ON m.id = s.memory_id
-					 WHERE s.project_id = ? AND s.session_id = ? AND (m.scope = 'team' OR m.owner_id = ?)`,
-				)
-				.bind(ctx.projectId, servedKey(ctx, sessionId), ctx.userId)
-				.all<{ name: string }>();
-			return results.map((r) => r.name);
-		});
+		return this.run(ctx.projectId, () => this.servedNames(ctx, sessionId));
+	}
+
+	private async servedNames(ctx: ProjectContext, sessionId: string): Promise<string[]> {
+		const { results } = await this.db
+			.prepare(
+				`SELECT m.name FROM session_served s JOIN memories m ON m.id = s.memory_id
+				 WHERE s.project_id = ? AND s.session_id = ? AND (m.scope = 'team' OR m.owner_id = ?)`,
+			)
+			.bind(ctx.projectId, servedKey(ctx, sessionId), ctx.userId)
+			.all<{ name: string }>();
+		return results.map((r) => r.name);
 	}
 
 	// Sessions and the pipeline ----------------------------------------------------------------------

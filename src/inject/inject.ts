@@ -125,14 +125,13 @@ export async function buildInjection(
 	const store = projectStore(env, ctx.projectId);
 	const memoriesOnly = request.include === "memories";
 	const sessionId = request.sessionId;
-	// Settings (D1), the summary (R2), MEMORY.md and what this session was already handed (the
-	// project's object), concurrently.
-	const [settings, summaryObject, indexText, alreadyServed] = await Promise.all([
+	// Settings (D1), the summary (R2) and MEMORY.md (the project's object), concurrently. What this session
+	// was already handed is read by recall, in the same call as its candidates.
+	const [settings, summaryObject, indexText] = await Promise.all([
 		effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
 		// The summary without lines about memories changed or deleted since it was written (never a dead memory:// path).
 		memoriesOnly ? Promise.resolve(null) : store.summary(ctx),
 		memoriesOnly ? Promise.resolve("") : store.index(ctx),
-		sessionId ? store.servedTo(ctx, sessionId) : Promise.resolve([] as string[]),
 	]);
 	const memoryOff = featureOff(settings, "memory", ["memories.enabled"]);
 	if (memoryOff !== null) return empty([`${memoryOff}; nothing injected`]);
@@ -142,7 +141,6 @@ export async function buildInjection(
 	let truncated = false;
 	const mode = request.mode ?? (settings["memories.mode"].value === "assistant" ? "assistant" : "default");
 
-	const exclude = [...(request.exclude ?? []), ...(request.onlyNew ? alreadyServed : [])];
 	const recalled = request.query
 		? await recall(
 				env,
@@ -150,8 +148,8 @@ export async function buildInjection(
 				{
 					query: request.query,
 					recentTools: request.recentTools,
-					exclude,
-					shown: alreadyServed,
+					exclude: request.exclude ?? [],
+					...(sessionId ? { session: { id: sessionId, onlyNew: request.onlyNew === true } } : {}),
 					...(memoriesOnly ? { purpose: "prompt" as const } : {}),
 					...(request.waitMs !== undefined ? { waitMs: Math.max(0, request.waitMs - (Date.now() - started)) } : {}),
 				},

@@ -31,6 +31,11 @@ export interface CandidateOptions {
 	concepts?: string[];
 	/** Also count how many memories hold each word and concept (`stats`), to weigh what a candidate matched. */
 	stats?: boolean;
+	/**
+	 * A session whose memories already handed are read in the same call (`served`, by name); with
+	 * `leaveOut` they are left out, so `limit` (which counts `excluded`) grows by those not among `excluded`.
+	 */
+	servedTo?: { sessionId: string; leaveOut: boolean; excluded: string[] };
 }
 
 /** How many of the project's memories hold each query word and concept, and how many there are. */
@@ -58,6 +63,8 @@ export interface CandidateSet {
 	neighbourRows?: (CandidateRow & { seed: number })[];
 	/** With `stats`. */
 	stats?: TermStats;
+	/** With `servedTo`: the names of the memories that session was already handed. */
+	served?: string[];
 }
 
 /** A cue-index match ranks at this share of a word-index match of the same BM25: cues support, words lead. */

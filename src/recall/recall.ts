@@ -34,8 +34,11 @@ export interface RecallRequest {
 	/** "lexical": word and CJK indexes only, even with an embedding model configured. */
 	retrieval?: Retrieval;
 	trace?: boolean;
-	/** Memories the agent was already shown in this session (inject with a session id): the model selector is told. */
-	shown?: string[];
+	/**
+	 * Internal (inject with a session id): the session whose memories already handed are read with the
+	 * candidates and told to the model selector; with `onlyNew` they are excluded too.
+	 */
+	session?: { id: string; onlyNew: boolean };
 	/** The moment the question is asked from (ISO 8601): relative dates in the query ("last week") count back from it. Default: now. */
 	at?: string;
 	/**
@@ -241,10 +244,16 @@ export async function recall(
 					...(windows.length > 0 ? { windows } : {}),
 					...(ranking.neighbours ? { neighbours: NEIGHBOUR_SEEDS } : {}),
 					...(semantic ? { semanticQuery: request.query.slice(0, MAX_EMBED_CHARS) } : {}),
+					...(request.session
+						? { servedTo: { sessionId: request.session.id, leaveOut: request.session.onlyNew, excluded: [...exclude] } }
+						: {}),
 				})
 			: ({ rows: [] as CandidateRow[], vectorRows: [], vector: [], retrieval: "lexical" } as CandidateSet),
 	]);
 	const { rows, retrieval } = candidates;
+	// What the session was already handed (read with the candidates): left out with `onlyNew`, told to the selector.
+	const shown = candidates.served ?? [];
+	if (request.session?.onlyNew) for (const name of shown) exclude.add(name);
 	const retrievalNote = request.retrieval === "lexical" ? undefined : candidates.note;
 	const retrievalFields = { retrieval, ...(retrievalNote ? { retrievalNote } : {}) };
 
@@ -354,7 +363,7 @@ export async function recall(
 		if (model) {
 			const manifest = await manifestFor(store, ctx, scopes, off, eligible, exclude, now);
 			const timeoutMs = Math.min(SELECTOR_TIMEOUT_MS, left());
-			const selection = await selectWithModel(model, request.query, recentTools, manifest, servedLimit, request.shown ?? [], timeoutMs);
+			const selection = await selectWithModel(model, request.query, recentTools, manifest, servedLimit, shown, timeoutMs);
 			if (selection.ok) {
 				engine = "llm";
 				for (const t of trace)
