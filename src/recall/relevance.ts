@@ -218,15 +218,17 @@ export function heldTerms(terms: string[], text: string): string[] {
 			if (lower.includes(cjkStem(t))) held.push(t);
 			continue;
 		}
-		const stems = [t, ...otherForms(t)].map(stemOf);
 		let found = words.has(t);
-		if (!found)
-			for (const w of words) {
-				if (stems.some((s) => s.length >= 4 && w.startsWith(s))) {
-					found = true;
-					break;
+		if (!found) {
+			const stems = longStems(t);
+			if (stems.length > 0)
+				for (const w of words) {
+					if (stems.some((s) => w.startsWith(s))) {
+						found = true;
+						break;
+					}
 				}
-			}
+		}
 		if (found) held.push(t);
 	}
 	return held;
@@ -234,6 +236,22 @@ export function heldTerms(terms: string[], text: string): string[] {
 
 /** A word less a plural or verb ending: retries → retr, installs → install, deployed → deploy. */
 const stemOf = (w: string) => w.replace(/(?:ies|es|s|ing|ed|er|ers)$/, "") || w;
+
+/**
+ * The stems a text's word may start with to hold `term`: its own and its irregular forms', four letters or
+ * more. Kept per term (a prompt's terms are matched against every candidate); cleared at STEM_CACHE_SIZE.
+ */
+function longStems(term: string): string[] {
+	let stems = stemCache.get(term);
+	if (!stems) {
+		stems = [term, ...otherForms(term)].map(stemOf).filter((s) => s.length >= 4);
+		if (stemCache.size >= STEM_CACHE_SIZE) stemCache.clear();
+		stemCache.set(term, stems);
+	}
+	return stems;
+}
+const stemCache = new Map<string, string[]>();
+const STEM_CACHE_SIZE = 10_000;
 
 /** The concept tokens searched for a prompt's concepts. */
 export const conceptTokens = (concepts: ConceptHit[]) => concepts.map((c) => conceptToken(c.id));
