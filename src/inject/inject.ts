@@ -8,7 +8,7 @@ import { projectStore } from "../project/client";
 import { type Engine, recall } from "../recall/recall";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import { fence } from "./fence";
-import { tokenCount, truncateToTokens } from "./tokens";
+import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "./tokens";
 
 export interface InjectRequest {
 	query?: string;
@@ -169,7 +169,9 @@ export async function buildInjection(
 	const contents = await Promise.all(served.map((m) => memoryContentOf(env, ctx, m.row, m.body)));
 	for (const [i, m] of served.entries()) {
 		const content = contents[i] ?? "";
-		const cut = truncateToTokens(content, PER_MEMORY_TOKENS);
+		const cut = surelyWithin(content, PER_MEMORY_TOKENS)
+			? { text: content, truncated: false }
+			: truncateToTokens(content, PER_MEMORY_TOKENS);
 		const path = `memory://root/${m.row.scope === "team" ? "team/" : ""}${m.row.name}.md`;
 		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
 		if (cut.truncated) truncated = true;
@@ -187,7 +189,7 @@ export async function buildInjection(
 			},
 		});
 	}
-	const fits = (text: string) => text.length <= maxChars && tokenCount(text) <= maxTokens;
+	const fits = (text: string) => text.length <= maxChars && fitsTokens(text, maxTokens);
 
 	if (memoriesOnly) {
 		const assemble = () =>
