@@ -4,12 +4,21 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
+import billingApi from "../bench/prompts/dev/billing-api.json";
+import dataPlatformKo from "../bench/prompts/dev/data-platform-ko.json";
+import mobileApp from "../bench/prompts/dev/mobile-app.json";
+import haulpath from "../bench/prompts/fresh/haulpath.json";
+import moapay from "../bench/prompts/fresh/moapay.json";
+import trailheadShop from "../bench/prompts/fresh/trailhead-shop.json";
+import clinicq from "../bench/prompts/holdout/clinicq.json";
+import fieldnotes from "../bench/prompts/holdout/fieldnotes.json";
+import hanbitEdu from "../bench/prompts/holdout/hanbit-edu.json";
 import type { ProjectCoordinator } from "../src/coordinator/project-coordinator";
 import { buildInjection } from "../src/inject/inject";
 import type { ProjectContext } from "../src/memory/store";
 import { projectStore } from "../src/project/client";
 import { migrateProjectSchema } from "../src/project/schema";
-import { deriveCues, memoryConcepts, textConcepts } from "../src/recall/concepts";
+import { conceptColumn, deriveCues, memoryConcepts, storedConcepts, textConcepts } from "../src/recall/concepts";
 import { recall } from "../src/recall/recall";
 import {
 	call,
@@ -23,6 +32,19 @@ import {
 	scriptedModel,
 	type Tenant,
 } from "./helpers";
+
+/** The per-prompt benchmark's projects (bench/prompts): their memories. */
+const PROMPT_SETS: { memories: { name: string; description: string; body: string }[] }[] = [
+	billingApi,
+	dataPlatformKo,
+	mobileApp,
+	haulpath,
+	moapay,
+	trailheadShop,
+	clinicq,
+	fieldnotes,
+	hanbitEdu,
+];
 
 let tenant: Tenant;
 let projectId: string;
@@ -214,6 +236,50 @@ describe("per-prompt recall without a model", () => {
 		const body = await json(res);
 		expect(body.trace.concepts).toContain("deps");
 		expect(body.memories[0]?.name).toBe("package-manager");
+	});
+
+	it("judges a candidate by the concepts stored with it, which are those derived from its text and cues", async () => {
+		const traced = async () => {
+			const r = await recall(env, ctx, { query: "bump axios", purpose: "prompt", trace: true });
+			return new Map((r.trace?.candidates ?? []).map((c) => [c.name, c.about ?? []]));
+		};
+		const about = await traced();
+		expect(about.get("package-manager")).toContain("deps");
+		const { results } = await projectDb(projectId)
+			.prepare("SELECT m.id, m.name, m.description, m.cues, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id")
+			.all<{ id: number; name: string; description: string; cues: string; body: string }>();
+		for (const m of results) {
+			const derived = memoryConcepts({ ...m, cues: JSON.parse(m.cues) }).map((c) => c.id);
+			if (about.has(m.name)) expect(about.get(m.name)).toEqual(derived);
+		}
+		// Read from the cue row: what is stored there is what the decision sees.
+		const row = results.find((m) => m.name === "package-manager");
+		const storeConcepts = (column: string) =>
+			runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), async (_: ProjectCoordinator, state) => {
+				state.storage.sql.exec("UPDATE memories_cues SET concepts = ? WHERE rowid = ?", column, row?.id ?? 0);
+			});
+		try {
+			await storeConcepts("zqcdeps zqcdeps zqctests");
+			expect((await traced()).get("package-manager")).toEqual(["deps", "tests"]);
+		} finally {
+			await storeConcepts(
+				conceptColumn({
+					name: row?.name ?? "",
+					description: row?.description ?? "",
+					body: row?.body ?? "",
+					cues: JSON.parse(row?.cues ?? "[]"),
+				}),
+			);
+		}
+		expect((await traced()).get("package-manager")).toEqual(about.get("package-manager"));
+	});
+
+	it("reads stored concepts back as the ids derived, in order, for every memory of the per-prompt sets", () => {
+		for (const project of PROMPT_SETS)
+			for (const m of project.memories) {
+				const cues = deriveCues(m);
+				expect(storedConcepts(conceptColumn({ ...m, cues }))).toEqual(memoryConcepts({ ...m, cues }).map((c) => c.id));
+			}
 	});
 
 	it("searches a question's concepts only when it names them clearly: one generic word is not a concept", async () => {

@@ -36,6 +36,8 @@ export interface CandidateOptions {
 	 * `leaveOut` they are left out, so `limit` (which counts `excluded`) grows by those not among `excluded`.
 	 */
 	servedTo?: { sessionId: string; leaveOut: boolean; excluded: string[] };
+	/** Also read each candidate's stored concepts (`memoryConcepts`): the `concepts` column of its cue row. */
+	memoryConcepts?: boolean;
 }
 
 /** How many of the project's memories hold each query word and concept, and how many there are. */
@@ -65,6 +67,8 @@ export interface CandidateSet {
 	stats?: TermStats;
 	/** With `servedTo`: the names of the memories that session was already handed. */
 	served?: string[];
+	/** With `memoryConcepts`: memory id → its cue row's `concepts` column ("" without a cue row). */
+	memoryConcepts?: Record<number, string>;
 }
 
 /** A cue-index match ranks at this share of a word-index match of the same BM25: cues support, words lead. */
@@ -206,6 +210,15 @@ export async function findCandidates(
 	]);
 	if (options.neighbours) set.neighbourRows = await neighbourCandidates(db, ctx, set.rows, options);
 	if (stats) set.stats = stats;
+	if (options.memoryConcepts) {
+		const ids = [...set.rows, ...set.vectorRows, ...(set.neighbourRows ?? [])].map((r) => r.id);
+		const { results } = await db
+			.prepare("SELECT rowid AS id, concepts FROM memories_cues WHERE rowid IN (SELECT value FROM json_each(?))")
+			.bind(JSON.stringify(ids))
+			.all<{ id: number; concepts: string }>();
+		set.memoryConcepts = Object.fromEntries(ids.map((id) => [id, ""]));
+		for (const r of results) set.memoryConcepts[r.id] = r.concepts;
+	}
 	return set;
 }
 

@@ -241,6 +241,8 @@ export async function recall(
 					grams,
 					...(concepts.length > 0 ? { concepts: conceptTokens(concepts) } : {}),
 					...(forPrompt ? { stats: true } : {}),
+					// The relevance decision reads what each candidate is about when the prompt names a concept.
+					...(forPrompt && concepts.length > 0 ? { memoryConcepts: true } : {}),
 					...(windows.length > 0 ? { windows } : {}),
 					...(ranking.neighbours ? { neighbours: NEIGHBOUR_SEEDS } : {}),
 					...(semantic ? { semanticQuery: request.query.slice(0, MAX_EMBED_CHARS) } : {}),
@@ -319,7 +321,7 @@ export async function recall(
 		};
 		const judged = eligible.map((m) => ({
 			item: m,
-			r: relevanceOf(m, weights),
+			r: relevanceOf(m, weights, candidates.memoryConcepts?.[m.row.id]),
 			semantic: (m.trace.similarity ?? 0) >= SEMANTIC_FLOOR,
 			score: m.score,
 		}));

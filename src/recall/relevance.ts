@@ -12,7 +12,7 @@
 import { cuesOf } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
 import type { TermStats } from "./candidates";
-import { type ConceptHit, conceptToken, memoryConcepts } from "./concepts";
+import { type ConceptHit, conceptToken, memoryConcepts, storedConcepts } from "./concepts";
 import { otherForms } from "./forms";
 import { cjkStem, hasCjk } from "./grams";
 import type { ScoredMemory } from "./lexical";
@@ -113,8 +113,11 @@ export interface MemoryView {
 	about: Set<string>;
 }
 
-/** The decision's view of a candidate. */
-export function viewOf(m: ScoredMemory, weights: PromptWeights): MemoryView {
+/**
+ * The decision's view of a candidate. `conceptColumn`: its cue row's stored concepts, read with the
+ * candidates (src/recall/candidates.ts) — what `memoryConcepts` would derive again from its text and cues.
+ */
+export function viewOf(m: ScoredMemory, weights: PromptWeights, conceptColumn?: string): MemoryView {
 	const terms = [...weights.words.keys()];
 	const name = m.row.name.replace(/-/g, " ");
 	return {
@@ -123,7 +126,8 @@ export function viewOf(m: ScoredMemory, weights: PromptWeights): MemoryView {
 		inHead: new Set(heldTerms(terms, `${name} ${m.row.description}`)),
 		about: new Set(
 			weights.concepts.length > 0
-				? memoryConcepts({ name: m.row.name, description: m.row.description, body: m.body, cues: cuesOf(m.row) }).map((c) => c.id)
+				? ((conceptColumn !== undefined ? storedConcepts(conceptColumn) : null) ??
+						memoryConcepts({ name: m.row.name, description: m.row.description, body: m.body, cues: cuesOf(m.row) }).map((c) => c.id))
 				: [],
 		),
 	};
@@ -177,7 +181,8 @@ function informativeWeight(weights: PromptWeights, count: number): number {
 }
 
 /** The decision for one candidate, with the calibrated constants. */
-export const relevanceOf = (m: ScoredMemory, weights: PromptWeights) => judge(viewOf(m, weights), weights);
+export const relevanceOf = (m: ScoredMemory, weights: PromptWeights, conceptColumn?: string) =>
+	judge(viewOf(m, weights, conceptColumn), weights);
 
 /**
  * The memories a prompt is handed: the relevant ones by evidence, those below `relativeFloor` of the
