@@ -13,6 +13,7 @@ import { type CandidateRow, candidateStatement } from "../src/memory/lexical";
 import { type MemoryType, renderTopicFile } from "../src/memory/topic-file";
 import { MAX_ATTEMPTS } from "../src/pipeline/consumer";
 import type { ProjectCoordinator } from "../src/project/object";
+import { score, toCandidates } from "../src/recall/ranking";
 import { type Ranking, recall } from "../src/recall/recall";
 import { gramText } from "../src/text/grams";
 import { queryTerms } from "../src/text/terms";
@@ -28,7 +29,6 @@ import {
 	type TenancyStep,
 } from "./corpus";
 import { parseSessions, runEndToEnd } from "./extraction-eval";
-import { score, toCandidates } from "../src/recall/ranking";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
 const HOUR = 3_600_000;

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { summaryKey } from "../src/memory/paths";
+import { fence } from "../src/inject/fence";
+import { packsPrefix, summaryKey } from "../src/memory/paths";
 import { tokenCount } from "../src/text/tokens";
 import { call, createProject, createTenant, expectError, json, projectDb, type Tenant } from "./helpers";
 
@@ -232,6 +233,49 @@ describe("inject", () => {
 		expect((await ask("install the dependencies with npm or pnpm?")).text).toBe("");
 		// Another session is told again.
 		expect((await ask("install the dependencies with npm or pnpm?", "sess-2")).parts.memories).toHaveLength(1);
+	});
+
+	it("hands over a recalled file exactly as stored, from the indexed text when it renders the same, else from R2", async () => {
+		const pid = await enabledProject();
+		// YAML-quoted description, a body without a final newline, and one written by a batch (its bytes in a pack).
+		await put(pid, "quoted-rule", {
+			type: "feedback",
+			description: 'Deploys: "blue/green" only — never in place',
+			body: "Blue/green deploys only.\n\n  Indented line; ünïcödé",
+		});
+		const batch = await call(`/v1/projects/${pid}/memories/batch`, {
+			token: tenant.token,
+			json: {
+				memories: [
+					{ name: "packed-rule", type: "project", description: "Deploys go through the pipeline", body: "Pipeline deploys.\n" },
+					{ name: "packed-other", type: "reference", description: "Unrelated notes", body: "Nothing here." },
+				],
+			},
+		});
+		expect(batch.status).toBe(200);
+		const stored = async (name: string) => {
+			const res = await call(`/v1/projects/${pid}/memories/${name}`, { token: tenant.token });
+			expect(res.status).toBe(200);
+			return res.text();
+		};
+		const files = { "quoted-rule": await stored("quoted-rule"), "packed-rule": await stored("packed-rule") };
+		const query = "how do deploys go: blue/green or the pipeline?";
+		const block = (await inject(pid, { query })).text as string;
+		for (const content of Object.values(files)) expect(block).toContain(fence(content));
+		// Read from the index, not R2: the batch's pack gone (as if being swept), the file is still handed over.
+		const packs = await env.FILES.list({ prefix: packsPrefix(tenant.tenantId, pid) });
+		expect(packs.objects.length).toBeGreaterThan(0);
+		for (const o of packs.objects) await env.FILES.delete(o.key);
+		expect((await inject(pid, { query })).text).toContain(fence(files["packed-rule"]));
+		// The indexed text no longer renders the stored file: R2's file is handed over, not the index's text.
+		const row = await projectDb(pid).prepare("SELECT id FROM memories WHERE name = 'quoted-rule'").first<{ id: number }>();
+		await projectDb(pid)
+			.prepare("UPDATE memories_fts SET body = 'Deploys are blue/green, indexed differently.' WHERE rowid = ?")
+			.bind(row?.id)
+			.run();
+		const again = (await inject(pid, { query })).text as string;
+		expect(again).toContain(fence(files["quoted-rule"]));
+		expect(again).not.toContain("indexed differently");
 	});
 
 	it("after a compaction, this session's session memory comes first", async () => {

@@ -4,11 +4,22 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeAll, describe, expect, it } from "vitest";
+import billingApi from "../bench/prompts/dev/billing-api.json";
+import dataPlatformKo from "../bench/prompts/dev/data-platform-ko.json";
+import mobileApp from "../bench/prompts/dev/mobile-app.json";
+import haulpath from "../bench/prompts/fresh/haulpath.json";
+import moapay from "../bench/prompts/fresh/moapay.json";
+import trailheadShop from "../bench/prompts/fresh/trailhead-shop.json";
+import clinicq from "../bench/prompts/holdout/clinicq.json";
+import fieldnotes from "../bench/prompts/holdout/fieldnotes.json";
+import hanbitEdu from "../bench/prompts/holdout/hanbit-edu.json";
 import { buildInjection } from "../src/inject/inject";
+import { projectStore } from "../src/project/client";
 import type { ProjectCoordinator } from "../src/project/object";
+import { recall } from "../src/recall/recall";
 import type { ProjectContext } from "../src/storage/context";
 import { migrateProjectSchema } from "../src/storage/schema";
-import { deriveCues, memoryConcepts, textConcepts } from "../src/text/concepts";
+import { conceptColumn, deriveCues, memoryConcepts, storedConcepts, textConcepts } from "../src/text/concepts";
 import {
 	call,
 	createProject,
@@ -21,6 +32,19 @@ import {
 	scriptedModel,
 	type Tenant,
 } from "./helpers";
+
+/** The per-prompt benchmark's projects (bench/prompts): their memories. */
+const PROMPT_SETS: { memories: { name: string; description: string; body: string }[] }[] = [
+	billingApi,
+	dataPlatformKo,
+	mobileApp,
+	haulpath,
+	moapay,
+	trailheadShop,
+	clinicq,
+	fieldnotes,
+	hanbitEdu,
+];
 
 let tenant: Tenant;
 let projectId: string;
@@ -214,6 +238,50 @@ describe("per-prompt recall without a model", () => {
 		expect(body.memories[0]?.name).toBe("package-manager");
 	});
 
+	it("judges a candidate by the concepts stored with it, which are those derived from its text and cues", async () => {
+		const traced = async () => {
+			const r = await recall(env, ctx, { query: "bump axios", purpose: "prompt", trace: true });
+			return new Map((r.trace?.candidates ?? []).map((c) => [c.name, c.about ?? []]));
+		};
+		const about = await traced();
+		expect(about.get("package-manager")).toContain("deps");
+		const { results } = await projectDb(projectId)
+			.prepare("SELECT m.id, m.name, m.description, m.cues, f.body FROM memories m JOIN memories_fts f ON f.rowid = m.id")
+			.all<{ id: number; name: string; description: string; cues: string; body: string }>();
+		for (const m of results) {
+			const derived = memoryConcepts({ ...m, cues: JSON.parse(m.cues) }).map((c) => c.id);
+			if (about.has(m.name)) expect(about.get(m.name)).toEqual(derived);
+		}
+		// Read from the cue row: what is stored there is what the decision sees.
+		const row = results.find((m) => m.name === "package-manager");
+		const storeConcepts = (column: string) =>
+			runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), async (_: ProjectCoordinator, state) => {
+				state.storage.sql.exec("UPDATE memories_cues SET concepts = ? WHERE rowid = ?", column, row?.id ?? 0);
+			});
+		try {
+			await storeConcepts("zqcdeps zqcdeps zqctests");
+			expect((await traced()).get("package-manager")).toEqual(["deps", "tests"]);
+		} finally {
+			await storeConcepts(
+				conceptColumn({
+					name: row?.name ?? "",
+					description: row?.description ?? "",
+					body: row?.body ?? "",
+					cues: JSON.parse(row?.cues ?? "[]"),
+				}),
+			);
+		}
+		expect((await traced()).get("package-manager")).toEqual(about.get("package-manager"));
+	});
+
+	it("reads stored concepts back as the ids derived, in order, for every memory of the per-prompt sets", () => {
+		for (const project of PROMPT_SETS)
+			for (const m of project.memories) {
+				const cues = deriveCues(m);
+				expect(storedConcepts(conceptColumn({ ...m, cues }))).toEqual(memoryConcepts({ ...m, cues }).map((c) => c.id));
+			}
+	});
+
 	it("searches a question's concepts only when it names them clearly: one generic word is not a concept", async () => {
 		const traced = async (query: string) => {
 			const res = await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, json: { query, trace: true } });
@@ -260,6 +328,67 @@ describe("per-prompt recall with a selector model", () => {
 		for (const [name] of [...RULES, ...NOTES]) expect(prompts[0]).toContain(name);
 		expect(prompts[0]).toContain("applies when: adding, removing or upgrading a dependency");
 		expect(prompts[0]).toContain("Bash(pnpm test)");
+	});
+
+	it("tells the model what the session was already handed, and with onlyNew leaves it out of the manifest", async () => {
+		const sessionId = `s-${crypto.randomUUID()}`;
+		const handed = await projectDb(projectId).prepare("SELECT id FROM memories WHERE name = 'package-manager'").first<{ id: number }>();
+		await projectStore(env, projectId).recordServed(ctx, [handed?.id ?? 0], sessionId);
+		const ask = async (onlyNew: boolean) => {
+			const prompts: string[] = [];
+			const model = new MockLanguageModelV4({
+				doGenerate: async (options) => {
+					prompts.push(JSON.stringify(options.prompt));
+					return (await scriptedModel({ names: ["refund-approval"] }).doGenerate(options)) as never;
+				},
+			});
+			await buildInjection(env, ctx, { query: "bump axios", include: "memories", sessionId, onlyNew, waitMs: 5_000 }, model);
+			return prompts[0] ?? "";
+		};
+		const again = await ask(false);
+		expect(again).toContain("Already shown in this session: package-manager");
+		expect(again).toContain("- package-manager");
+		const onlyNew = await ask(true);
+		expect(onlyNew).toContain("Already shown in this session: package-manager");
+		expect(onlyNew).not.toContain("- package-manager");
+		// Another session was handed nothing.
+		const other = await buildInjection(env, ctx, { query: "bump axios", include: "memories", sessionId: "s-other", onlyNew: true }, null);
+		expect(other.parts.memories.map((m) => m.name)).toEqual(["package-manager"]);
+	});
+
+	it("reads as many candidates beside what the session was handed as without it", async () => {
+		const pid = await createProject(tenant.token);
+		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
+		const steps = Array.from({ length: 29 }, (_, i) => ({
+			name: `deploy-step-${i}`,
+			type: "project",
+			description: `Deploy step ${i} of the release`,
+			body: `Deploy step ${i}.`,
+		}));
+		expect((await call(`/v1/projects/${pid}/memories/batch`, { token: tenant.token, json: { memories: steps } })).status).toBe(200);
+		const own = { ...ctx, projectId: pid };
+		const { results } = await projectDb(pid)
+			.prepare("SELECT id, name FROM memories ORDER BY id LIMIT 4")
+			.all<{ id: number; name: string }>();
+		await projectStore(env, pid).recordServed(
+			own,
+			results.map((r) => r.id),
+			"s-steps",
+		);
+		const read = async (onlyNew: boolean) => {
+			const r = await recall(env, own, { query: "deploy step", purpose: "prompt", trace: true, session: { id: "s-steps", onlyNew } });
+			const candidates = r.trace?.candidates ?? [];
+			return {
+				excluded: candidates
+					.filter((c) => c.decision === "excluded")
+					.map((c) => c.name)
+					.sort(),
+				others: candidates.filter((c) => c.decision !== "excluded").length,
+			};
+		};
+		// 25 candidates are read; left out, the four handed ones do not take their places.
+		expect(await read(false)).toEqual({ excluded: [], others: 25 });
+		expect(await read(true)).toEqual({ excluded: results.map((r) => r.name).sort(), others: 25 });
 	});
 
 	it("serves the ranked answer inside the caller's time when the model answers late, and says why", async () => {

@@ -5,6 +5,7 @@
  * run after an older session leaves them.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { candidateSql } from "../src/memory/lexical";
 import { dateWindows } from "../src/text/dates";
 import { otherForms, withForms } from "../src/text/forms";
 import { call, createProject, createTenant, expectError, type Loose, projectDb, putMemory, recallAs, type Tenant } from "./helpers";
@@ -139,6 +140,17 @@ describe("recall with date cues", () => {
 			trace: true,
 		});
 		expect(names(windowed)[0]).toBe("cache-outage");
+	});
+
+	it("reads a window's memories through the indexes on when they were written, not every memory's row", async () => {
+		const plan = await projectDb(projectId)
+			.prepare(`EXPLAIN QUERY PLAN ${candidateSql(["personal", "team"], "memories_fts", true)}`)
+			.bind('"cache"', projectId, tenant.userId, 10, "2026-03-01T00:00:00.000Z", "2026-03-18T00:00:00.000Z")
+			.all<{ detail: string }>();
+		const details = plan.results.map((r) => r.detail).join("\n");
+		expect(details).toContain("memories_created");
+		expect(details).toContain("memories_updated");
+		expect(details).not.toMatch(/(SEARCH|SCAN) memories USING (COVERING )?INDEX memories_(summary|identity|listing)/);
 	});
 
 	it("refuses an `at` that is not an ISO 8601 instant", async () => {

@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import type { BenchResult, PromptProject } from "../../bench/corpus";
 import type { MemoryRow } from "../../src/memory/rows";
+import type { ScoredMemory } from "../../src/recall/ranking";
 import { decide, judge, type MemoryView, type PromptWeights, RELEVANCE, type RelevanceParams, viewOf } from "../../src/recall/relevance";
 import { deriveCues } from "../../src/text/concepts";
-import type { ScoredMemory } from "../../src/recall/ranking";
 
 const file = process.argv[2] ?? ".bench/worker-result-partial.json";
 const only = process.argv[3] ?? "dev";

@@ -3,12 +3,12 @@ import readPathTemplate from "../../prompts/read_path.md";
 import { CairnError } from "../errors";
 import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
-import { readMemoryContent } from "../memory/store";
+import { memoryContentOf } from "../memory/store";
 import { projectStore } from "../project/client";
 import { type Engine, recall } from "../recall/recall";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
-import { tokenCount, truncateToTokens } from "../text/tokens";
+import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "../text/tokens";
 import { fence } from "./fence";
 
 export interface InjectRequest {
@@ -126,14 +126,13 @@ export async function buildInjection(
 	const store = projectStore(env, ctx.projectId);
 	const memoriesOnly = request.include === "memories";
 	const sessionId = request.sessionId;
-	// Settings (D1), the summary (R2), MEMORY.md and what this session was already handed (the
-	// project's object), concurrently.
-	const [settings, summaryObject, indexText, alreadyServed] = await Promise.all([
+	// Settings (D1), the summary (R2) and MEMORY.md (the project's object), concurrently. What this session
+	// was already handed is read by recall, in the same call as its candidates.
+	const [settings, summaryObject, indexText] = await Promise.all([
 		effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
 		// The summary without lines about memories changed or deleted since it was written (never a dead memory:// path).
 		memoriesOnly ? Promise.resolve(null) : store.summary(ctx),
 		memoriesOnly ? Promise.resolve("") : store.index(ctx),
-		sessionId ? store.servedTo(ctx, sessionId) : Promise.resolve([] as string[]),
 	]);
 	const memoryOff = featureOff(settings, "memory", ["memories.enabled"]);
 	if (memoryOff !== null) return empty([`${memoryOff}; nothing injected`]);
@@ -143,7 +142,6 @@ export async function buildInjection(
 	let truncated = false;
 	const mode = request.mode ?? (settings["memories.mode"].value === "assistant" ? "assistant" : "default");
 
-	const exclude = [...(request.exclude ?? []), ...(request.onlyNew ? alreadyServed : [])];
 	const recalled = request.query
 		? await recall(
 				env,
@@ -151,8 +149,8 @@ export async function buildInjection(
 				{
 					query: request.query,
 					recentTools: request.recentTools,
-					exclude,
-					shown: alreadyServed,
+					exclude: request.exclude ?? [],
+					...(sessionId ? { session: { id: sessionId, onlyNew: request.onlyNew === true } } : {}),
 					...(memoriesOnly ? { purpose: "prompt" as const } : {}),
 					...(request.waitMs !== undefined ? { waitMs: Math.max(0, request.waitMs - (Date.now() - started)) } : {}),
 				},
@@ -167,12 +165,14 @@ export async function buildInjection(
 		? { recall: { engine: recalled.engine, ...(recalled.fallbackReason ? { fallbackReason: recalled.fallbackReason } : {}) } }
 		: {};
 
-	// Recalled topic files, read in parallel.
+	// Recalled topic files, in parallel: from the indexed text the candidates carry, R2 only when it differs.
 	const memoryBlocks: { block: string; info: InjectedMemory; id: number }[] = [];
-	const contents = await Promise.all(served.map((m) => readMemoryContent(env, ctx, m.row)));
+	const contents = await Promise.all(served.map((m) => memoryContentOf(env, ctx, m.row, m.body)));
 	for (const [i, m] of served.entries()) {
 		const content = contents[i] ?? "";
-		const cut = truncateToTokens(content, PER_MEMORY_TOKENS);
+		const cut = surelyWithin(content, PER_MEMORY_TOKENS)
+			? { text: content, truncated: false }
+			: truncateToTokens(content, PER_MEMORY_TOKENS);
 		const path = `memory://root/${m.row.scope === "team" ? "team/" : ""}${m.row.name}.md`;
 		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
 		if (cut.truncated) truncated = true;
@@ -190,7 +190,7 @@ export async function buildInjection(
 			},
 		});
 	}
-	const fits = (text: string) => text.length <= maxChars && tokenCount(text) <= maxTokens;
+	const fits = (text: string) => text.length <= maxChars && fitsTokens(text, maxTokens);
 
 	if (memoriesOnly) {
 		const assemble = () =>

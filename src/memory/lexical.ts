@@ -31,11 +31,12 @@ export function visibleIn(scopes: MemoryScope[], alias: string): string {
  * over the CJK index (`memories_grams`, src/text/grams.ts) with a MATCH over grams and over the cue
  * index (`memories_cues`: cues and concepts, src/text/concepts.ts); bodies always
  * come from `memories_fts`. `dated` keeps only memories written (created or last changed) between
- * ?5 and ?6 (ISO instants, src/text/dates.ts).
+ * ?5 and ?6 (ISO instants, src/text/dates.ts), found through the indexes on those columns (`+project_id`
+ * keeps the planner off the project's index, which would read every memory's row to compare its dates).
  */
 export function candidateSql(scopes: MemoryScope[], index: LexicalIndex = "memories_fts", dated = false): string {
 	const written = dated
-		? ` AND ${index}.rowid IN (SELECT id FROM memories WHERE project_id = ?2 AND ((created_at >= ?5 AND created_at < ?6) OR (updated_at >= ?5 AND updated_at < ?6)))`
+		? ` AND ${index}.rowid IN (SELECT id FROM memories WHERE +project_id = ?2 AND ((created_at >= ?5 AND created_at < ?6) OR (updated_at >= ?5 AND updated_at < ?6)))`
 		: "";
 	// Rank inside, fetch outside: every match is checked against the narrow visibility table and the
 	// sorter holds only (id, rank); full rows and bodies are read only for the candidates kept.

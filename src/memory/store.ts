@@ -455,6 +455,21 @@ export async function writeMemory(
 	return { status: current ? "updated" : "created", memory: toMetadata(row) };
 }
 
+/**
+ * A memory's file text from its row and its indexed body (`memories_fts`, which recall's candidates
+ * carry) when they render to the stored content — the same hash — with no R2 read; from R2 otherwise.
+ */
+export async function memoryContentOf(
+	env: Env,
+	ctx: ProjectContext,
+	row: Pick<MemoryRow, "name" | "type" | "description" | "content_hash" | "content_ref">,
+	body: string,
+): Promise<string> {
+	const content = renderTopicFile({ name: row.name, type: row.type, description: row.description, body });
+	if ((await sha256Hex(content)) === row.content_hash) return content;
+	return readMemoryContent(env, ctx, row);
+}
+
 /** Reads a version's file text from R2: its content-addressed object, or its range of a batch's pack. */
 export async function readMemoryContent(
 	env: Env,

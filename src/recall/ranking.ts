@@ -42,6 +42,8 @@ export function adjacentPairs(text: string, terms: string[]): number {
 	});
 	let shortest = Number.POSITIVE_INFINITY;
 	for (const prefix of byPrefix.keys()) shortest = Math.min(shortest, prefix.length);
+	// Every prefix starts with one of these: a word that starts with none of them matches no prefix.
+	const heads = new Set([...byPrefix.keys()].map((p) => p.slice(0, shortest)));
 	const last = new Array<number>(terms.length).fill(-Infinity);
 	const found = new Array<boolean>(terms.length - 1).fill(false);
 	let pairs = 0;
@@ -50,6 +52,10 @@ export function adjacentPairs(text: string, terms: string[]): number {
 	for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
 		const word = m[0];
 		matched.length = 0;
+		if (!heads.has(word.slice(0, shortest))) {
+			position++;
+			continue;
+		}
 		for (let len = shortest; len <= Math.min(longest, word.length); len++) {
 			const hit = byPrefix.get(word.slice(0, len));
 			if (hit) matched.push(...hit);

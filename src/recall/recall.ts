@@ -26,8 +26,11 @@ export interface RecallRequest {
 	/** "lexical": word and CJK indexes only, even with an embedding model configured. */
 	retrieval?: Retrieval;
 	trace?: boolean;
-	/** Memories the agent was already shown in this session (inject with a session id): the model selector is told. */
-	shown?: string[];
+	/**
+	 * Internal (inject with a session id): the session whose memories already handed are read with the
+	 * candidates and told to the model selector; with `onlyNew` they are excluded too.
+	 */
+	session?: { id: string; onlyNew: boolean };
 	/**
 	 * The moment the question is asked from (ISO 8601): relative dates in the query ("last week") count back
 	 * from it, and a memory's age is its age then. Default: now.
@@ -235,13 +238,21 @@ export async function recall(
 					grams,
 					...(concepts.length > 0 ? { concepts: conceptTokens(concepts) } : {}),
 					...(forPrompt ? { stats: true } : {}),
+					// The relevance decision reads what each candidate is about when the prompt names a concept.
+					...(forPrompt && concepts.length > 0 ? { memoryConcepts: true } : {}),
 					...(windows.length > 0 ? { windows } : {}),
 					...(ranking.neighbours ? { neighbours: NEIGHBOUR_SEEDS } : {}),
 					...(semantic ? { semanticQuery: request.query.slice(0, MAX_EMBED_CHARS) } : {}),
+					...(request.session
+						? { servedTo: { sessionId: request.session.id, leaveOut: request.session.onlyNew, excluded: [...exclude] } }
+						: {}),
 				})
 			: ({ rows: [] as CandidateRow[], vectorRows: [], vector: [], retrieval: "lexical" } as CandidateSet),
 	]);
 	const { rows, retrieval } = candidates;
+	// What the session was already handed (read with the candidates): left out with `onlyNew`, told to the selector.
+	const shown = candidates.served ?? [];
+	if (request.session?.onlyNew) for (const name of shown) exclude.add(name);
 	const retrievalNote = request.retrieval === "lexical" ? undefined : candidates.note;
 	const retrievalFields = { retrieval, ...(retrievalNote ? { retrievalNote } : {}) };
 
@@ -307,7 +318,7 @@ export async function recall(
 		};
 		const judged = eligible.map((m) => ({
 			item: m,
-			r: relevanceOf(m, weights),
+			r: relevanceOf(m, weights, candidates.memoryConcepts?.[m.row.id]),
 			semantic: (m.trace.similarity ?? 0) >= SEMANTIC_FLOOR,
 			score: m.score,
 		}));
@@ -351,7 +362,7 @@ export async function recall(
 		if (model) {
 			const manifest = await manifestFor(store, ctx, scopes, off, eligible, exclude, asOf);
 			const timeoutMs = Math.min(SELECTOR_TIMEOUT_MS, left());
-			const selection = await selectWithModel(model, request.query, recentTools, manifest, servedLimit, request.shown ?? [], timeoutMs);
+			const selection = await selectWithModel(model, request.query, recentTools, manifest, servedLimit, shown, timeoutMs);
 			if (selection.ok) {
 				engine = "llm";
 				for (const t of trace)

@@ -13,7 +13,7 @@
 import { cuesOf } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
 import type { TermStats } from "../search/candidates";
-import { type ConceptHit, conceptToken, memoryConcepts } from "../text/concepts";
+import { type ConceptHit, conceptToken, memoryConcepts, storedConcepts } from "../text/concepts";
 import { otherForms } from "../text/forms";
 import { cjkStem, hasCjk } from "../text/grams";
 import type { ScoredMemory } from "./ranking";
@@ -114,8 +114,11 @@ export interface MemoryView {
 	about: Set<string>;
 }
 
-/** The decision's view of a candidate. */
-export function viewOf(m: ScoredMemory, weights: PromptWeights): MemoryView {
+/**
+ * The decision's view of a candidate. `conceptColumn`: its cue row's stored concepts, read with the
+ * candidates (src/search/candidates.ts) — what `memoryConcepts` would derive again from its text and cues.
+ */
+export function viewOf(m: ScoredMemory, weights: PromptWeights, conceptColumn?: string): MemoryView {
 	const terms = [...weights.words.keys()];
 	const name = m.row.name.replace(/-/g, " ");
 	return {
@@ -124,7 +127,8 @@ export function viewOf(m: ScoredMemory, weights: PromptWeights): MemoryView {
 		inHead: new Set(heldTerms(terms, `${name} ${m.row.description}`)),
 		about: new Set(
 			weights.concepts.length > 0
-				? memoryConcepts({ name: m.row.name, description: m.row.description, body: m.body, cues: cuesOf(m.row) }).map((c) => c.id)
+				? ((conceptColumn !== undefined ? storedConcepts(conceptColumn) : null) ??
+						memoryConcepts({ name: m.row.name, description: m.row.description, body: m.body, cues: cuesOf(m.row) }).map((c) => c.id))
 				: [],
 		),
 	};
@@ -178,7 +182,8 @@ function informativeWeight(weights: PromptWeights, count: number): number {
 }
 
 /** The decision for one candidate, with the calibrated constants. */
-export const relevanceOf = (m: ScoredMemory, weights: PromptWeights) => judge(viewOf(m, weights), weights);
+export const relevanceOf = (m: ScoredMemory, weights: PromptWeights, conceptColumn?: string) =>
+	judge(viewOf(m, weights, conceptColumn), weights);
 
 /**
  * The memories a prompt is handed: the relevant ones by evidence, those below `relativeFloor` of the
@@ -219,15 +224,17 @@ export function heldTerms(terms: string[], text: string): string[] {
 			if (lower.includes(cjkStem(t))) held.push(t);
 			continue;
 		}
-		const stems = [t, ...otherForms(t)].map(stemOf);
 		let found = words.has(t);
-		if (!found)
-			for (const w of words) {
-				if (stems.some((s) => s.length >= 4 && w.startsWith(s))) {
-					found = true;
-					break;
+		if (!found) {
+			const stems = longStems(t);
+			if (stems.length > 0)
+				for (const w of words) {
+					if (stems.some((s) => w.startsWith(s))) {
+						found = true;
+						break;
+					}
 				}
-			}
+		}
 		if (found) held.push(t);
 	}
 	return held;
@@ -235,6 +242,22 @@ export function heldTerms(terms: string[], text: string): string[] {
 
 /** A word less a plural or verb ending: retries → retr, installs → install, deployed → deploy. */
 const stemOf = (w: string) => w.replace(/(?:ies|es|s|ing|ed|er|ers)$/, "") || w;
+
+/**
+ * The stems a text's word may start with to hold `term`: its own and its irregular forms', four letters or
+ * more. Kept per term (a prompt's terms are matched against every candidate); cleared at STEM_CACHE_SIZE.
+ */
+function longStems(term: string): string[] {
+	let stems = stemCache.get(term);
+	if (!stems) {
+		stems = [term, ...otherForms(term)].map(stemOf).filter((s) => s.length >= 4);
+		if (stemCache.size >= STEM_CACHE_SIZE) stemCache.clear();
+		stemCache.set(term, stems);
+	}
+	return stems;
+}
+const stemCache = new Map<string, string[]>();
+const STEM_CACHE_SIZE = 10_000;
 
 /** The concept tokens searched for a prompt's concepts. */
 export const conceptTokens = (concepts: ConceptHit[]) => concepts.map((c) => conceptToken(c.id));

@@ -13,6 +13,7 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
 import { cjkStem, gramMatchExpression, hasCjk } from "../text/grams";
 import { matchExpression } from "../text/terms";
+import { servedTo } from "./served";
 
 /** Vectors less similar than this to the query are not candidates (unrelated text still scores above 0). */
 export const MIN_SIMILARITY = 0.3;
@@ -32,6 +33,13 @@ export interface CandidateOptions {
 	concepts?: string[];
 	/** Also count how many memories hold each word and concept (`stats`), to weigh what a candidate matched. */
 	stats?: boolean;
+	/**
+	 * A session whose memories already handed are read in the same call (`served`, by name); with
+	 * `leaveOut` they are left out, so `limit` (which counts `excluded`) grows by those not among `excluded`.
+	 */
+	servedTo?: { sessionId: string; leaveOut: boolean; excluded: string[] };
+	/** Also read each candidate's stored concepts (`memoryConcepts`): the `concepts` column of its cue row. */
+	memoryConcepts?: boolean;
 }
 
 /** How many of the project's memories hold each query word and concept, and how many there are. */
@@ -59,6 +67,10 @@ export interface CandidateSet {
 	neighbourRows?: (CandidateRow & { seed: number })[];
 	/** With `stats`. */
 	stats?: TermStats;
+	/** With `servedTo`: the names of the memories that session was already handed. */
+	served?: string[];
+	/** With `memoryConcepts`: memory id → its cue row's `concepts` column ("" without a cue row). */
+	memoryConcepts?: Record<number, string>;
 }
 
 /** A cue-index match ranks at this share of a word-index match of the same BM25: cues support, words lead. */
@@ -183,6 +195,27 @@ export function vectorCandidates(db: ProjectDb, ctx: ProjectContext, model: stri
 }
 
 /**
+ * The candidates for a query and, with `servedTo`, what that session was already handed, read in the
+ * same call (one round trip less for a per-prompt inject); the limit grows by the served memories the
+ * caller leaves out, so as many remain.
+ */
+export async function recallCandidates(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	terms: string[],
+	options: CandidateOptions,
+	embedding: { embedder: Embedder | null; reason?: string },
+): Promise<CandidateSet> {
+	const session = options.servedTo;
+	if (!session) return findCandidates(db, ctx, terms, options, embedding);
+	const served = await servedTo(db, ctx, session.sessionId);
+	const excluded = new Set(session.excluded);
+	const more = session.leaveOut ? new Set(served.filter((name) => !excluded.has(name))).size : 0;
+	const set = await findCandidates(db, ctx, terms, { ...options, limit: options.limit + more }, embedding);
+	return { ...set, served };
+}
+
+/**
  * Every candidate for a query. Semantic candidates are asked for with `semanticQuery`; without an
  * embedder, when the model fails, or before any memory has a vector, retrieval is lexical and `note`
  * says why.
@@ -200,6 +233,15 @@ export async function findCandidates(
 	]);
 	if (options.neighbours) set.neighbourRows = await neighbourCandidates(db, ctx, set.rows, options);
 	if (stats) set.stats = stats;
+	if (options.memoryConcepts) {
+		const ids = [...set.rows, ...set.vectorRows, ...(set.neighbourRows ?? [])].map((r) => r.id);
+		const { results } = await db
+			.prepare("SELECT rowid AS id, concepts FROM memories_cues WHERE rowid IN (SELECT value FROM json_each(?))")
+			.bind(JSON.stringify(ids))
+			.all<{ id: number; concepts: string }>();
+		set.memoryConcepts = Object.fromEntries(ids.map((id) => [id, ""]));
+		for (const r of results) set.memoryConcepts[r.id] = r.concepts;
+	}
 	return set;
 }
 

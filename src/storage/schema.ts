@@ -228,6 +228,11 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 13: the pack sweep finds the versions in a page of packs by the pack id that starts their
 	// `content_ref` (src/memory/packs.ts, the same expression): an index, not a scan of every version.
 	`CREATE INDEX memory_versions_pack ON memory_versions (project_id, substr(content_ref, 1, 20)) WHERE content_ref IS NOT NULL;`,
+	// 14: when each memory was written and last changed, indexed: recall's best matches written inside a
+	// window of time the query names (src/memory/lexical.ts) read the memories of that window, not every one.
+	// One column each, so no query by project alone switches to them; built over the rows already stored.
+	`CREATE INDEX memories_created ON memories (created_at);
+	CREATE INDEX memories_updated ON memories (updated_at);`,
 ];
 
 /**

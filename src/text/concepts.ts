@@ -235,6 +235,24 @@ export function deriveCues(memory: MemoryText): string[] {
 	return cues;
 }
 
+const BY_TOKEN = new Map(CONCEPTS.map((c) => [conceptToken(c.id), c.id]));
+
+/**
+ * The concepts a memory is about, read back from its cue row's `concepts` column (`conceptColumn`, written
+ * with the memory and its cues): the ids of `memoryConcepts` in the same order, without deriving them again.
+ * Null when a token names no concept of this map.
+ */
+export function storedConcepts(column: string): string[] | null {
+	const ids: string[] = [];
+	for (const token of column.split(" ")) {
+		if (token === "") continue;
+		const id = BY_TOKEN.get(token);
+		if (id === undefined) return null;
+		if (ids.at(-1) !== id) ids.push(id);
+	}
+	return ids;
+}
+
 /** The `concepts` column of a memory's cue row: its concepts' tokens, the stronger repeated (BM25 counts them). */
 export function conceptColumn(memory: MemoryText): string {
 	return memoryConcepts(memory)
