@@ -192,14 +192,6 @@ describe("recall (lexical)", () => {
 		expect(top.matchedTerms).toEqual(["grafana", "latency"]);
 	});
 
-	it("reckons a memory's age from the moment the question is asked (`at`), not from when recall runs", async () => {
-		const yearLater = new Date(Date.now() + 365 * 86_400_000).toISOString();
-		const later = (await recallFor({ query: "grafana latency", trace: true, at: yearLater })).trace.candidates[0];
-		expect(later.name).toBe("grafana-dashboards");
-		// 0.85 + 0.15 · e^(−365/90): a year-old memory, as asked a year from now.
-		expect(later.freshness).toBeCloseTo(0.85 + 0.15 * Math.exp(-365 / 90), 2);
-	});
-
 	it("falls back to lexical and says so when the llm engine has no model", async () => {
 		const body = await recallFor({ query: "database tests", engine: "llm" });
 		expect(body.engine).toBe("lexical-fallback");

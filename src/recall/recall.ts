@@ -31,10 +31,7 @@ export interface RecallRequest {
 	 * candidates and told to the model selector; with `onlyNew` they are excluded too.
 	 */
 	session?: { id: string; onlyNew: boolean };
-	/**
-	 * The moment the question is asked from (ISO 8601): relative dates in the query ("last week") count back
-	 * from it, and a memory's age is its age then. Default: now.
-	 */
+	/** The moment the question is asked from (ISO 8601): relative dates in the query ("last week") count back from it. Default: now. */
 	at?: string;
 	/**
 	 * How long the caller can wait for the answer, in milliseconds from when the request arrived (a
@@ -208,11 +205,9 @@ export async function recall(
 	selectorModel?: LanguageModel | null,
 ): Promise<RecallResult> {
 	const started = Date.now();
-	// Ages and relative dates are reckoned from the moment the question is asked.
-	const asOf = request.at ? Date.parse(request.at) : now;
 	const ranking: Ranking = { ...RANKING, ...request.ranking };
 	const words = queryTerms(request.query, ranking.questionWords);
-	const windows = ranking.dateCues ? dateWindows(request.query, new Date(asOf)) : [];
+	const windows = ranking.dateCues ? dateWindows(request.query, new Date(request.at ?? now)) : [];
 	const grams = queryGrams(request.query);
 	// A question's concepts are searched when it names them clearly (a tool's name, or two words); a prompt's
 	// all count, each weighed by its strength in the relevance decision.
@@ -276,7 +271,7 @@ export async function recall(
 		score(
 			toCandidates(rows).filter((c) => !off.has(c.row.scope)),
 			terms,
-			asOf,
+			now,
 			ranking.wordForms,
 		);
 	const neighbourRows = candidates.neighbourRows ?? [];
@@ -360,7 +355,7 @@ export async function recall(
 			model = null;
 		}
 		if (model) {
-			const manifest = await manifestFor(store, ctx, scopes, off, eligible, exclude, asOf);
+			const manifest = await manifestFor(store, ctx, scopes, off, eligible, exclude, now);
 			const timeoutMs = Math.min(SELECTOR_TIMEOUT_MS, left());
 			const selection = await selectWithModel(model, request.query, recentTools, manifest, servedLimit, shown, timeoutMs);
 			if (selection.ok) {

@@ -35,7 +35,7 @@ const RecallBody = z
 		trace: z.boolean().optional(),
 		at: z.iso.datetime({ offset: true }).optional().openapi({
 			description:
-				'The moment the query is asked from (ISO 8601). Dates in the query ("a week ago", "last Saturday", "in March", 지난주, 3日前) are read against it and memories written then are preferred; a memory\'s age (the freshness prior) is its age at that moment. Default: now',
+				'The moment the query is asked from (ISO 8601). Dates in the query ("a week ago", "last Saturday", "in March", 지난주, 3日前) are read against it and memories written then are preferred. Default: now',
 			example: "2026-03-14T09:30:00Z",
 		}),
 	})
