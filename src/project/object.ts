@@ -35,7 +35,7 @@ import { type ConsumerOptions, processRange, recordRangeFailure } from "../pipel
 import type { ExtractMessage } from "../pipeline/messages";
 import { listCandidateOutputs } from "../pipeline/outputs";
 import { enqueueSessions, scanProjectIdleSessions } from "../pipeline/triggers";
-import { backfillVectors, type CandidateOptions, recallCandidates } from "../search/candidates";
+import { backfillVectors, type CandidateOptions, findCandidates } from "../search/candidates";
 import { findMemory, resolveMemoryUrl } from "../search/resolve";
 import { recordServed, servedTo } from "../search/served";
 import { readSessionMemory, refreshSessionMemory } from "../session-memory/session-memory";
@@ -223,7 +223,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	 * grams, and with `semanticQuery` the memories nearest to its embedding (src/search/candidates.ts).
 	 */
 	recallCandidates(ctx: ProjectContext, terms: string[], options: CandidateOptions) {
-		return this.run(ctx.projectId, () => recallCandidates(this.db, ctx, terms, options, this.embedding()));
+		return this.run(ctx.projectId, () => findCandidates(this.db, ctx, terms, options, this.embedding()));
 	}
 
 	/** The selector's manifest: the memories the caller may see in `scopes`, most used then most recent first (rows without bodies). */

@@ -71,19 +71,11 @@ export const NEIGHBOUR_FIRST_RANK = 6;
 
 export type Engine = "lexical" | "llm" | "lexical-fallback";
 
-export interface TraceEntry {
+/** A candidate as the trace shows it: how ranking scored it (`ScoredMemory.trace`), and what became of it. */
+export interface TraceEntry extends Omit<ScoredMemory["trace"], "coverage"> {
 	name: string;
 	scope: MemoryScope;
 	score: number;
-	bm25: number;
-	typePrior: number;
-	freshness: number;
-	matchedTerms: string[];
-	dated?: boolean;
-	neighbourOf?: string;
-	similarity?: number;
-	lexicalRank?: number;
-	vectorRank?: number;
 	/** Per-prompt recall: the weight of what matched, its share of the prompt's, and the concepts shared. */
 	evidence?: number;
 	coverage?: number;

@@ -195,30 +195,11 @@ export function vectorCandidates(db: ProjectDb, ctx: ProjectContext, model: stri
 }
 
 /**
- * The candidates for a query and, with `servedTo`, what that session was already handed, read in the
- * same call (one round trip less for a per-prompt inject); the limit grows by the served memories the
- * caller leaves out, so as many remain.
- */
-export async function recallCandidates(
-	db: ProjectDb,
-	ctx: ProjectContext,
-	terms: string[],
-	options: CandidateOptions,
-	embedding: { embedder: Embedder | null; reason?: string },
-): Promise<CandidateSet> {
-	const session = options.servedTo;
-	if (!session) return findCandidates(db, ctx, terms, options, embedding);
-	const served = await servedTo(db, ctx, session.sessionId);
-	const excluded = new Set(session.excluded);
-	const more = session.leaveOut ? new Set(served.filter((name) => !excluded.has(name))).size : 0;
-	const set = await findCandidates(db, ctx, terms, { ...options, limit: options.limit + more }, embedding);
-	return { ...set, served };
-}
-
-/**
  * Every candidate for a query. Semantic candidates are asked for with `semanticQuery`; without an
  * embedder, when the model fails, or before any memory has a vector, retrieval is lexical and `note`
- * says why.
+ * says why. With `servedTo`, what that session was already handed is read in the same call (one round
+ * trip less for a per-prompt inject), and the limit grows by the served memories the caller leaves
+ * out, so as many remain.
  */
 export async function findCandidates(
 	db: ProjectDb,
@@ -227,6 +208,14 @@ export async function findCandidates(
 	options: CandidateOptions,
 	embedding: { embedder: Embedder | null; reason?: string },
 ): Promise<CandidateSet> {
+	const session = options.servedTo;
+	if (session) {
+		const served = await servedTo(db, ctx, session.sessionId);
+		const excluded = new Set(session.excluded);
+		const more = session.leaveOut ? new Set(served.filter((name) => !excluded.has(name))).size : 0;
+		const set = await findCandidates(db, ctx, terms, { ...options, servedTo: undefined, limit: options.limit + more }, embedding);
+		return { ...set, served };
+	}
 	const [set, stats] = await Promise.all([
 		gatherCandidates(db, ctx, terms, options, embedding),
 		options.stats ? termStats(db, ctx, terms, options.concepts ?? []) : undefined,
