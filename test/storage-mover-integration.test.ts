@@ -5,7 +5,8 @@ import { sha256Hex } from "../src/lib/ids";
 import { LEGACY_TABLES, type LegacyTable } from "../src/memory/legacy";
 import { objectKey } from "../src/memory/paths";
 import type { ProjectCoordinator } from "../src/project/object";
-import { migrateProjectSchema, PROJECT_MIGRATIONS, PROJECT_SCHEMA_VERSION } from "../src/storage/schema";
+import { migrateProjectSchema, PROJECT_MIGRATIONS, PROJECT_SCHEMA_VERSION, refreshConcepts } from "../src/storage/schema";
+import { CONCEPT_MAP_VERSION, conceptColumn, deriveCues } from "../src/text/concepts";
 import { moveStorage } from "../src/worker/mover";
 import { ADMIN_TOKEN, call, createProject, createTenant, expectError, json, type Loose, projectDb } from "./helpers";
 
@@ -279,5 +280,63 @@ describe("schema versions inside the object", () => {
 				expect(migrateProjectSchema(state.storage)).toBe(PROJECT_SCHEMA_VERSION);
 			});
 		}
+	});
+
+	it("rebuilds derived cues and stored concepts when the concept map's version changes, keeping written cues", async () => {
+		const tenant = await createTenant();
+		const projectId = await createProject(tenant.token);
+		const put = (name: string, description: string, body: string, cues?: string[]) =>
+			call(`/v1/projects/${projectId}/memories/${name}`, {
+				method: "PUT",
+				token: tenant.token,
+				json: { scope: "team", type: "feedback", description, body, ...(cues ? { cues } : {}) },
+			});
+		expect((await put("pnpm-only", "Install packages with pnpm, never npm", "Use pnpm add for every dependency.")).status).toBe(201);
+		expect((await put("dates-utc", "Store dates in UTC", "Show times in the user's time zone.", ["when storing a timestamp"])).status).toBe(
+			201,
+		);
+		await runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), async (_instance: ProjectCoordinator, state) => {
+			const sql = state.storage.sql;
+			const cueRows = () =>
+				sql
+					.exec<{ name: string; cues: string; cues_source: string; row_cues: string | null; concepts: string | null }>(
+						`SELECT m.name, m.cues, m.cues_source, c.cues AS row_cues, c.concepts FROM memories m
+						 LEFT JOIN memories_cues c ON c.rowid = m.id ORDER BY m.name`,
+					)
+					.toArray();
+			const before = cueRows();
+			expect(refreshConcepts(state.storage)).toBe(0);
+			// Made with an older map: stale concepts and derived cues, as a map change would leave them.
+			sql.exec("UPDATE _cairn_schema SET concept_map = ?", CONCEPT_MAP_VERSION - 1);
+			sql.exec("UPDATE memories SET cues = '[\"stale\"]' WHERE cues_source = 'derived'");
+			sql.exec("UPDATE memories_cues SET concepts = 'stale'");
+			expect(refreshConcepts(state.storage)).toBe(2);
+			const after = cueRows();
+			expect(after).toEqual(before);
+			const pnpm = after.find((r) => r.name === "pnpm-only");
+			expect(pnpm?.cues).toBe(
+				JSON.stringify(
+					deriveCues({
+						name: "pnpm-only",
+						description: "Install packages with pnpm, never npm",
+						body: "Use pnpm add for every dependency.\n",
+					}),
+				),
+			);
+			expect(after.find((r) => r.name === "dates-utc")).toMatchObject({
+				cues: JSON.stringify(["when storing a timestamp"]),
+				cues_source: "written",
+			});
+			expect(pnpm?.concepts).toBe(
+				conceptColumn({
+					name: "pnpm-only",
+					description: "Install packages with pnpm, never npm",
+					body: "Use pnpm add for every dependency.\n",
+					cues: JSON.parse(pnpm?.cues ?? "[]"),
+				}),
+			);
+			expect(sql.exec<{ concept_map: number }>("SELECT concept_map FROM _cairn_schema").one().concept_map).toBe(CONCEPT_MAP_VERSION);
+			expect(refreshConcepts(state.storage)).toBe(0);
+		});
 	});
 });

@@ -42,7 +42,7 @@ import { readSessionMemory, refreshSessionMemory } from "../session-memory/sessi
 import { deadLetterCount, listSessions, markEnded, requireOwnSession, sessionsWithPendingTurns } from "../sessions/sessions";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
-import { migrateProjectSchema, recordProject, storedProject } from "../storage/schema";
+import { migrateProjectSchema, recordProject, refreshConcepts, storedProject } from "../storage/schema";
 import { ObjectSqlDb } from "../storage/sql";
 
 /** Memories embedded per project per cron run when some lack a vector. */
@@ -93,6 +93,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		});
 		ctx.blockConcurrencyWhile(async () => {
 			migrateProjectSchema(ctx.storage);
+			refreshConcepts(ctx.storage);
 			this.boundProject = storedProject(ctx.storage.sql);
 		});
 	}

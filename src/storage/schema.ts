@@ -1,5 +1,5 @@
 import { randomId } from "../lib/ids";
-import { conceptColumn, deriveCues } from "../text/concepts";
+import { CONCEPT_MAP_VERSION, conceptColumn, deriveCues } from "../text/concepts";
 import { gramText } from "../text/grams";
 
 /**
@@ -233,6 +233,9 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// One column each, so no query by project alone switches to them; built over the rows already stored.
 	`CREATE INDEX memories_created ON memories (created_at);
 	CREATE INDEX memories_updated ON memories (updated_at);`,
+	// 15: the version of the concept map (src/text/concepts.ts) the stored concepts and derived cues were
+	// made with; everything stored so far was made with version 1. See `refreshConcepts`.
+	`ALTER TABLE _cairn_schema ADD COLUMN concept_map INTEGER NOT NULL DEFAULT 1;`,
 ];
 
 /**
@@ -311,4 +314,44 @@ export const storedProject = (sql: SqlStorage): string | null =>
 /** Records the project this object's database belongs to (its first call). */
 export function recordProject(sql: SqlStorage, projectId: string): void {
 	sql.exec("INSERT INTO projects (id, index_generation) VALUES (?, 0) ON CONFLICT (id) DO NOTHING", projectId);
+}
+
+/**
+ * When the concept map's version differs from the one this database's concepts were made with, makes
+ * them again: each memory's derived cues (written cues stay as written) and its row in the cue index,
+ * which recall searches and the per-prompt relevance decision reads as the memory's concepts. One
+ * transaction with the new version, so an interrupted rebuild runs again whole. Returns how many
+ * memories were rebuilt (0 when the version already matches).
+ */
+export function refreshConcepts(storage: DurableObjectStorage, version = CONCEPT_MAP_VERSION): number {
+	const sql = storage.sql;
+	const stored = sql.exec<{ concept_map: number }>("SELECT concept_map FROM _cairn_schema WHERE id = 1").toArray()[0]?.concept_map;
+	if (stored === undefined || stored === version) return 0;
+	return storage.transactionSync(() => {
+		const rows = sql
+			.exec<{ id: number; name: string; description: string; body: string; cues: string; cues_source: string }>(
+				`SELECT m.id, f.name, f.description, f.body, m.cues, m.cues_source FROM memories m JOIN memories_fts f ON f.rowid = m.id`,
+			)
+			.toArray();
+		for (const r of rows) {
+			let cues: string[];
+			if (r.cues_source === "derived") {
+				cues = deriveCues({ name: r.name, description: r.description, body: r.body });
+				sql.exec("UPDATE memories SET cues = ? WHERE id = ?", JSON.stringify(cues), r.id);
+			} else {
+				try {
+					const parsed: unknown = JSON.parse(r.cues);
+					cues = Array.isArray(parsed) ? parsed.filter((c): c is string => typeof c === "string") : [];
+				} catch {
+					cues = [];
+				}
+			}
+			const concepts = conceptColumn({ name: r.name, description: r.description, body: r.body, cues });
+			sql.exec("DELETE FROM memories_cues WHERE rowid = ?", r.id);
+			if (cues.length > 0 || concepts !== "")
+				sql.exec("INSERT INTO memories_cues (rowid, cues, concepts) VALUES (?, ?, ?)", r.id, cues.join("\n"), concepts);
+		}
+		sql.exec("UPDATE _cairn_schema SET concept_map = ? WHERE id = 1", version);
+		return rows.length;
+	});
 }
