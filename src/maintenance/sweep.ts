@@ -1,5 +1,5 @@
 import { projectPrefix } from "../memory/paths";
-import { deleteUnheld } from "../storage/content-holds";
+import { deleteUnheld, oldObjects } from "../storage/content-holds";
 import type { ProjectEnv } from "../storage/env";
 
 /**
@@ -18,32 +18,25 @@ export async function sweepProjectOrphans(
 ): Promise<number> {
 	const prefix = `${projectPrefix(tenantId, projectId)}objects/`;
 	let removed = 0;
-	let cursor: string | undefined;
-	do {
-		const page = await env.FILES.list({ prefix, cursor, limit: 500 });
-		const old = page.objects.filter((o) => now - o.uploaded.getTime() >= grace);
-		for (let i = 0; i < old.length; i += 90) {
-			const chunk = old.slice(i, i + 90);
-			const hashes = chunk.map((o) => o.key.slice(prefix.length).replace(/\.md$/, ""));
-			// Live: any memory version or skill of the project points at it. The object's SQL answers
-			// synchronously, so from here to marking the keys nothing else runs.
-			const { results } = await env.PDB.prepare(
-				`SELECT content_hash FROM memory_versions WHERE project_id = ?1 AND content_hash IN (SELECT value FROM json_each(?2))
-				 UNION SELECT content_hash FROM skills WHERE project_id = ?1 AND content_hash IN (SELECT value FROM json_each(?2))`,
+	for await (const chunk of oldObjects(env.FILES, prefix, now, grace)) {
+		const hashes = chunk.map((o) => o.key.slice(prefix.length).replace(/\.md$/, ""));
+		// Live: any memory version or skill of the project points at it. The object's SQL answers
+		// synchronously, so from here to marking the keys nothing else runs.
+		const { results } = await env.PDB.prepare(
+			`SELECT content_hash FROM memory_versions WHERE project_id = ?1 AND content_hash IN (SELECT value FROM json_each(?2))
+			 UNION SELECT content_hash FROM skills WHERE project_id = ?1 AND content_hash IN (SELECT value FROM json_each(?2))`,
+		)
+			.bind(projectId, JSON.stringify(hashes))
+			.all<{ content_hash: string }>();
+		const live = new Set(results.map((r) => r.content_hash));
+		const orphans = chunk.filter((_, j) => !live.has(hashes[j] ?? ""));
+		removed += (
+			await deleteUnheld(
+				env.FILES,
+				orphans.map((o) => o.key),
 			)
-				.bind(projectId, JSON.stringify(hashes))
-				.all<{ content_hash: string }>();
-			const live = new Set(results.map((r) => r.content_hash));
-			const orphans = chunk.filter((_, j) => !live.has(hashes[j] ?? ""));
-			removed += (
-				await deleteUnheld(
-					env.FILES,
-					orphans.map((o) => o.key),
-				)
-			).length;
-		}
-		cursor = page.truncated ? page.cursor : undefined;
-	} while (cursor);
+		).length;
+	}
 	return removed + (await sweepStagedChunks(env, projectId, tenantId, now, grace));
 }
 
@@ -55,23 +48,18 @@ export async function sweepProjectOrphans(
 async function sweepStagedChunks(env: ProjectEnv, projectId: string, tenantId: string, now: number, grace: number): Promise<number> {
 	const prefix = `${projectPrefix(tenantId, projectId)}sessions/`;
 	let removed = 0;
-	let cursor: string | undefined;
-	do {
-		const page = await env.FILES.list({ prefix, cursor, limit: 500 });
-		const old = page.objects.filter((o) => o.key.includes("/chunks/") && now - o.uploaded.getTime() >= grace).map((o) => o.key);
-		for (let i = 0; i < old.length; i += 90) {
-			const keys = old.slice(i, i + 90);
-			const { results } = await env.PDB.prepare(
-				"SELECT object_key FROM session_chunks WHERE project_id = ? AND object_key IN (SELECT value FROM json_each(?))",
-			)
-				.bind(projectId, JSON.stringify(keys))
-				.all<{ object_key: string }>();
-			const live = new Set(results.map((r) => r.object_key));
-			const orphans = keys.filter((k) => !live.has(k));
-			if (orphans.length > 0) await env.FILES.delete(orphans);
-			removed += orphans.length;
-		}
-		cursor = page.truncated ? page.cursor : undefined;
-	} while (cursor);
+	for await (const group of oldObjects(env.FILES, prefix, now, grace)) {
+		const keys = group.filter((o) => o.key.includes("/chunks/")).map((o) => o.key);
+		if (keys.length === 0) continue;
+		const { results } = await env.PDB.prepare(
+			"SELECT object_key FROM session_chunks WHERE project_id = ? AND object_key IN (SELECT value FROM json_each(?))",
+		)
+			.bind(projectId, JSON.stringify(keys))
+			.all<{ object_key: string }>();
+		const live = new Set(results.map((r) => r.object_key));
+		const orphans = keys.filter((k) => !live.has(k));
+		if (orphans.length > 0) await env.FILES.delete(orphans);
+		removed += orphans.length;
+	}
 	return removed;
 }

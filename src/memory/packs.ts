@@ -11,6 +11,7 @@
  * older than the grace period.
  */
 import { randomId } from "../lib/ids";
+import { oldObjects } from "../storage/content-holds";
 import type { ProjectEnv } from "../storage/env";
 import { objectKey, packKey, packsPrefix } from "./paths";
 
@@ -75,32 +76,25 @@ export const PACKED_VERSIONS = `SELECT DISTINCT content_ref, content_hash FROM m
 export async function sweepProjectPacks(env: ProjectEnv, projectId: string, tenantId: string, now: number, grace: number): Promise<number> {
 	const prefix = packsPrefix(tenantId, projectId);
 	let removed = 0;
-	let cursor: string | undefined;
-	do {
-		const page = await env.FILES.list({ prefix, cursor, limit: 500 });
-		const old = page.objects.filter((o) => now - o.uploaded.getTime() >= grace);
-		for (let i = 0; i < old.length; i += 90) {
-			const group = old.slice(i, i + 90);
-			const { results } = await env.PDB.prepare(PACKED_VERSIONS)
-				.bind(projectId, JSON.stringify(group.map((o) => o.key.slice(prefix.length))))
-				.all<{ content_ref: string; content_hash: string }>();
-			const live = new Map<string, { content_ref: string; content_hash: string }[]>();
-			for (const r of results) {
-				const id = r.content_ref.slice(0, PACK_ID_LENGTH);
-				live.set(id, [...(live.get(id) ?? []), r]);
-			}
-			const orphans: string[] = [];
-			for (const o of group) {
-				const refs = live.get(o.key.slice(prefix.length)) ?? [];
-				const liveBytes = refs.reduce((n, r) => n + (packRange(tenantId, projectId, r.content_ref)?.length ?? 0), 0);
-				if (refs.length === 0) orphans.push(o.key);
-				else if (liveBytes < o.size && (await dissolvePack(env, projectId, tenantId, refs))) orphans.push(o.key);
-			}
-			if (orphans.length > 0) await env.FILES.delete(orphans);
-			removed += orphans.length;
+	for await (const group of oldObjects(env.FILES, prefix, now, grace)) {
+		const { results } = await env.PDB.prepare(PACKED_VERSIONS)
+			.bind(projectId, JSON.stringify(group.map((o) => o.key.slice(prefix.length))))
+			.all<{ content_ref: string; content_hash: string }>();
+		const live = new Map<string, { content_ref: string; content_hash: string }[]>();
+		for (const r of results) {
+			const id = r.content_ref.slice(0, PACK_ID_LENGTH);
+			live.set(id, [...(live.get(id) ?? []), r]);
 		}
-		cursor = page.truncated ? page.cursor : undefined;
-	} while (cursor);
+		const orphans: string[] = [];
+		for (const o of group) {
+			const refs = live.get(o.key.slice(prefix.length)) ?? [];
+			const liveBytes = refs.reduce((n, r) => n + (packRange(tenantId, projectId, r.content_ref)?.length ?? 0), 0);
+			if (refs.length === 0) orphans.push(o.key);
+			else if (liveBytes < o.size && (await dissolvePack(env, projectId, tenantId, refs))) orphans.push(o.key);
+		}
+		if (orphans.length > 0) await env.FILES.delete(orphans);
+		removed += orphans.length;
+	}
 	return removed;
 }
 

@@ -52,3 +52,17 @@ export async function deleteUnheld(bucket: R2Bucket, keys: string[]): Promise<st
 	}
 	return free;
 }
+
+/**
+ * The objects under `prefix` uploaded at least `grace` ms before `now` (by the listing), a listing page
+ * at a time, in groups of at most `size` — as many as one statement's lookup of their references takes.
+ */
+export async function* oldObjects(bucket: R2Bucket, prefix: string, now: number, grace: number, size = 90): AsyncGenerator<R2Object[]> {
+	let cursor: string | undefined;
+	do {
+		const page = await bucket.list({ prefix, cursor, limit: 500 });
+		const old = page.objects.filter((o) => now - o.uploaded.getTime() >= grace);
+		for (let i = 0; i < old.length; i += size) yield old.slice(i, i + size);
+		cursor = page.truncated ? page.cursor : undefined;
+	} while (cursor);
+}
