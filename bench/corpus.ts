@@ -1,3 +1,4 @@
+import type { Presence } from "./front";
 /** Benchmark inputs shared by the Node orchestrator and the in-Worker benchmark. Pure functions only. */
 
 export interface SeedMemory {
@@ -24,6 +25,8 @@ export interface BenchInput {
 	neighbours: number[];
 	/** Phases to run (development aid); all when absent. */
 	only?: string[];
+	/** Development: the per-prompt sets to run (dev, fresh, holdout, grown); all when absent. */
+	promptSets?: string[];
 	/** Korean, Japanese and Chinese recall (bench/cjk-recall.json): memories, and questions naming the memory that answers each. */
 	cjk?: { memories: SeedMemory[]; questions: { lang: string; query: string; expected: string }[] };
 	/** LongMemEval turn-level retrieval: each haystack session's user turns as memories, and per question its haystack. */
@@ -181,6 +184,14 @@ export interface PromptSetResult {
 		needs: string[];
 		served: string[];
 		ms: number;
+		/** Each needed memory: how it was in the session-start block and in the prompt's block (bench/front.ts). */
+		front: { name: string; type: string; start: Presence; prompt: Presence }[];
+		/** Characters of the prompt's block (0 when it was empty). */
+		promptChars: number;
+		/** Characters of the session-start block. */
+		startChars: number;
+		/** Headers (index lines) the prompt's block offered. */
+		offered: string[];
 		candidates?: { name: string; evidence: number; coverage: number; score: number; matched: string[]; about: string[] }[];
 		/** The prompt's word and concept weights in its project (src/recall/relevance.ts). */
 		weights?: {

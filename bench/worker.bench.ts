@@ -29,6 +29,7 @@ import {
 	type TenancyStep,
 } from "./corpus";
 import { parseSessions, runEndToEnd } from "./extraction-eval";
+import { blockLines, presence } from "./front";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
 const HOUR = 3_600_000;
@@ -259,21 +260,42 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 });
 
 /**
- * Per-prompt recall: each labelled project of bench/prompts/<set>/ in a project of its own (filled through
- * the batch endpoint), then every prompt through `POST /inject` exactly as the Claude Code
- * UserPromptSubmit hook sends it: `include: "memories"`, a fresh session with `onlyNew`, its character
- * limit. Beside it, recall with a trace inside the Worker records each candidate's evidence and coverage
- * (src/recall/relevance.ts), for calibration. Scored by scripts/bench.ts against the labels.
+ * Per-prompt recall, measured as what is in front of the model: each labelled project of
+ * bench/prompts/<set>/ in a project of its own (filled through the batch endpoint); `grown/` holds further
+ * memories for some of them (a year of extraction), measured as a set of its own with the base project's
+ * prompts. For every prompt, a new session as the hooks run it: the session-start block as the Claude Code
+ * SessionStart hook asks for it (folder name and branch as `context`, its character limit), then the prompt's block
+ * exactly as the UserPromptSubmit hook sends it (`include: "memories"`, `onlyNew` in the same session).
+ * Each needed memory is looked for in both texts (bench/front.ts). Beside it, recall with a trace inside
+ * the Worker records each candidate's evidence and coverage (src/recall/relevance.ts), for calibration.
+ * Scored by scripts/bench.ts against the labels.
  */
 async function benchPrompts(token: string, userId: string, tenantId: string): Promise<PromptSetResult[]> {
-	const files = import.meta.glob<PromptProject>("./prompts/*/*.json", { import: "default", eager: true });
+	const files = import.meta.glob<PromptProject & { base?: string }>("./prompts/*/*.json", { import: "default", eager: true });
+	const projects = Object.entries(files)
+		.sort(([a], [b]) => (a < b ? -1 : 1))
+		.map(([path, project]) => {
+			const set = path.split("/").at(-2) ?? "";
+			const base = project.base ? files[`./prompts/${project.base}.json`] : undefined;
+			if (project.base && !base) throw new Error(`${path}: base ${project.base} not found`);
+			return base ? { set, project: { ...base, memories: [...base.memories, ...project.memories] } } : { set, project };
+		})
+		.filter(({ set }) => !input.promptSets || input.promptSets.includes(set));
 	const out: PromptSetResult[] = [];
-	for (const [path, project] of Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))) {
-		const set = path.split("/").at(-2) ?? "";
+	for (const { set, project } of projects) {
 		const { id } = await seed(token, `prompts-${set}-${project.project}`, project.memories);
 		const ctx = { tenantId, userId, projectId: id };
+		const byName = new Map(project.memories.map((m) => [m.name, m]));
 		const prompts: PromptSetResult["prompts"] = [];
 		for (const [i, p] of project.prompts.entries()) {
+			const sessionId = `bench-${set}-${i}`;
+			const start = (await (
+				await call(`/v1/projects/${id}/inject`, {
+					method: "POST",
+					token,
+					body: JSON.stringify({ context: { folder: project.project, branch: "main" }, sessionId, maxChars: 9500 }),
+				})
+			).json()) as { text: string };
 			const t0 = performance.now();
 			const res = await call(`/v1/projects/${id}/inject`, {
 				method: "POST",
@@ -281,13 +303,15 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 				body: JSON.stringify({
 					query: p.text.slice(0, 8000),
 					include: "memories",
-					sessionId: `bench-${set}-${i}`,
+					sessionId,
 					onlyNew: true,
 					maxChars: 9500,
 				}),
 			});
-			const body = (await res.json()) as { parts: { memories: { name: string }[] } };
+			const body = (await res.json()) as { text: string; parts: { memories: { name: string }[]; offered?: { name: string }[] } };
 			const ms = performance.now() - t0;
+			const startLines = blockLines(start.text);
+			const promptLines = blockLines(body.text);
 			const traced = await recall(env, ctx, { query: p.text.slice(0, 8000), purpose: "prompt", trace: true, limit: 25 });
 			prompts.push({
 				id: p.id,
@@ -295,7 +319,14 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 				kind: p.kind,
 				needs: p.needs,
 				served: body.parts.memories.map((m) => m.name),
+				offered: (body.parts.offered ?? []).map((m) => m.name),
 				ms,
+				front: p.needs.map((name) => {
+					const memory = byName.get(name) ?? { name, type: "project", description: "\u0000" };
+					return { name, type: memory.type, start: presence(startLines, memory), prompt: presence(promptLines, memory) };
+				}),
+				promptChars: body.text.length,
+				startChars: start.text.length,
 				candidates: (traced.trace?.candidates ?? []).map((c) => ({
 					name: c.name,
 					evidence: c.evidence ?? 0,

@@ -19,7 +19,7 @@ import { matchExpression, queryTerms } from "../src/text/terms";
 import { BATCH_BEFORE, BEFORE, PROMPTS_BEFORE, RECALL_P95_BEFORE_PROMPTS, WRITES_LOCAL } from "./bench/before";
 import { CATEGORIES, evidenceRecall, loadLocomo, questionTime, summarise, toMemory } from "./bench/locomo";
 import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection, summariseLongMemEval } from "./bench/longmemeval";
-import { promptFigures, promptTable } from "./bench/prompts";
+import { frontFigures, frontTable, promptFigures, promptTable } from "./bench/prompts";
 import { benchSecrets } from "./bench/secrets";
 
 const BENCH_DATA = resolve(process.env.CAIRN_BENCH_DATA ?? "../shared/bench");
@@ -77,6 +77,7 @@ const input: BenchInput = {
 	transcripts: [],
 	neighbours: NEIGHBOURS,
 	...(ONLY ? { only: ONLY } : {}),
+	...(process.env.CAIRN_BENCH_PROMPT_SETS ? { promptSets: process.env.CAIRN_BENCH_PROMPT_SETS.split(",").map((s) => s.trim()) } : {}),
 	...(longmemeval ? { longmemeval: longMemEvalInput(longmemeval) } : {}),
 };
 // Korean, Japanese and Chinese recall: written for Cairn (bench/cjk-recall.json).
@@ -370,7 +371,7 @@ if (result.prompts?.length) {
 	out("words that carry a Korean request's grammar and mood (해줘, 어떻게, 지금, 누구야) dropped from queries as English");
 	out("stopwords are — which moved dev from 21.2 % / 5.8 % to 22.6 % / 4.2 % (Korean 23.0 % / 7.9 % → 26.2 % / 2.6 %).");
 	out();
-	for (const line of promptTable(promptFigures(result.prompts))) out(line);
+	for (const line of promptTable(promptFigures(result.prompts.filter((r) => r.set !== "grown")))) out(line);
 	for (const [lang, b] of Object.entries(PROMPTS_BEFORE))
 		out(
 			`| dev, *before* | ${lang} | ${b.needing + b.none} | ${pct(b.hits / b.needing)} (${b.hits}/${b.needing}) | ${pct(b.noisy / b.none)} (${b.noisy}/${b.none}) | ${b.perBlock.toFixed(2)} | |`,
@@ -385,6 +386,10 @@ if (result.prompts?.length) {
 	out("A logistic combination of every signal the decision reads (rank, score, evidence in name and description, in the");
 	out("body and through concepts, coverage, type), fitted on two dev projects and tested on the third, does no better:");
 	out("about 14 % hit at 4 % noise, 29 % at 13 %, 40 % at 19 %. The bound is what these signals carry, not the constants.");
+	out();
+	out("### In front of the model");
+	out();
+	for (const line of frontTable(frontFigures(result.prompts))) out(line);
 	out();
 	const ms = result.prompts.flatMap((r) => r.prompts.map((p) => p.ms));
 	out(

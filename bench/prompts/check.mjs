@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Validates the labelled prompt/memory sets of the per-prompt benchmark and prints counts.
-// Usage: node bench/prompts/check.mjs <set>   (a folder here: dev, fresh, holdout)
+// Usage: node bench/prompts/check.mjs <set>   (a folder here: dev, fresh, holdout, grown)
 //        node bench/prompts/check.mjs file.json ...
 // Exits with code 1 when an error is found; warnings do not fail.
 import { readdirSync, readFileSync } from "node:fs";
@@ -45,6 +45,18 @@ for (const path of files) {
 	} catch (e) {
 		err(file, `cannot parse JSON: ${e.message}`);
 		continue;
+	}
+	// A grown project (grown/): further memories for a base project, checked together with it.
+	if (typeof data.base === "string") {
+		let base;
+		try {
+			base = JSON.parse(readFileSync(join(here, `${data.base}.json`), "utf8"));
+		} catch (e) {
+			err(file, `cannot read its base ${data.base}: ${e.message}`);
+			continue;
+		}
+		const extra = Array.isArray(data.memories) ? data.memories : [];
+		data = { ...base, memories: [...base.memories, ...extra] };
 	}
 	for (const key of ["project", "summary", "memories", "prompts"]) {
 		if (!(key in data)) err(file, `missing top-level key "${key}"`);

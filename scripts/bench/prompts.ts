@@ -65,3 +65,81 @@ export function promptTable(rows: PromptFigures[]): string[] {
 		),
 	];
 }
+
+/** In front of the model: each needed memory as the session-start block and the prompt's block held it. */
+export interface FrontFigures {
+	set: string;
+	lang: string;
+	prompts: number;
+	/** Needs: (prompt, needed memory) pairs; by kind, rules and preferences (feedback, user) and facts and references. */
+	needs: number;
+	inFront: number;
+	atPrompt: number;
+	inStart: number;
+	rules: { needs: number; inFront: number };
+	facts: { needs: number; inFront: number };
+	/** Prompts that need none, and those handed a memory's body anyway. */
+	needingNone: number;
+	noisy: number;
+	/** Characters the prompt's block adds, mean over all prompts (quiet ones included). */
+	promptChars: number;
+	/** The largest session-start block, in characters. */
+	startChars: number;
+	/** Headers offered per prompt, mean over all prompts. */
+	offered: number;
+}
+
+type Fronted = Pick<PromptSetResult["prompts"][number], "lang" | "needs" | "served" | "front" | "promptChars" | "startChars" | "offered">;
+
+const RULE_TYPES = new Set(["feedback", "user"]);
+
+export function front(set: string, lang: string, prompts: Fronted[]): FrontFigures {
+	const needs = prompts.flatMap((p) => p.front);
+	const held = (n: (typeof needs)[number]) => n.start !== null || n.prompt !== null;
+	const rules = needs.filter((n) => RULE_TYPES.has(n.type));
+	const facts = needs.filter((n) => !RULE_TYPES.has(n.type));
+	const none = prompts.filter((p) => p.needs.length === 0);
+	return {
+		set,
+		lang,
+		prompts: prompts.length,
+		needs: needs.length,
+		inFront: needs.filter(held).length,
+		atPrompt: needs.filter((n) => n.prompt !== null).length,
+		inStart: needs.filter((n) => n.start !== null).length,
+		rules: { needs: rules.length, inFront: rules.filter(held).length },
+		facts: { needs: facts.length, inFront: facts.filter(held).length },
+		needingNone: none.length,
+		noisy: none.filter((p) => p.served.length > 0).length,
+		promptChars: prompts.length ? prompts.reduce((n, p) => n + p.promptChars, 0) / prompts.length : 0,
+		startChars: Math.max(0, ...prompts.map((p) => p.startChars)),
+		offered: prompts.length ? prompts.reduce((n, p) => n + p.offered.length, 0) / prompts.length : 0,
+	};
+}
+
+/** In-front figures per set and language, then per set over both languages. */
+export function frontFigures(results: PromptSetResult[]): FrontFigures[] {
+	const rows: FrontFigures[] = [];
+	for (const set of [...new Set(results.map((r) => r.set))]) {
+		const all = results.filter((r) => r.set === set).flatMap((r) => r.prompts);
+		for (const lang of ["en", "ko"]) {
+			const some = all.filter((p) => p.lang === lang);
+			if (some.length > 0) rows.push(front(set, lang, some));
+		}
+		rows.push(front(set, "all", all));
+	}
+	return rows;
+}
+
+/** The markdown table of `frontFigures`. */
+export function frontTable(rows: FrontFigures[]): string[] {
+	const share = (x: number, of: number) => `${pct(x, of)} (${x}/${of})`;
+	return [
+		"| set | language | prompts | in front | at the prompt | in the start block | rules and preferences | facts and references | noise | prompt block (chars, mean) | start block (chars, max) | headers offered |",
+		"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+		...rows.map(
+			(r) =>
+				`| ${r.set} | ${r.lang} | ${r.prompts} | ${share(r.inFront, r.needs)} | ${pct(r.atPrompt, r.needs)} | ${pct(r.inStart, r.needs)} | ${share(r.rules.inFront, r.rules.needs)} | ${share(r.facts.inFront, r.facts.needs)} | ${share(r.noisy, r.needingNone)} | ${Math.round(r.promptChars)} | ${r.startChars} | ${r.offered.toFixed(2)} |`,
+		),
+	];
+}
