@@ -26,7 +26,7 @@ beforeAll(async () => {
 });
 
 describe("inject", () => {
-	it("builds guidance, index and recalled memories with their age", async () => {
+	it("builds guidance, the ranked index and recalled memories with their age", async () => {
 		const pid = await enabledProject();
 		await put(pid, "testing-conventions", {
 			type: "feedback",
@@ -43,7 +43,9 @@ describe("inject", () => {
 		const body = await inject(pid, { query: "write integration tests for the database layer and deploy on friday" });
 		expect(body.text).toContain("# Memory Guidance");
 		expect(body.text).toContain("_No summary yet._");
-		expect(body.text).toContain("## Memory index (memory://root/MEMORY.md)");
+		// Both files are in the block, so neither is listed again as a line, and there is nothing else to list.
+		expect(body.text).not.toContain("## Memory index");
+		expect(body.parts.listed).toEqual({ rules: 0, facts: 0, ofRules: 1, ofFacts: 1 });
 		expect(body.text).toContain("### memory://root/testing-conventions.md\nfeedback, personal, updated today");
 		expect(body.text).toMatch(
 			/### memory:\/\/root\/deploy-freeze\.md\nproject, personal, updated \d+ days ago — verify against the repository/,
@@ -134,20 +136,109 @@ describe("inject", () => {
 		expect(cut.truncated).toBe(true);
 	});
 
-	it("keeps MEMORY.md within its caps inside the block", async () => {
+	it("lists rules before facts within the budget, names the rest by topic, and leaves MEMORY.md to its caps", async () => {
 		const pid = await enabledProject();
 		for (let start = 0; start < 300; start += 100) {
 			const memories = Array.from({ length: 100 }, (_, j) => ({
-				name: `fact-${start + j}`,
+				name: `${start + j < 150 ? "billing" : "shipping"}-fact-${start + j}`,
 				type: "project",
-				description: `Fact ${start + j}`,
+				description: `Fact ${start + j} about the service`,
 				body: "b",
 			}));
 			await call(`/v1/projects/${pid}/memories/batch`, { token: tenant.token, json: { memories } });
 		}
-		const body = await inject(pid, {});
-		expect(body.parts.index.trimEnd().split("\n").length).toBeLessThanOrEqual(200);
-		expect(body.parts.index).toContain("WARNING: this index was truncated");
+		await put(pid, "zz-review-rule", { type: "feedback", description: "Every change needs a second reviewer", body: "Two approvals." });
+		const body = await inject(pid, { maxChars: 9_500 });
+		expect(body.chars).toBeLessThanOrEqual(9_500);
+		// The rule is listed first though its name sorts last; facts fill the rest, the map names what is left.
+		const index = body.text.slice(body.text.indexOf("## Memory index"));
+		expect(index.indexOf("- zz-review-rule — Every change needs a second reviewer")).toBeGreaterThan(0);
+		expect(index.indexOf("zz-review-rule")).toBeLessThan(index.indexOf("-fact-"));
+		expect(body.parts.listed.rules).toBe(1);
+		expect(body.parts.listed.facts).toBeGreaterThan(20);
+		expect(body.parts.listed.facts).toBeLessThan(300);
+		expect(body.text).toContain(`- ${300 - body.parts.listed.facts} more project facts and references, about:`);
+		expect(body.text).toMatch(/about: fact 300, billing 150, shipping 150/);
+		expect(body.text).toContain("search with memory_recall (MCP)");
+		expect(body.warnings.join(" ")).toContain("the index lists");
+		// MEMORY.md itself keeps the spec's caps.
+		const res = await call(`/v1/projects/${pid}/index`, { token: tenant.token });
+		const file = await res.text();
+		expect(file.trimEnd().split("\n").length).toBeLessThanOrEqual(200);
+		expect(file).toContain("WARNING: this index was truncated");
+	});
+
+	it("ranks the index's facts by what the session is about, and offers a prompt only lines the session was not shown", async () => {
+		const pid = await enabledProject();
+		const memories = Array.from({ length: 150 }, (_, j) => ({
+			name: `area-${j}-notes`,
+			type: "project",
+			description: `Notes on area ${j} of the monolith and who to ask about it`,
+			body: "Ask in the channel.",
+		}));
+		memories.push({
+			name: "webhook-retry-policy",
+			type: "project",
+			description: "Stripe webhook handlers retry three times with exponential backoff before parking the event",
+			body: "src/webhooks/stripe.ts retries; parked events land in webhook_dead_letters.",
+		});
+		for (let i = 0; i < memories.length; i += 100)
+			expect(
+				(await call(`/v1/projects/${pid}/memories/batch`, { token: tenant.token, json: { memories: memories.slice(i, i + 100) } })).status,
+			).toBe(200);
+		const sessionId = `start-${crypto.randomUUID()}`;
+		const context = {
+			folder: "billing-api",
+			branch: "fix/stripe-webhook-retry",
+			commits: ["Retry parked webhook events"],
+			files: ["src/webhooks/stripe.ts"],
+		};
+		const start = await inject(pid, { context, sessionId, maxChars: 9_500 });
+		expect(start.chars).toBeLessThanOrEqual(9_500);
+		const facts = start.text.slice(start.text.indexOf("### Project facts and references"));
+		// The fact the branch and files are about is in the block as a file, or leads the lines; the alphabet does not decide.
+		const first = facts.split("\n").find((l: string) => l.startsWith("- "));
+		const asFile = start.parts.memories.some((m: { name: string }) => m.name === "webhook-retry-policy");
+		expect(asFile || first?.includes("webhook-retry-policy")).toBe(true);
+		expect(start.text).toContain("webhook-retry-policy");
+		expect(start.parts.listed.facts).toBeLessThan(151);
+		const listedArea = facts.match(/- (area-\d+-notes) —/)?.[1];
+		expect(listedArea).toBeDefined();
+		// A prompt in the same session is not offered a line the start block listed...
+		const prompt = await inject(pid, {
+			query: `who do I ask about ${listedArea?.replace(/-/g, " ")}`,
+			include: "memories",
+			sessionId,
+			onlyNew: true,
+		});
+		expect(prompt.parts.offered.map((m: { name: string }) => m.name)).not.toContain(listedArea);
+		// ...while a new session is.
+		const fresh = await inject(pid, {
+			query: `who do I ask about ${listedArea?.replace(/-/g, " ")}`,
+			include: "memories",
+			sessionId: "other",
+			onlyNew: true,
+		});
+		expect([...fresh.parts.memories, ...fresh.parts.offered].map((m: { name: string }) => m.name)).toContain(listedArea);
+		// Listing a line is not serving the memory.
+		const row = await projectDb(pid)
+			.prepare("SELECT times_served FROM memories WHERE name = ?")
+			.bind(listedArea)
+			.first<{ times_served: number }>();
+		expect(row?.times_served ?? 0).toBeLessThanOrEqual(1);
+	});
+
+	it("rejects a malformed session context", async () => {
+		const pid = await enabledProject();
+		for (const context of [
+			{ folder: 3 },
+			{ files: Array.from({ length: 201 }, (_, i) => `f${i}.ts`) },
+			{ branch: "x".repeat(201) },
+			{ secret: "x" },
+			"main",
+		]) {
+			await expectError(await call(`/v1/projects/${pid}/inject`, { token: tenant.token, json: { context } }), 400, "invalid_request");
+		}
 	});
 
 	it("adds the most recent daily logs in assistant mode", async () => {
@@ -168,7 +259,7 @@ describe("inject", () => {
 		expect(coding.parts.logs).toEqual([]);
 	});
 
-	it("fits a character budget: recalled memories are kept first, the index and summary shrink and say how to read the rest", async () => {
+	it("fits a character budget: recalled memories are kept first, the index shrinks to a map that says how to reach the rest", async () => {
 		const pid = await enabledProject();
 		for (let start = 0; start < 150; start += 75) {
 			const memories = Array.from({ length: 75 }, (_, j) => ({
@@ -192,9 +283,10 @@ describe("inject", () => {
 		expect(cut.text.length).toBe(cut.chars);
 		expect(cut.parts.memories[0].name).toBe("flaky-migrations");
 		expect(cut.text).toContain("memory://root/flaky-migrations.md");
-		expect(cut.text).toContain("index cut to fit; read memory://root/MEMORY.md with memory_read");
-		expect(cut.warnings.join(" ")).toContain("MEMORY.md was cut to fit the budget");
-		expect(cut.parts.index.split("\n").length).toBeLessThan(full.parts.index.split("\n").length);
+		expect(cut.text).toMatch(/- \d+ more project facts and references, about: service 150\n/);
+		expect(cut.text).toContain("open a file with memory_read memory://root/<name>.md");
+		expect(cut.warnings.join(" ")).toContain("the index lists");
+		expect(cut.parts.listed.facts).toBeLessThan(full.parts.listed.facts);
 		// A Codex-sized token budget holds too.
 		const codex = await inject(pid, { query: "migration tests are flaky on CI", maxTokens: 2_500 });
 		expect(codex.tokens).toBeLessThanOrEqual(2_500);

@@ -17,6 +17,7 @@ import { buildInjection } from "../src/inject/inject";
 import { projectStore } from "../src/project/client";
 import type { ProjectCoordinator } from "../src/project/object";
 import { recall } from "../src/recall/recall";
+import { OFFER } from "../src/recall/relevance";
 import type { ProjectContext } from "../src/storage/context";
 import { migrateProjectSchema } from "../src/storage/schema";
 import { conceptColumn, deriveCues, memoryConcepts, storedConcepts, textConcepts } from "../src/text/concepts";
@@ -114,8 +115,12 @@ const prompt = async (query: string, extra: Loose = {}) => {
 	});
 	expect(res.status).toBe(200);
 	const body = await json(res);
-	return body.parts.memories.map((m: Loose) => m.name) as string[];
+	// In front of the model at the prompt: a file the decision is sure of, or a line offered beside them.
+	return [...body.parts.memories, ...body.parts.offered].map((m: Loose) => m.name) as string[];
 };
+/** A block's files, then the lines it offers. */
+const reached = (block: { parts: { memories: { name: string }[]; offered: { name: string }[] } }) =>
+	[...block.parts.memories, ...block.parts.offered].map((m) => m.name);
 
 describe("the concept map", () => {
 	it("names the concepts of a prompt from tools, packages and Korean words", () => {
@@ -224,11 +229,21 @@ describe("per-prompt recall without a model", () => {
 		expect(await prompt("add retries to the email sender")).toContain("mail-through-postmark");
 	});
 
-	it("stays silent for a prompt that needs no memory, and never hands out more than three", async () => {
-		expect(await prompt("explain this regex: ^\\d{3}-\\d{4}$")).toEqual([]);
-		expect(await prompt("what does Array.prototype.flatMap return?")).toEqual([]);
-		const many = await prompt("invoice pdf refunds tax redis grafana portal flags exports errors billing stripe analytics");
-		expect(many.length).toBeLessThanOrEqual(3);
+	it("stays silent for a prompt that needs no memory, and never hands out more than three files and a few lines", async () => {
+		// No file for a prompt that needs none (a line the agent can ignore may be offered).
+		for (const query of ["explain this regex: ^\\d{3}-\\d{4}$", "what does Array.prototype.flatMap return?"]) {
+			const res = await call(`/v1/projects/${projectId}/inject`, { token: tenant.token, json: { query, include: "memories" } });
+			const parts = (await json(res)).parts;
+			expect(parts.memories).toEqual([]);
+			expect(parts.offered.length).toBeLessThanOrEqual(OFFER.limit);
+		}
+		const many = await call(`/v1/projects/${projectId}/inject`, {
+			token: tenant.token,
+			json: { query: "invoice pdf refunds tax redis grafana portal flags exports errors billing stripe analytics", include: "memories" },
+		});
+		const parts = (await json(many)).parts;
+		expect(parts.memories.length).toBeLessThanOrEqual(3);
+		expect(parts.offered.length).toBeLessThanOrEqual(OFFER.limit);
 	});
 
 	it("explains the decision in the trace: evidence, coverage, shared concepts", async () => {
@@ -353,7 +368,7 @@ describe("per-prompt recall with a selector model", () => {
 		expect(onlyNew).not.toContain("- package-manager");
 		// Another session was handed nothing.
 		const other = await buildInjection(env, ctx, { query: "bump axios", include: "memories", sessionId: "s-other", onlyNew: true }, null);
-		expect(other.parts.memories.map((m) => m.name)).toEqual(["package-manager"]);
+		expect(reached(other)[0]).toBe("package-manager");
 	});
 
 	it("reads as many candidates beside what the session was handed as without it", async () => {
@@ -400,7 +415,7 @@ describe("per-prompt recall with a selector model", () => {
 			slowSelector(["refund-approval"], 3_000),
 		);
 		expect(Date.now() - started).toBeLessThan(1_400);
-		expect(block.parts.memories.map((m) => m.name)).toEqual(["package-manager"]);
+		expect(reached(block)[0]).toBe("package-manager");
 		expect(block.recall?.engine).toBe("lexical-fallback");
 		expect(block.recall?.fallbackReason).toMatch(/did not answer within \d+ ms/);
 	});
@@ -413,7 +428,7 @@ describe("per-prompt recall with a selector model", () => {
 			slowSelector(["refund-approval"], 0),
 		);
 		expect(block.recall?.fallbackReason).toMatch(/no time left/);
-		expect(block.parts.memories.map((m) => m.name)).toEqual(["package-manager"]);
+		expect(reached(block)[0]).toBe("package-manager");
 	});
 
 	it("rejects a waitMs that is not a non-negative integer", async () => {

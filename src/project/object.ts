@@ -38,6 +38,7 @@ import { enqueueSessions, scanProjectIdleSessions } from "../pipeline/triggers";
 import { backfillVectors, type CandidateOptions, findCandidates } from "../search/candidates";
 import { findMemory, resolveMemoryUrl } from "../search/resolve";
 import { recordServed, servedTo } from "../search/served";
+import { startView } from "../search/start-view";
 import { readSessionMemory, refreshSessionMemory } from "../session-memory/session-memory";
 import { deadLetterCount, listSessions, markEnded, requireOwnSession, sessionsWithPendingTurns } from "../sessions/sessions";
 import type { ProjectContext } from "../storage/context";
@@ -232,6 +233,11 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return this.run(ctx.projectId, () => listManifest(this.db, ctx, scopes, limit));
 	}
 
+	/** The session-start block's index rows: every header the caller may see in `scopes`, the first `limit` of each kind by standing, counts and topics. */
+	startView(ctx: ProjectContext, scopes: MemoryScope[], limit: number) {
+		return this.run(ctx.projectId, () => startView(this.db, ctx, scopes, limit));
+	}
+
 	/** Embeds up to `limit` memories that have no vector for their current content (resumable; see backfillVectors). */
 	backfillEmbeddings(ctx: ProjectContext, limit: number) {
 		return this.run(ctx.projectId, async () => {
@@ -243,11 +249,11 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `servedKey`). */
-	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string) {
-		return this.run(ctx.projectId, () => recordServed(this.db, ctx, memoryIds, sessionId));
+	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string, listedIds?: number[]) {
+		return this.run(ctx.projectId, () => recordServed(this.db, ctx, memoryIds, sessionId, listedIds));
 	}
 
-	/** Names of the memories this session was already handed (recall and inject with its id). */
+	/** What this session was already handed (recall and inject with its id): bodies, and index lines shown alone. */
 	servedTo(ctx: ProjectContext, sessionId: string) {
 		return this.run(ctx.projectId, () => servedTo(this.db, ctx, sessionId));
 	}

@@ -13,7 +13,7 @@ import { withForms } from "../text/forms";
 import { queryGrams, scoringTerms } from "../text/grams";
 import { queryTerms } from "../text/terms";
 import { documentsToolInUse, freshness, type RecalledMemory, type ScoredMemory, score, toCandidates, toRecalled } from "./ranking";
-import { conceptTokens, decide, PROMPT_LIMIT, promptWeights, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
+import { conceptTokens, decide, OFFER, PROMPT_LIMIT, promptWeights, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
 import { SELECTOR_TIMEOUT_MS, selectWithModel, withinTokens } from "./selector";
 
 export interface RecallRequest {
@@ -90,7 +90,8 @@ export interface TraceEntry extends Omit<ScoredMemory["trace"], "coverage"> {
 		| "below limit"
 		| "not selected by model"
 		| "not relevant enough"
-		| "below the best match";
+		| "below the best match"
+		| "offered as a line";
 }
 
 export interface RecallResult {
@@ -102,6 +103,8 @@ export interface RecallResult {
 	memories: RecalledMemory[];
 	/** Internal: the rows served, for usage recording and injection. */
 	served: ScoredMemory[];
+	/** Internal, per-prompt recall: the next candidates whose index lines the block offers (`OFFER`). */
+	offered: ScoredMemory[];
 	/** Internal: the query's distinct terms (the relevance floor counts matches against them). */
 	terms: string[];
 	warnings: string[];
@@ -248,7 +251,7 @@ export async function recall(
 	const memoryOff = featureOff(settings, "memory", ["memories.enabled"]);
 	if (memoryOff !== null) {
 		warnings.push(memoryOff);
-		return { engine: "lexical", ...retrievalFields, memories: [], served: [], terms, warnings };
+		return { engine: "lexical", ...retrievalFields, memories: [], served: [], offered: [], terms, warnings };
 	}
 	const off = new Set<MemoryScope>();
 	const scopes = request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[]);
@@ -294,6 +297,7 @@ export async function recall(
 	// The ranked answer: the first `limit`, or for a prompt those the relevance decision keeps.
 	const servedLimit = forPrompt ? Math.min(PROMPT_LIMIT, limit) : limit;
 	let chosen = eligible.slice(0, limit);
+	let offerable: ScoredMemory[] = [];
 	let weightsTrace: NonNullable<RecallResult["trace"]>["weights"];
 	if (forPrompt) {
 		const weights = promptWeights(terms, searched, concepts, candidates.stats ?? { total: 0, words: [], concepts: [] });
@@ -321,6 +325,7 @@ export async function recall(
 					decision: r.relevant ? entry.decision : "not relevant enough",
 				});
 		}
+		offerable = judged.filter((j) => (j.r.evidence > 0 && j.r.coverage >= OFFER.minCoverage) || j.semantic).map((j) => j.item);
 		const { kept, belowBest } = decide(judged, servedLimit);
 		for (const m of belowBest) {
 			const entry = entryOf(m);
@@ -360,14 +365,21 @@ export async function recall(
 		if (fallbackReason) engine = "lexical-fallback";
 	}
 
+	// The next candidates in ranked order, as lines: neither chosen nor already shown to the session.
+	const listed = new Set(candidates.listed ?? []);
+	const offered = offerable
+		.filter((m) => !chosen.includes(m) && !listed.has(m.row.name) && !shown.includes(m.row.name))
+		.slice(0, OFFER.limit);
 	for (const t of trace) {
 		if (chosen.some((c) => c.row.name === t.name && c.row.scope === t.scope)) t.decision = "returned";
+		else if (offered.some((c) => c.row.name === t.name && c.row.scope === t.scope)) t.decision = "offered as a line";
 	}
 	const result: RecallResult = {
 		engine,
 		...retrievalFields,
 		memories: chosen.map(toRecalled),
 		served: chosen,
+		offered,
 		terms,
 		warnings,
 		...(fallbackReason ? { fallbackReason } : {}),

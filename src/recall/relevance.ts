@@ -58,7 +58,7 @@ export const RELEVANCE: RelevanceParams = {
 	bodyShare: 0.6,
 	typeFactor: { feedback: 1, user: 1, project: 0.4, reference: 1 },
 	minEvidence: 0.3,
-	minCoverage: 0.4,
+	minCoverage: 0.6,
 	informativeWords: 8,
 	relativeFloor: 0.5,
 	headWords: 4,
@@ -67,6 +67,14 @@ export const RELEVANCE: RelevanceParams = {
 export const SEMANTIC_FLOOR = 0.6;
 /** A per-prompt block holds at most this many memories. */
 export const PROMPT_LIMIT = 3;
+
+/**
+ * Beside the memories it is sure of, a prompt's block offers the index lines of the next candidates in
+ * ranked order — for the agent, a model, to judge and open — when they show some evidence (a word or a
+ * concept of the prompt's) covering at least `minCoverage` of its informative part; at most `limit`,
+ * never a line the session was already shown. Calibrated on bench/prompts/dev like `RELEVANCE`.
+ */
+export const OFFER = { limit: 6, minCoverage: 0.1 };
 
 /** BM25's inverse document frequency: ln(1 + (N − df + 0.5) / (df + 0.5)). */
 export const idf = (total: number, df: number) => Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));

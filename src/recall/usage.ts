@@ -1,18 +1,20 @@
 import { projectStore } from "../project/client";
 import type { ProjectContext } from "../storage/context";
 
-/** From the Worker: records what was served in the project's object, off the response path. */
-export function servedInBackground(
+/**
+ * From the Worker: records what was served (and, for a session, which index lines alone it was shown)
+ * in the project's object. Never fails the caller: a failure is logged. The caller awaits the promise
+ * or hands it to waitUntil, off the response path.
+ */
+export function recordServedMemories(
 	env: Env,
-	waitUntil: (p: Promise<unknown>) => void,
 	ctx: ProjectContext,
 	memoryIds: number[],
 	sessionId?: string,
-): void {
-	if (memoryIds.length === 0) return;
-	waitUntil(
-		projectStore(env, ctx.projectId)
-			.recordServed(ctx, memoryIds, sessionId)
-			.catch((err) => console.error("recording served memories failed", err instanceof Error ? err.message : String(err))),
-	);
+	listedIds: number[] = [],
+): Promise<void> {
+	if (memoryIds.length === 0 && (listedIds.length === 0 || !sessionId)) return Promise.resolve();
+	return projectStore(env, ctx.projectId)
+		.recordServed(ctx, memoryIds, sessionId, listedIds)
+		.catch((err) => console.error("recording served memories failed", err instanceof Error ? err.message : String(err)));
 }

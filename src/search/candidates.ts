@@ -67,8 +67,10 @@ export interface CandidateSet {
 	neighbourRows?: (CandidateRow & { seed: number })[];
 	/** With `stats`. */
 	stats?: TermStats;
-	/** With `servedTo`: the names of the memories that session was already handed. */
+	/** With `servedTo`: the names of the memories whose body that session was already handed. */
 	served?: string[];
+	/** With `servedTo`: the names of the memories whose index line alone that session was shown. */
+	listed?: string[];
 	/** With `memoryConcepts`: memory id → its cue row's `concepts` column ("" without a cue row). */
 	memoryConcepts?: Record<number, string>;
 }
@@ -210,11 +212,11 @@ export async function findCandidates(
 ): Promise<CandidateSet> {
 	const session = options.servedTo;
 	if (session) {
-		const served = await servedTo(db, ctx, session.sessionId);
+		const { served, listed } = await servedTo(db, ctx, session.sessionId);
 		const excluded = new Set(session.excluded);
 		const more = session.leaveOut ? new Set(served.filter((name) => !excluded.has(name))).size : 0;
 		const set = await findCandidates(db, ctx, terms, { ...options, servedTo: undefined, limit: options.limit + more }, embedding);
-		return { ...set, served };
+		return { ...set, served, listed };
 	}
 	const [set, stats] = await Promise.all([
 		gatherCandidates(db, ctx, terms, options, embedding),

@@ -11,40 +11,56 @@ const servedKey = (ctx: ProjectContext, sessionId: string) => `${ctx.userId}/${s
 
 /**
  * Records that these memories were served (times served, last served; with a session id, which
- * session was handed them): the basis for ranking and pruning later. Called through waitUntil, off
- * the response path.
+ * session was handed them): the basis for ranking and pruning later. `listedIds`: memories whose index
+ * line alone the session was shown (the session-start block's ranked index): kept per session so that
+ * the prompt block does not offer the line again, never counted as served. Called through waitUntil,
+ * off the response path, or awaited where the next request of the session depends on it.
  */
-export async function recordServed(db: ProjectDb, ctx: ProjectContext, memoryIds: number[], sessionId?: string): Promise<void> {
+export async function recordServed(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	memoryIds: number[],
+	sessionId?: string,
+	listedIds: number[] = [],
+): Promise<void> {
 	const ids = [...new Set(memoryIds)].slice(0, 90);
-	if (ids.length === 0) return;
+	const listed = sessionId ? [...new Set(listedIds)].filter((id) => !ids.includes(id)).slice(0, 400) : [];
+	if (ids.length === 0 && listed.length === 0) return;
 	const now = nowIso();
-	const statements = [
-		db
-			.prepare(`UPDATE memories SET times_served = times_served + 1, last_served_at = ? WHERE id IN (${ids.map(() => "?").join(",")})`)
-			.bind(now, ...ids),
-	];
-	if (sessionId) {
-		const key = servedKey(ctx, sessionId);
+	const statements = [];
+	if (ids.length > 0)
 		statements.push(
 			db
-				.prepare(
-					`INSERT INTO session_served (project_id, session_id, memory_id, served_at) SELECT ?1, ?2, value, ?3 FROM json_each(?4)
-					 WHERE true ON CONFLICT (project_id, session_id, memory_id) DO UPDATE SET served_at = excluded.served_at`,
-				)
-				.bind(ctx.projectId, key, now, JSON.stringify(ids)),
+				.prepare(`UPDATE memories SET times_served = times_served + 1, last_served_at = ? WHERE id IN (${ids.map(() => "?").join(",")})`)
+				.bind(now, ...ids),
 		);
+	if (sessionId) {
+		const key = servedKey(ctx, sessionId);
+		// A body once served stays served (listed = 0) when its line is listed again later.
+		const upsert = (list: number[], flag: number) =>
+			db
+				.prepare(
+					`INSERT INTO session_served (project_id, session_id, memory_id, served_at, listed) SELECT ?1, ?2, value, ?3, ?5 FROM json_each(?4)
+					 WHERE true ON CONFLICT (project_id, session_id, memory_id) DO UPDATE SET served_at = excluded.served_at, listed = MIN(listed, excluded.listed)`,
+				)
+				.bind(ctx.projectId, key, now, JSON.stringify(list), flag);
+		if (ids.length > 0) statements.push(upsert(ids, 0));
+		if (listed.length > 0) statements.push(upsert(listed, 1));
 	}
 	await db.batch(statements);
 }
 
-/** Names of the memories the caller's session `sessionId` was already handed (recall and inject with its id). */
-export async function servedTo(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<string[]> {
+/** What the caller's session `sessionId` was already handed: memories whose body it was given, and those whose index line alone it was shown. */
+export async function servedTo(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<{ served: string[]; listed: string[] }> {
 	const { results } = await db
 		.prepare(
-			`SELECT m.name FROM session_served s JOIN memories m ON m.id = s.memory_id
+			`SELECT m.name, s.listed FROM session_served s JOIN memories m ON m.id = s.memory_id
 			 WHERE s.project_id = ? AND s.session_id = ? AND (m.scope = 'team' OR m.owner_id = ?)`,
 		)
 		.bind(ctx.projectId, servedKey(ctx, sessionId), ctx.userId)
-		.all<{ name: string }>();
-	return results.map((r) => r.name);
+		.all<{ name: string; listed: number }>();
+	return {
+		served: results.filter((r) => r.listed === 0).map((r) => r.name),
+		listed: results.filter((r) => r.listed === 1).map((r) => r.name),
+	};
 }

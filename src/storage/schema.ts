@@ -236,6 +236,10 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 15: the version of the concept map (src/text/concepts.ts) the stored concepts and derived cues were
 	// made with; everything stored so far was made with version 1. See `refreshConcepts`.
 	`ALTER TABLE _cairn_schema ADD COLUMN concept_map INTEGER NOT NULL DEFAULT 1;`,
+	// 16: a session can be handed a memory's index line only (the session-start block's ranked index):
+	// 1 while only its line was shown, 0 once its body was. The prompt block offers no line twice and
+	// still serves a body whose line alone was shown.
+	`ALTER TABLE session_served ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /**

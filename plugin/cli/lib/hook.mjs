@@ -109,10 +109,10 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 						() => null,
 					)
 				: Promise.resolve(null);
-		const ctx = repositoryContext(cwd);
-		const query = [ctx.cwdName, ctx.branch, ...ctx.subjects].filter(Boolean).join("\n").slice(0, 2000);
+		const { folder, branch, commits, files } = repositoryContext(cwd);
+		const context = { folder, ...(branch ? { branch } : {}), commits, files };
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
-		const text = await inject({ query, ...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}) });
+		const text = await inject({ context, ...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}) });
 		await Promise.race([pull, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
 		return text;
 	}

@@ -57,15 +57,27 @@ export function repository(dir) {
 }
 
 /**
- * Words that say what the work is about before the first prompt: the directory, the branch and the
- * last few commit subjects. Bounded: a hook has little time.
+ * What the work is about before the first prompt, as git says it: the directory, the branch, the last
+ * few commit subjects and the files they changed. Paths and subjects only, never contents; bounded (two
+ * git calls, a hook has little time).
  * @param {string} dir
+ * @returns {{ folder: string, branch: string, commits: string[], files: string[] }}
  */
 export function repositoryContext(dir) {
 	const cwd = resolve(dir);
 	const branch = git(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd, 500);
-	const subjects = git(["log", "-5", "--no-merges", "--format=%s"], cwd, 500).split("\n").filter(Boolean);
-	return { cwdName: basename(cwd), branch, subjects };
+	// Each commit: a NUL, its subject, then the paths it changed, one per line.
+	const log = git(["log", "-5", "--no-merges", "--name-only", "--format=%x00%s"], cwd, 500);
+	/** @type {string[]} */
+	const commits = [];
+	/** @type {Set<string>} */
+	const files = new Set();
+	for (const entry of log.split("\0").slice(1)) {
+		const [subject = "", ...paths] = entry.split("\n");
+		if (subject.trim()) commits.push(subject.trim().slice(0, 300));
+		for (const path of paths) if (path.trim() && files.size < 100) files.add(path.trim().slice(0, 300));
+	}
+	return { folder: basename(cwd).slice(0, 200), branch: branch.slice(0, 200), commits, files: [...files] };
 }
 
 /**

@@ -3,7 +3,7 @@ import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
 import { MemoryScopeSchema, MemoryTypeSchema, RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
 import { NAME_PATTERN } from "../../memory/topic-file";
 import { recall } from "../../recall/recall";
-import { servedInBackground } from "../../recall/usage";
+import { recordServedMemories } from "../../recall/usage";
 import { type AppEnv, projectOf } from "../context";
 import { taggedRoutes } from "../route";
 import { errors, jsonBody, jsonResponse, ProjectParams } from "../schemas";
@@ -95,13 +95,14 @@ recallRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const result = await recall(c.env, ctx, c.req.valid("json"));
-		servedInBackground(
-			c.env,
-			(p) => c.executionCtx.waitUntil(p),
-			ctx,
-			result.served.map((m) => m.row.id),
+		c.executionCtx.waitUntil(
+			recordServedMemories(
+				c.env,
+				ctx,
+				result.served.map((m) => m.row.id),
+			),
 		);
-		const { served: _served, terms: _terms, ...body } = result;
+		const { served: _served, offered: _offered, terms: _terms, ...body } = result;
 		return c.json(body, 200);
 	},
 );
@@ -187,6 +188,19 @@ const InjectBody = z
 			.boolean()
 			.optional()
 			.openapi({ description: "With sessionId: this session's session memory first (after the agent compacted its context)" }),
+		context: z
+			.object({
+				folder: z.string().max(200).optional(),
+				branch: z.string().max(200).optional(),
+				commits: z.array(z.string().max(300)).max(20).optional(),
+				files: z.array(z.string().max(300)).max(200).optional(),
+			})
+			.strict()
+			.optional()
+			.openapi({
+				description:
+					"Session start: what the session is about, as the hook reads it from git (folder name, branch, recent commit subjects, files changed on the branch). Ranks the index's facts and lets through the topic files the relevance decision is sure of; only paths and subjects, never file contents",
+			}),
 	})
 	.openapi("InjectRequest");
 
@@ -213,6 +227,12 @@ export const InjectResultSchema = z
 					matchedTerms: z.array(z.string()),
 				}),
 			),
+			offered: z.array(z.object({ name: z.string(), path: z.string(), type: z.string(), ageDays: z.number() })).openapi({
+				description: "Per-prompt block: the index lines of the next candidates, offered for the agent to open when the task needs them",
+			}),
+			listed: z
+				.object({ rules: z.number().int(), facts: z.number().int(), ofRules: z.number().int(), ofFacts: z.number().int() })
+				.openapi({ description: "Session-start block: how many index lines of each kind it lists, of how many memories" }),
 			logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
 		}),
 		recall: z
@@ -244,8 +264,12 @@ recallRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const request = c.req.valid("json");
 		const result = await buildInjection(c.env, ctx, request);
-		servedInBackground(c.env, (p) => c.executionCtx.waitUntil(p), ctx, result.servedIds, request.sessionId);
-		const { servedIds: _ids, ...body } = result;
+		// What a session-start block lists is recorded before it is answered: the session's first prompt
+		// must not be offered those lines again. A prompt's block is recorded off the response path.
+		const record = recordServedMemories(c.env, ctx, result.servedIds, request.sessionId, result.listedIds);
+		if (request.include !== "memories" && request.sessionId) await record;
+		else c.executionCtx.waitUntil(record);
+		const { servedIds: _ids, listedIds: _listed, ...body } = result;
 		return c.json(body, 200);
 	},
 );

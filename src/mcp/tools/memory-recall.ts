@@ -1,6 +1,6 @@
 import { RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
 import { recall } from "../../recall/recall";
-import { servedInBackground } from "../../recall/usage";
+import { recordServedMemories } from "../../recall/usage";
 import { defineTool } from "../tool";
 
 export const memoryRecall = defineTool({
@@ -18,11 +18,12 @@ export const memoryRecall = defineTool({
 	},
 	handler: async ({ query, limit, recentTools }, { ctx, project }) => {
 		const result = await recall(ctx.env, project, { query, limit, recentTools });
-		servedInBackground(
-			ctx.env,
-			ctx.waitUntil,
-			project,
-			result.served.map((m) => m.row.id),
+		ctx.waitUntil(
+			recordServedMemories(
+				ctx.env,
+				project,
+				result.served.map((m) => m.row.id),
+			),
 		);
 		return { memories: result.memories, warnings: result.warnings };
 	},

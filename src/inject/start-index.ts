@@ -1,0 +1,87 @@
+/**
+ * The session-start block's index: a view of the memories, not MEMORY.md. Rules and preferences come
+ * first (they apply to any task), then facts and references ranked by what the session is about (the
+ * folder, the branch, recent commit subjects and the files changed on the branch, as the hook reads them
+ * from git), then team scope, use and freshness. One compact line each (name and description); what
+ * does not fit is named by a short map of topics with counts and the ways to reach it.
+ */
+import type { HeaderRow, Kind, StartView } from "../search/start-view";
+
+/** What the session is about, as the session-start hook reads it from git (bounded by the API). */
+export interface SessionContext {
+	folder?: string;
+	branch?: string;
+	commits?: string[];
+	files?: string[];
+}
+
+/** The words recall ranks the index by: the folder, the branch and file paths split into words, the commit subjects. */
+export function contextQuery(context: SessionContext): string {
+	const split = (s: string) => s.replace(/[/_.\-\\]+/g, " ");
+	return [
+		context.folder ? split(context.folder) : "",
+		context.branch ? split(context.branch) : "",
+		...(context.commits ?? []),
+		...(context.files ?? []).map(split),
+	]
+		.filter(Boolean)
+		.join("\n")
+		.slice(0, 4000);
+}
+
+/** How much each signal weighs in a line's rank: relevance to the session's context dominates; the rest order the unrelated. */
+export const START_WEIGHTS = { relevance: 1, use: 0.25, freshness: 0.15, team: 0.1 };
+const DAY = 86_400_000;
+
+/**
+ * The rows in the order the block lists them. `relevance`: memory id → recall's score for the session's
+ * context; normalised by the best so that it weighs the same whatever the query. Ties keep the object's
+ * standing order (team, most served, most recently confirmed).
+ */
+export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, now: number): HeaderRow[] {
+	const best = Math.max(0, ...relevance.values());
+	const scoreOf = (r: HeaderRow) => {
+		const rel = best > 0 ? (relevance.get(r.id) ?? 0) / best : 0;
+		const use = Math.min(1, Math.log1p(r.times_served) / Math.log(50));
+		const ageDays = Math.max(0, (now - Date.parse(r.verified_at || r.updated_at)) / DAY);
+		const freshness = Number.isFinite(ageDays) ? Math.exp(-ageDays / 60) : 0;
+		return (
+			START_WEIGHTS.relevance * rel +
+			START_WEIGHTS.use * use +
+			START_WEIGHTS.freshness * freshness +
+			START_WEIGHTS.team * (r.scope === "team" ? 1 : 0)
+		);
+	};
+	const scored = rows.map((r, i) => ({ r, i, s: scoreOf(r) }));
+	return scored.sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.r);
+}
+
+/** One index line: the name (its file is memory://root/<name>.md, team: memory://root/team/<name>.md) and the description. */
+export const headerLine = (r: Pick<HeaderRow, "name" | "description" | "scope">) =>
+	`- ${r.name}${r.scope === "team" ? " (team)" : ""} — ${r.description.replace(/\s+/g, " ").trim()}`;
+
+const kindLabel = (kind: Kind) => (kind === "rules" ? "rules and preferences" : "project facts and references");
+
+/**
+ * The map of what the index leaves out: per kind, how many and the topics its memories' names are about,
+ * then how to reach them. Empty when everything is listed.
+ */
+export function topicMap(view: StartView, listed: Record<Kind, number>): string {
+	const total: Record<Kind, number> = {
+		rules: view.counts.feedback + view.counts.user,
+		facts: view.counts.project + view.counts.reference,
+	};
+	const lines: string[] = [];
+	for (const kind of ["rules", "facts"] as const) {
+		const more = total[kind] - listed[kind];
+		if (more <= 0) continue;
+		const topics = view.topics[kind].map(([word, n]) => `${word} ${n}`).join(", ");
+		lines.push(`- ${more} more ${kindLabel(kind)}${topics ? `, about: ${topics}` : ""}`);
+	}
+	if (lines.length === 0) return "";
+	return [
+		"Not listed above:",
+		...lines,
+		'When a task touches one of these, search with memory_recall (MCP) or `cairn recall "<words>"`, and open a file with memory_read memory://root/<name>.md (team: memory://root/team/<name>.md). Every memory: memory://root/MEMORY.md.',
+	].join("\n");
+}
