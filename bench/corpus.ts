@@ -116,7 +116,7 @@ export interface TenancyStep {
 export interface BenchResult {
 	locomo: Record<string, string[][]>;
 	/** `prompt`: per-prompt inject, as the prompt hook calls it (absent in results older than it). */
-	latency: { size: number; fillSeconds: number; recall: Stats; inject: Stats; prompt?: Stats }[];
+	latency: { size: number; fillSeconds: number; recall: Stats; inject: Stats; prompt?: Stats; start?: Stats }[];
 	writes: { size: number; write: Stats }[];
 	/**
 	 * Batch-write throughput: `memories` of about `chars` characters each written into a new project

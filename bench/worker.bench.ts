@@ -224,6 +224,7 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 		const recall: number[] = [];
 		const inject: number[] = [];
 		const prompt: number[] = [];
+		const start: number[] = [];
 		for (let i = 0; i < input.samples; i++) {
 			const query = input.queries[i % input.queries.length];
 			const body = JSON.stringify({ query });
@@ -232,8 +233,21 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 			// Per-prompt: as the prompt hook sends it, a fresh session each time.
 			const perPrompt = JSON.stringify({ query, include: "memories", sessionId: `latency-${size}-${i}`, onlyNew: true, maxChars: 9500 });
 			prompt.push(await timed(() => call(`/v1/projects/${id}/inject`, { method: "POST", token, body: perPrompt })));
+			// Session start: as the SessionStart hook sends it (what git says of the session, a new session).
+			const words = (query ?? "").toLowerCase().match(/[a-z]+/g) ?? [];
+			const atStart = JSON.stringify({
+				context: {
+					folder: "latency",
+					branch: `feature/${words.slice(0, 3).join("-")}`,
+					commits: [query ?? ""],
+					files: [`src/${words[0] ?? "app"}.ts`],
+				},
+				sessionId: `latency-start-${size}-${i}`,
+				maxChars: 9500,
+			});
+			start.push(await timed(() => call(`/v1/projects/${id}/inject`, { method: "POST", token, body: atStart })));
 		}
-		result.latency.push({ size, fillSeconds, recall: stats(recall), inject: stats(inject), prompt: stats(prompt) });
+		result.latency.push({ size, fillSeconds, recall: stats(recall), inject: stats(inject), prompt: stats(prompt), start: stats(start) });
 	}
 
 	// Korean, Japanese and Chinese recall: through the API, and the word index alone beside it.

@@ -200,7 +200,6 @@ export async function buildInjection(
 					exclude: request.exclude ?? [],
 					...(sessionId ? { session: { id: sessionId, onlyNew: request.onlyNew === true } } : {}),
 					...(memoriesOnly || !request.query ? { purpose: "prompt" as const } : {}),
-					...(memoriesOnly ? {} : { trace: true }),
 					...(request.waitMs !== undefined ? { waitMs: Math.max(0, request.waitMs - (Date.now() - started)) } : {}),
 				},
 				Date.now(),
@@ -312,18 +311,23 @@ export async function buildInjection(
 
 	// The index: rules first, then facts, each ranked by the session's context (recall's scores), use and
 	// freshness. A memory whose file the block holds is not listed again; a scope switched off is not listed.
+	// Recall's candidates for the session's context join the rows the object chose by standing.
 	const relevance = new Map<number, number>();
-	for (const t of recalled?.trace?.candidates ?? []) {
-		const row = [...(view?.rules ?? []), ...(view?.facts ?? [])].find((r) => r.name === t.name && r.scope === t.scope);
-		if (row) relevance.set(row.id, t.score);
+	const rows = { rules: [...(view?.rules ?? [])], facts: [...(view?.facts ?? [])] };
+	const known = new Set([...rows.rules, ...rows.facts].map((r) => r.id));
+	for (const m of recalled?.ranked ?? []) {
+		relevance.set(m.row.id, m.score);
+		if (known.has(m.row.id)) continue;
+		known.add(m.row.id);
+		rows[kindOf(m.row.type)].push(m.row);
 	}
 	const inBlock = new Set(memoryBlocks.map((m) => m.id));
 	const scopeOn = (scope: string) =>
 		featureOff(settings, `${scope} memory`, [scope === "team" ? "memories.teamMemory" : "memories.personalMemory"]) === null;
 	const listable = (rows: HeaderRow[]) => rows.filter((r) => !inBlock.has(r.id) && scopeOn(r.scope));
 	const now = Date.now();
-	const ruleRows = rankHeaders(listable(view?.rules ?? []), relevance, now);
-	const factRows = rankHeaders(listable(view?.facts ?? []), relevance, now);
+	const ruleRows = rankHeaders(listable(rows.rules), relevance, now);
+	const factRows = rankHeaders(listable(rows.facts), relevance, now);
 	const ruleLines = ruleRows.map(headerLine);
 	const factLines = factRows.map(headerLine);
 	const inBlockOf = (kind: "rules" | "facts") => memoryBlocks.filter((m) => kindOf(m.info.type as MemoryType) === kind).length;
@@ -410,9 +414,14 @@ export async function buildInjection(
 				warnings.push("the session memory was cut to fit the budget");
 			}
 			// 4. The room left goes to the rules, then the summary, then the facts, a line at a time.
-			kept.rules = longestFitting(ruleLines, (part) => fits(assemble({ ...none, rules: part.length })));
-			kept.summary = longestFitting(summaryLines, (part) => fits(assemble({ ...none, rules: kept.rules, summary: part.length })));
-			kept.facts = longestFitting(factLines, (part) => fits(assemble({ ...kept, facts: part.length })));
+			// Characters are counted first (cheap); tokens only when the text that fits by characters does not fit by them.
+			const share = (test: (text: string) => boolean) => {
+				kept.rules = longestFitting(ruleLines, (part) => test(assemble({ ...none, rules: part.length })));
+				kept.summary = longestFitting(summaryLines, (part) => test(assemble({ ...none, rules: kept.rules, summary: part.length })));
+				kept.facts = longestFitting(factLines, (part) => test(assemble({ ...kept, facts: part.length })));
+			};
+			share((t) => t.length <= maxChars);
+			if (!fits(assemble())) share(fits);
 			if (kept.summary < summaryLines.length) warnings.push("memory_summary.md was cut to fit the budget");
 			if (kept.rules < ruleLines.length || kept.facts < factLines.length)
 				warnings.push(

@@ -29,8 +29,12 @@ export function contextQuery(context: SessionContext): string {
 		.slice(0, 4000);
 }
 
-/** How much each signal weighs in a line's rank: relevance to the session's context dominates; the rest order the unrelated. */
-export const START_WEIGHTS = { relevance: 1, use: 0.25, freshness: 0.15, team: 0.1 };
+/**
+ * How much each signal weighs in a line's rank: relevance to the session's context dominates; the rest
+ * order the unrelated. A person's preferences (type `user`: how they want answers, reviews, commits)
+ * apply to every prompt of theirs, so they lead the rules when not all fit.
+ */
+export const START_WEIGHTS = { relevance: 1, use: 0.25, freshness: 0.15, team: 0.1, preference: 0.3 };
 const DAY = 86_400_000;
 
 /**
@@ -49,7 +53,8 @@ export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, n
 			START_WEIGHTS.relevance * rel +
 			START_WEIGHTS.use * use +
 			START_WEIGHTS.freshness * freshness +
-			START_WEIGHTS.team * (r.scope === "team" ? 1 : 0)
+			START_WEIGHTS.team * (r.scope === "team" ? 1 : 0) +
+			START_WEIGHTS.preference * (r.type === "user" ? 1 : 0)
 		);
 	};
 	const scored = rows.map((r, i) => ({ r, i, s: scoreOf(r) }));

@@ -105,6 +105,8 @@ export interface RecallResult {
 	served: ScoredMemory[];
 	/** Internal, per-prompt recall: the next candidates whose index lines the block offers (`OFFER`). */
 	offered: ScoredMemory[];
+	/** Internal: every candidate that could be served, in ranked order (the session-start index ranks by it). */
+	ranked: ScoredMemory[];
 	/** Internal: the query's distinct terms (the relevance floor counts matches against them). */
 	terms: string[];
 	warnings: string[];
@@ -251,7 +253,7 @@ export async function recall(
 	const memoryOff = featureOff(settings, "memory", ["memories.enabled"]);
 	if (memoryOff !== null) {
 		warnings.push(memoryOff);
-		return { engine: "lexical", ...retrievalFields, memories: [], served: [], offered: [], terms, warnings };
+		return { engine: "lexical", ...retrievalFields, memories: [], served: [], offered: [], ranked: [], terms, warnings };
 	}
 	const off = new Set<MemoryScope>();
 	const scopes = request.scope ? [request.scope] : (["personal", "team"] as MemoryScope[]);
@@ -380,6 +382,7 @@ export async function recall(
 		memories: chosen.map(toRecalled),
 		served: chosen,
 		offered,
+		ranked: eligible,
 		terms,
 		warnings,
 		...(fallbackReason ? { fallbackReason } : {}),

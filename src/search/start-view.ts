@@ -1,16 +1,15 @@
 /**
- * What the session-start block's ranked index is chosen from, read inside the project's object in one
- * statement: the header of every memory the caller may see (name, type, description, scope, dates,
- * use), never a body. The object returns the first rows of each kind by their standing (team first,
- * most used, most recently confirmed), the counts of each type, and a map of topics (the words of the
- * memories' names, counted) for what the block cannot list. The Worker ranks the rows for the session
+ * What the session-start block's ranked index is chosen from, read inside the project's object: the
+ * headers (name, type, description, scope, dates, use) of the memories the caller may see that stand
+ * highest (team first, most used, most recently confirmed), never a body; the counts of each type; and a
+ * map of topics (the words of the memories' names, counted) for what the block cannot list. The Worker
+ * adds the candidates recall ranks for the session's context and orders the lines
  * (src/inject/start-index.ts); MEMORY.md is untouched by this view.
  */
 import { visibleIn } from "../memory/lexical";
-import type { MemoryScope, MemoryType } from "../memory/topic-file";
+import { MEMORY_TYPES, type MemoryScope, type MemoryType } from "../memory/topic-file";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
-import { queryTerms } from "../text/terms";
 
 export interface HeaderRow {
 	id: number;
@@ -47,6 +46,19 @@ const standing = (a: HeaderRow, b: HeaderRow) =>
 	(b.verified_at > a.verified_at ? 1 : b.verified_at < a.verified_at ? -1 : 0) ||
 	(a.name < b.name ? -1 : 1);
 
+type Summary = Pick<StartView, "counts" | "topics">;
+/**
+ * The counts and the topic map read every memory's name: kept per (project, caller, index generation)
+ * in the object's memory, so a project's sessions pay for it once per change of its memories.
+ */
+const summaries = new Map<string, Summary>();
+const SUMMARIES_KEPT = 64;
+
+/**
+ * The view. Rows: per type, the first `limit` by use (most served, then most recently changed) through
+ * the (project, type, times served, updated) index, never every memory's row (team memory is ranked up
+ * by the Worker among them). Counts and topics: one pass over the names, cached as above.
+ */
 export async function startView(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[], limit: number): Promise<StartView> {
 	const view: StartView = {
 		rules: [],
@@ -55,29 +67,73 @@ export async function startView(db: ProjectDb, ctx: ProjectContext, scopes: Memo
 		topics: { rules: [], facts: [] },
 	};
 	if (scopes.length === 0) return view;
+	const columns = "m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served";
+	const statements = MEMORY_TYPES.map((type) =>
+		db
+			.prepare(
+				`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")}
+				 ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?4`,
+			)
+			.bind(ctx.projectId, type, ctx.userId, limit),
+	);
+	const generation = await db.prepare("SELECT index_generation AS g FROM projects WHERE id = ?").bind(ctx.projectId).first<{ g: number }>();
+	const key = `${ctx.projectId}/${ctx.userId}/${scopes.join(",")}/${generation?.g ?? 0}`;
+	const [results, summary] = await Promise.all([db.batch<HeaderRow>(statements), summaries.get(key) ?? summarise(db, ctx, scopes)]);
+	if (!summaries.has(key)) {
+		if (summaries.size >= SUMMARIES_KEPT) summaries.delete(summaries.keys().next().value as string);
+		summaries.set(key, summary);
+	}
+	const seen = new Set<number>();
+	for (const row of results.flatMap((r) => r.results)) {
+		if (seen.has(row.id)) continue;
+		seen.add(row.id);
+		view[kindOf(row.type)].push(row);
+	}
+	view.rules = view.rules.sort(standing).slice(0, limit);
+	view.facts = view.facts.sort(standing).slice(0, limit);
+	return { ...view, ...summary };
+}
+
+/** Counts per type and, per kind, the words of the memories' names, most frequent first. */
+async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]): Promise<Summary> {
 	const { results } = await db
-		.prepare(
-			`SELECT m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served
-			 FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")}`,
-		)
+		.prepare(`SELECT m.name, m.type FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")}`)
 		.bind(ctx.projectId, null, ctx.userId)
-		.all<HeaderRow>();
+		.all<{ name: string; type: MemoryType }>();
+	const counts: Record<MemoryType, number> = { user: 0, feedback: 0, project: 0, reference: 0 };
 	const words: Record<Kind, Map<string, number>> = { rules: new Map(), facts: new Map() };
 	for (const row of results) {
-		view.counts[row.type] += 1;
+		counts[row.type] += 1;
 		const kind = kindOf(row.type);
-		view[kind].push(row);
-		for (const word of new Set(queryTerms(row.name.replace(/-/g, " ")))) {
-			if (word.length < 3 || /^\d+$/.test(word)) continue;
+		for (const word of new Set(row.name.split("-"))) {
+			if (word.length < 3 || /^\d+$/.test(word) || STOP.has(word)) continue;
 			words[kind].set(word, (words[kind].get(word) ?? 0) + 1);
 		}
 	}
-	for (const kind of ["rules", "facts"] as const) {
-		view[kind] = view[kind].sort(standing).slice(0, limit);
-		view.topics[kind] = [...words[kind]]
+	const top = (m: Map<string, number>) =>
+		[...m]
 			.filter(([, n]) => n > 1)
 			.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
 			.slice(0, TOPICS);
-	}
-	return view;
+	return { counts, topics: { rules: top(words.rules), facts: top(words.facts) } };
 }
+
+/** Name words that say nothing about a topic. */
+const STOP = new Set([
+	"the",
+	"and",
+	"for",
+	"with",
+	"not",
+	"use",
+	"never",
+	"always",
+	"only",
+	"rule",
+	"rules",
+	"notes",
+	"how",
+	"when",
+	"what",
+	"who",
+]);

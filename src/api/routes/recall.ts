@@ -102,7 +102,7 @@ recallRoutes.openapi(
 				result.served.map((m) => m.row.id),
 			),
 		);
-		const { served: _served, offered: _offered, terms: _terms, ...body } = result;
+		const { served: _served, offered: _offered, ranked: _ranked, terms: _terms, ...body } = result;
 		return c.json(body, 200);
 	},
 );
