@@ -52,6 +52,12 @@ export interface MemoryMetadata {
 	sessionId: string | null;
 	timesServed: number;
 	lastServedAt: string | null;
+	/** Sessions it was served in, whose agent cited its path, that read it (src/memory/use.ts). */
+	sessionsServed: number;
+	sessionsCited: number;
+	lastCitedAt: string | null;
+	sessionsRead: number;
+	lastReadAt: string | null;
 	/** A scope this memory is proposed for and nobody has decided yet (a rule its author called a team rule). */
 	proposedScope: MemoryScope | null;
 	/** The situations in which the memory applies, in its language and in English. */
@@ -75,6 +81,11 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		sessionId: row.session_id === null ? null : clientSessionId(row.session_id),
 		timesServed: row.times_served,
 		lastServedAt: row.last_served_at,
+		sessionsServed: row.served_sessions ?? 0,
+		sessionsCited: row.cited_sessions ?? 0,
+		lastCitedAt: row.last_cited_at ?? null,
+		sessionsRead: row.read_sessions ?? 0,
+		lastReadAt: row.last_read_at ?? null,
 		proposedScope: row.proposed_scope ?? null,
 		cues: cuesOf(row),
 		cuesSource: row.cues_source ?? "derived",
@@ -488,7 +499,7 @@ export async function readMemoryContent(
 }
 
 /**
- * Removes a memory and every row keyed by its id (versions, FTS, visibility, what sessions were served)
+ * Removes a memory and every row keyed by its id (versions, FTS, visibility, what sessions were served and used)
  * in one batch; R2 objects are swept later. A write of the same memory that was awaiting its R2 put
  * finds the row gone in its own transaction and writes nothing.
  */
@@ -502,6 +513,7 @@ export async function deleteMemory(env: ProjectEnv, ctx: ProjectContext, scope: 
 		env.PDB.prepare("DELETE FROM memory_visibility WHERE memory_id = ?").bind(row.id),
 		env.PDB.prepare("DELETE FROM memory_versions WHERE memory_id = ?").bind(row.id),
 		env.PDB.prepare("DELETE FROM session_served WHERE project_id = ? AND memory_id = ?").bind(ctx.projectId, row.id),
+		env.PDB.prepare("DELETE FROM session_used WHERE project_id = ? AND memory_id = ?").bind(ctx.projectId, row.id),
 		env.PDB.prepare("DELETE FROM memories WHERE id = ?").bind(row.id),
 		env.PDB.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
 	]);

@@ -191,8 +191,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return this.run(ctx.projectId, () => getIndex(this.penv, ctx));
 	}
 
-	resolve(ctx: ProjectContext, url: string) {
-		return this.run(ctx.projectId, () => resolveMemoryUrl(this.penv, ctx, url));
+	/** Reads a memory:// URL; with the caller's session id, a topic file read counts as that session's use. */
+	resolve(ctx: ProjectContext, url: string, sessionId?: string) {
+		return this.run(ctx.projectId, () => resolveMemoryUrl(this.penv, ctx, url, sessionId));
 	}
 
 	clear(ctx: ProjectContext) {
@@ -242,7 +243,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		});
 	}
 
-	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `servedKey`). */
+	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `sessionUseKey`). */
 	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string) {
 		return this.run(ctx.projectId, () => recordServed(this.db, ctx, memoryIds, sessionId));
 	}

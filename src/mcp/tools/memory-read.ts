@@ -9,5 +9,5 @@ export const memoryRead = defineTool({
 	description:
 		"Read a memory:// file: memory://root (summary), memory://root/MEMORY.md (index), memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md, memory://root/logs/<YYYY-MM-DD>.md (daily log).",
 	input: { url: MemoryUrlSchema.describe("A memory:// URL") },
-	handler: ({ url }, { ctx, project }) => projectStore(ctx.env, project.projectId).resolve(project, url),
+	handler: ({ url }, { ctx, project }) => projectStore(ctx.env, project.projectId).resolve(project, url, ctx.sessionId ?? undefined),
 });
