@@ -200,7 +200,7 @@ describe("served, beside cited and read", () => {
 			(await json(await call(`${base()}/memories/pnpm-only?scope=team`, { token: tenant.token, headers: { Accept: "application/json" } })))
 				.memory;
 		const served = await until(metadata, (m) => m.timesServed >= 3);
-		expect(served).toMatchObject({ timesServed: 3, sessionsServed: 2, sessionsCited: 0, sessionsRead: 0 });
+		expect(served).toMatchObject({ timesServed: 3, sessionsServed: 2, sessionsCited: 0, sessionsRead: 0, archivedAt: null });
 
 		// The listing carries the same counts.
 		await post("cc-use", fixture("claude-memory-use.jsonl"));

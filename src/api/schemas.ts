@@ -73,6 +73,10 @@ export const MemoryMetadataSchema = z
 			description: "Sessions that read it: memory_read, an MCP resource read, or a resolve sent with X-Cairn-Session",
 		}),
 		lastReadAt: z.string().nullable(),
+		archivedAt: z.string().nullable().openapi({
+			description:
+				"When a person approved archiving it (served often, never used): it is no longer served at session start, per prompt or by recall, and stays readable and in history until a new version or a restore",
+		}),
 		proposedScope: MemoryScopeSchema.nullable().openapi({
 			description: "A scope proposed for this memory and not yet decided: 'team' when its author called it a team rule",
 		}),

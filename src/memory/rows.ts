@@ -29,6 +29,8 @@ export interface MemoryRow {
 	last_cited_at?: string | null;
 	read_sessions?: number;
 	last_read_at?: string | null;
+	/** When a person approved archiving it: no longer served, still readable and listed. */
+	archived_at?: string | null;
 	proposed_scope?: MemoryScope | null;
 	/** JSON array of strings: when the memory applies (src/text/concepts.ts). */
 	cues?: string;

@@ -9,6 +9,7 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/sql";
 import { deriveCues } from "../text/concepts";
+import { restoreStatements } from "./archive-rows";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "./index-rows";
 import { visibleIn } from "./lexical";
 import { packRange } from "./packs";
@@ -58,6 +59,8 @@ export interface MemoryMetadata {
 	lastCitedAt: string | null;
 	sessionsRead: number;
 	lastReadAt: string | null;
+	/** When a person approved archiving it: no longer served, still listed and readable (src/memory/archive-rows.ts). */
+	archivedAt: string | null;
 	/** A scope this memory is proposed for and nobody has decided yet (a rule its author called a team rule). */
 	proposedScope: MemoryScope | null;
 	/** The situations in which the memory applies, in its language and in English. */
@@ -86,6 +89,7 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		lastCitedAt: row.last_cited_at ?? null,
 		sessionsRead: row.read_sessions ?? 0,
 		lastReadAt: row.last_read_at ?? null,
+		archivedAt: row.archived_at ?? null,
 		proposedScope: row.proposed_scope ?? null,
 		cues: cuesOf(row),
 		cuesSource: row.cues_source ?? "derived",
@@ -352,6 +356,8 @@ export async function planWrite(
 	if (input.proposedScope !== undefined) {
 		statements.push(db.prepare(`UPDATE memories SET proposed_scope = ? WHERE ${identity}`).bind(input.proposedScope, ...identityArgs));
 	}
+	// A new version of an archived memory is news about it: it is served again (src/memory/archive-rows.ts).
+	if (current?.archived_at) statements.push(...restoreStatements(db, current.id));
 	if (input.source === "agent" && sessionId) {
 		// Placed at the session's current turn count: stage 1 leaves out the tool call at or after that
 		// turn which made this write (and its result), not the rest of the range (agentWriteTurns).
@@ -581,14 +587,16 @@ export async function listMemories(db: ProjectDb, ctx: ProjectContext, filter: L
 }
 
 /**
- * Every memory the caller may see in `scopes` (their personal ones, the project's team ones), most
- * served first, then most recently changed: the model selector's manifest, before its token budget.
+ * Every memory the caller may see in `scopes` (their personal ones, the project's team ones) that is
+ * not archived, most served first, then most recently changed: the model selector's manifest, before
+ * its token budget.
  */
 export async function listManifest(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[], limit: number): Promise<MemoryRow[]> {
 	if (scopes.length === 0) return [];
 	const { results } = await db
 		.prepare(
-			`SELECT * FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?2`,
+			`SELECT * FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
+			 ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?2`,
 		)
 		.bind(ctx.projectId, limit, ctx.userId)
 		.all<MemoryRow>();

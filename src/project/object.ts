@@ -8,9 +8,11 @@ import { CairnError, toWire, type WireError } from "../errors";
 import { commitIngest, type IngestCommit, ingestBase, seenRecords } from "../ingest/ingest";
 import { type Embedder, embedderOrReason } from "../llm/embedding";
 import { resolveModel } from "../llm/models";
+import { proposeArchives } from "../maintenance/archive-unused";
 import { sweepTranscripts } from "../maintenance/retention";
 import { rescanProjectSecrets } from "../maintenance/secret-rescan";
 import { sweepProjectOrphans } from "../maintenance/sweep";
+import { restoreMemory } from "../memory/archive";
 import { type BatchWrite, writeMemories } from "../memory/batch";
 import { clearProjectMemory } from "../memory/clear";
 import { memoryEvents } from "../memory/events";
@@ -149,6 +151,11 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	deleteMemory(ctx: ProjectContext, scope: MemoryScope, name: string) {
 		return this.run(ctx.projectId, () => deleteMemory(this.penv, ctx, scope, name));
+	}
+
+	/** Serves an archived memory again (src/memory/archive.ts). */
+	restoreMemory(ctx: ProjectContext, scope: MemoryScope, name: string) {
+		return this.run(ctx.projectId, () => restoreMemory(this.penv, ctx, scope, name));
 	}
 
 	getMemory(ctx: ProjectContext, scope: MemoryScope, name: string) {
@@ -389,8 +396,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/**
-	 * Deletes this project's content objects that nothing references any more; with an embedding model,
-	 * also embeds a slice of the memories still without a vector (the cron's backfill).
+	 * Deletes this project's content objects that nothing references any more; removes consumed transcript
+	 * chunks past their retention; proposes memories served often and never used for archiving; with an
+	 * embedding model, also embeds a slice of the memories still without a vector (the cron's backfill).
 	 */
 	sweep(projectId: string, tenantId: string, now: number, graceMs: number) {
 		return this.run(projectId, async () => {
@@ -399,6 +407,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 				(await sweepProjectPacks(this.penv, projectId, tenantId, now, graceMs));
 			await sweepTranscripts(this.penv, projectId, tenantId, now).catch((err) =>
 				console.error("transcript retention failed", err instanceof Error ? err.message : String(err)),
+			);
+			await proposeArchives(this.penv, projectId, tenantId).catch((err) =>
+				console.error("archive proposals failed", err instanceof Error ? err.message : String(err)),
 			);
 			const { embedder } = this.embedding();
 			if (embedder) {

@@ -240,12 +240,15 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// sessions it was served in, the sessions whose agent cited its memory:// path in its own words, the
 	// sessions that read it (memory_read, an MCP resource read, a resolved URL), with the last of each;
 	// `session_used` makes a memory count once per session and kind, however often a transcript is posted.
-	// The served-session count of the memories already stored is taken from `session_served` by the step below.
+	// `archived_at`: a person approved archiving it (served often, never used): it is no longer served,
+	// and stays readable, listed and in history. The served-session count of the memories already stored
+	// is taken from `session_served` by the step below.
 	`ALTER TABLE memories ADD COLUMN served_sessions INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE memories ADD COLUMN cited_sessions INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE memories ADD COLUMN last_cited_at TEXT;
 	ALTER TABLE memories ADD COLUMN read_sessions INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE memories ADD COLUMN last_read_at TEXT;
+	ALTER TABLE memories ADD COLUMN archived_at TEXT;
 	CREATE TABLE session_used (
 		project_id TEXT NOT NULL,
 		session_id TEXT NOT NULL,

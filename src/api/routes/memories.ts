@@ -188,6 +188,25 @@ memoryRoutes.openapi(
 
 memoryRoutes.openapi(
 	route({
+		method: "post",
+		path: "/v1/projects/{projectId}/memories/{name}/restore",
+		scope: "write",
+		summary: "Serve an archived topic file again",
+		description:
+			"An archived memory (approved from an `archive` review item) is no longer served; this serves it again, as a new version " +
+			"would. A memory not archived is returned unchanged. Restoring a team memory needs what a team write needs.",
+		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
+		responses: { 200: jsonResponse("The memory as it is now", MemoryBodySchema), ...errors(400, 401, 403, 404) },
+	}),
+	async (c) => {
+		const { name } = c.req.valid("param");
+		const memory = await store(c).restoreMemory(c.get("projectContext"), c.req.valid("query").scope ?? "personal", name);
+		return c.json({ memory }, 200);
+	},
+);
+
+memoryRoutes.openapi(
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories",
 		scope: "read",
