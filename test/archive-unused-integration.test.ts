@@ -1,9 +1,12 @@
 // A memory served in many sessions and never cited or read is proposed for archiving in its owner's
 // review queue by the cron's sweep; nothing is archived or deleted until a person approves, an archived
 // memory is no longer served but stays readable and in history, and rejecting restarts the count.
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { proposeArchives } from "../src/maintenance/archive-unused";
 import { projectStore } from "../src/project/client";
+import type { ProjectCoordinator } from "../src/project/object";
 import { ORPHAN_GRACE_MS } from "../src/storage/content-holds";
 import { call, createProject, createTenant, expectError, json, type Loose, putMemory, type Tenant, until } from "./helpers";
 
@@ -251,6 +254,30 @@ describe("proposing unused memories for archiving", () => {
 		).toBe(200);
 		expect(await memory("deploy-window", "team")).toMatchObject({ archivedAt: null, version: 2 });
 		expect(await recalled("deploy window rules")).toContain("deploy-window");
+	});
+});
+
+describe("the sweep's pages", () => {
+	it("a visit examines a page of candidates and the next goes on after it, wrapping around at the end", async () => {
+		expect((await setting(1)).status).toBe(200);
+		for (const name of ["deploy-window", "deploy-days"])
+			expect(
+				(await putMemory(tenant.token, projectId, name, "Deploys run Tuesday to Thursday.", { description: "Deploy window rules" })).status,
+			).toBe(201);
+		await sessions(["p-1"]);
+		await servedIn("deploy-days", 1);
+		await servedIn("deploy-window", 1);
+		const visit = () =>
+			runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), (i: ProjectCoordinator, state) =>
+				proposeArchives(i.penv, projectId, tenant.tenantId, state.storage, { limit: 1 }),
+			);
+		expect(await visit()).toEqual({ examined: 1, queued: 1 });
+		expect((await archiveItems()).map((i) => i.memory.name)).toEqual(["deploy-window"]);
+		expect(await visit()).toEqual({ examined: 1, queued: 1 });
+		// The end of the list: the next visit starts over, and what is pending is not proposed twice.
+		expect(await visit()).toEqual({ examined: 0, queued: 0 });
+		expect(await visit()).toEqual({ examined: 0, queued: 0 });
+		expect((await archiveItems()).map((i) => i.memory.name).sort()).toEqual(["deploy-days", "deploy-window"]);
 	});
 });
 

@@ -7,8 +7,10 @@
  * approving the item archives it (src/memory/archive-rows.ts), rejecting it keeps the memory, and only
  * sessions served after a decision on an earlier item count towards the next proposal.
  *
- * Runs in the cron's sweep of each project. Idempotent: a memory with a pending item is not proposed
- * again, and the count restarts after every decision.
+ * Runs in the cron's sweep of each project, a page of candidates per visit: a cursor in the object's
+ * storage goes on where the last visit stopped and wraps around at the end, so every candidate is
+ * reached however many there are. Idempotent: a memory with a pending item is not proposed again, and
+ * the count restarts after every decision.
  */
 import { nowIso } from "../lib/ids";
 import { newReviewId } from "../memory/reviews";
@@ -17,8 +19,16 @@ import type { MemoryScope } from "../memory/topic-file";
 import { type EffectiveSettings, effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectEnv } from "../storage/env";
 
-/** Memories examined per visit of a project, most served first; the next visit goes on. */
-export const ARCHIVE_CANDIDATES_PER_VISIT = 50;
+/** Candidates examined per visit of a project; the next visit goes on after the last. */
+export const ARCHIVE_CANDIDATES_PER_VISIT = 100;
+
+/** Where the next visit starts (a memory id) in the object's storage. */
+export const ARCHIVE_CURSOR_KEY = "archive-sweep:after";
+
+interface CursorStore {
+	get<T>(key: string): Promise<T | undefined>;
+	put<T>(key: string, value: T): Promise<void>;
+}
 
 export interface ArchiveSweepResult {
 	examined: number;
@@ -47,19 +57,22 @@ export async function proposeArchives(
 	env: ProjectEnv,
 	projectId: string,
 	tenantId: string,
+	cursors: CursorStore,
 	options: { limit?: number } = {},
 ): Promise<ArchiveSweepResult> {
 	const db = env.PDB;
+	const after = (await cursors.get<number>(ARCHIVE_CURSOR_KEY)) ?? 0;
+	const limit = options.limit ?? ARCHIVE_CANDIDATES_PER_VISIT;
 	// Cheap first: the never-used memories served at least once, without a pending item.
 	const { results } = await db
 		.prepare(
 			`SELECT m.id, m.scope, m.owner_id, m.name, m.version, m.author_id, m.served_sessions FROM memories m
-			 WHERE m.project_id = ?1 AND m.archived_at IS NULL AND m.cited_sessions = 0 AND m.read_sessions = 0 AND m.served_sessions > 0
+			 WHERE m.project_id = ?1 AND m.id > ?3 AND m.archived_at IS NULL AND m.cited_sessions = 0 AND m.read_sessions = 0 AND m.served_sessions > 0
 			   AND NOT EXISTS (SELECT 1 FROM review_items r WHERE r.project_id = ?1 AND r.kind = 'archive' AND r.status = 'pending'
 			     AND r.memory_scope = m.scope AND r.memory_name = m.name AND (m.scope = 'team' OR r.owner_id = m.owner_id))
-			 ORDER BY m.served_sessions DESC, m.id LIMIT ?2`,
+			 ORDER BY m.id LIMIT ?2`,
 		)
-		.bind(projectId, options.limit ?? ARCHIVE_CANDIDATES_PER_VISIT)
+		.bind(projectId, limit, after)
 		.all<Candidate>();
 	const settingsOf = new Map<string, Promise<EffectiveSettings>>();
 	let queued = 0;
@@ -81,6 +94,8 @@ export async function proposeArchives(
 		if (sessions < threshold) continue;
 		if (await propose(env, projectId, owner, m.scope, m.name, m.version, sessions, since)) queued++;
 	}
+	// A short page is the end: the next visit starts over.
+	await cursors.put(ARCHIVE_CURSOR_KEY, results.length < limit ? 0 : (results.at(-1)?.id ?? 0));
 	return { examined: results.length, queued };
 }
 

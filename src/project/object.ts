@@ -408,7 +408,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 			await sweepTranscripts(this.penv, projectId, tenantId, now).catch((err) =>
 				console.error("transcript retention failed", err instanceof Error ? err.message : String(err)),
 			);
-			await proposeArchives(this.penv, projectId, tenantId).catch((err) =>
+			await proposeArchives(this.penv, projectId, tenantId, this.ctx.storage).catch((err) =>
 				console.error("archive proposals failed", err instanceof Error ? err.message : String(err)),
 			);
 			const { embedder } = this.embedding();
