@@ -6,8 +6,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
 import { diffLines } from "../src/console/diff";
 import { openSession } from "../src/console/session";
+import { projectStore } from "../src/project/client";
 import type { ProjectCoordinator } from "../src/project/object";
-import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
+import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant, until } from "./helpers";
 
 const BASE = "https://cairn.test";
 const SECRET = "test-console-secret";
@@ -410,6 +411,79 @@ describe("projects and memories", () => {
 		expect(res.headers.get("Location")).toBe(`${project()}?msg=deleted`);
 		expect((await call(`/v1/projects/${projectId}/memories/to-delete`, { token: tenant.token })).status).toBe(404);
 		expect((await visit(project("/memories/to-delete/delete?scope=personal"), { form: { _csrf: csrf } })).status).toBe(404);
+	});
+
+	it("shows what a memory was worth to the sessions it reached, says when it is archived, and serves it again", async () => {
+		const pid = await createProject(tenant.token);
+		const api = (path: string, options: Parameters<typeof call>[1] = {}) =>
+			call(`/v1/projects/${pid}${path}`, { token: tenant.token, ...options });
+		await api("/settings", { method: "PUT", json: { "memories.enabled": true, "memories.archiveUnusedAfterSessions": 1 } });
+		await putMemory(tenant.token, pid, "deploy-window", "Deploys run Tuesday to Thursday.", { description: "Deploy window rules" });
+		await putMemory(tenant.token, pid, "release-steps", "Ship with make ship.", { description: "Release steps" });
+		expect((await api("/inject", { json: { query: "deploy window rules and release steps", sessionId: "console-1" } })).status).toBe(200);
+		// The session's Claude Code transcript: the agent cites one of the two memories it was handed.
+		const record = (uuid: string, type: string, message: Loose) =>
+			JSON.stringify({
+				parentUuid: null,
+				isSidechain: false,
+				userType: "external",
+				cwd: "/home/dev/shop",
+				sessionId: "console-1",
+				version: "2.1.197",
+				gitBranch: "main",
+				entrypoint: "cli",
+				type,
+				message,
+				uuid,
+				timestamp: new Date().toISOString(),
+			});
+		const posted = await api("/sessions/console-1/transcript", {
+			headers: { "Content-Type": "application/x-ndjson" },
+			body: [
+				record("c1-u", "user", { role: "user", content: "Ship the release." }),
+				record("c1-a", "assistant", {
+					id: "msg_c1",
+					type: "message",
+					role: "assistant",
+					model: "claude-opus-4-5",
+					content: [{ type: "text", text: "Shipping with make ship, per memory://root/release-steps.md." }],
+					stop_reason: "end_turn",
+				}),
+			].join("\n"),
+		});
+		expect(posted.status).toBe(200);
+		const metadata = async (name: string) =>
+			(await json(await api(`/memories/${name}`, { headers: { Accept: "application/json" } }))).memory;
+		await until(
+			() => metadata("deploy-window"),
+			(m) => m.sessionsServed === 1,
+		);
+
+		const used = await (await visit(`/console/projects/${pid}/memories/release-steps`)).text();
+		expect(used).toContain('data-testid="memory-use"');
+		expect(used).toContain("Served: <strong>1 session</strong>");
+		expect(used).toContain("Cited: <strong>1 session</strong>");
+		expect(used).toContain("Read: <strong>0 sessions</strong>");
+		expect(used).not.toContain("Serve it again");
+
+		await projectStore(env, pid).sweep(pid, tenant.tenantId, Date.now(), 60 * 60 * 1000);
+		const [item] = (await json(await api("/reviews?kind=archive"))).items as Loose[];
+		expect(item?.memory.name).toBe("deploy-window");
+		const reviews = await (await visit(`/console/projects/${pid}/reviews`)).text();
+		expect(reviews).toContain("Archive this memory: served in many sessions, never used (it is not deleted)");
+		expect((await visit(`/console/projects/${pid}/reviews/${item?.id}/approve`, { form: { _csrf: csrf } })).status).toBe(303);
+
+		const archived = await (await visit(`/console/projects/${pid}/memories/deploy-window`)).text();
+		expect(archived).toContain("it is no longer served at session start, per prompt or by recall");
+		expect(archived).toContain("Deploys run Tuesday to Thursday.");
+		expect(await (await visit(`/console/projects/${pid}`)).text()).toContain('<span class="badge">archived</span>');
+		const path = `/console/projects/${pid}/memories/deploy-window/restore?scope=personal`;
+		expect((await visit(path, { form: {} })).status).toBe(403);
+		const restored = await visit(path, { form: { _csrf: csrf } });
+		expect(restored.status).toBe(303);
+		expect(restored.headers.get("Location")).toBe(`/console/projects/${pid}/memories/deploy-window?scope=personal&msg=restored`);
+		expect((await metadata("deploy-window")).archivedAt).toBeNull();
+		expect((await visit(`/console/projects/${pid}/memories/Not_A_Name/restore`, { form: { _csrf: csrf } })).status).toBe(400);
 	});
 
 	it("a read-only key can look but its writes are refused by the API's own scope check", async () => {

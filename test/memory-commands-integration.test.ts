@@ -19,6 +19,7 @@ const PROJECT_DATA_TABLES = [
 	"session_chunks",
 	"session_records",
 	"session_served",
+	"session_used",
 	"session_writes",
 	"sessions",
 	"skills",
@@ -101,6 +102,11 @@ async function populated(tenant: Tenant, remote?: string) {
 	});
 	expect(agentWrite.status).toBe(201);
 	await call(`/v1/projects/${projectId}/inject`, { token, json: { query: "integration tests database", sessionId: "s1" } });
+	// …and a memory it read: what the session used.
+	await call(`/v1/projects/${projectId}/resolve?url=${encodeURIComponent("memory://root/testing.md")}`, {
+		token,
+		headers: { "X-Cairn-Session": "s1" },
+	});
 	await call(`/v1/projects/${projectId}/sessions/s1/memory`, { token });
 	await call(`/v1/projects/${projectId}/sessions/s1/end`, { token, method: "POST" });
 	// Wait for the queue consumer, then consolidate: summary, skills, consolidated memories.

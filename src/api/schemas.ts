@@ -62,8 +62,21 @@ export const MemoryMetadataSchema = z
 		verifiedAt: z.string(),
 		source: z.enum(MEMORY_SOURCES),
 		sessionId: z.string().nullable(),
-		timesServed: z.number().int(),
+		timesServed: z.number().int().openapi({ description: "Times recall and inject handed it out, with or without a session" }),
 		lastServedAt: z.string().nullable(),
+		sessionsServed: z.number().int().openapi({ description: "Sessions it was served in (each counted once)" }),
+		sessionsCited: z.number().int().openapi({
+			description: "Sessions whose agent cited its memory:// path in its own reply (read from the transcripts they posted)",
+		}),
+		lastCitedAt: z.string().nullable(),
+		sessionsRead: z.number().int().openapi({
+			description: "Sessions that read it: memory_read, an MCP resource read, or a resolve sent with X-Cairn-Session",
+		}),
+		lastReadAt: z.string().nullable(),
+		archivedAt: z.string().nullable().openapi({
+			description:
+				"When a person approved archiving it (served often, never used): it is no longer served at session start, per prompt or by recall, and stays readable and in history until a new version or a restore",
+		}),
 		proposedScope: MemoryScopeSchema.nullable().openapi({
 			description: "A scope proposed for this memory and not yet decided: 'team' when its author called it a team rule",
 		}),

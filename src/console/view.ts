@@ -89,6 +89,7 @@ export const when = (date: string | null | undefined) =>
 export const MESSAGES: Readonly<Record<string, string>> = lookupTable({
 	saved: "Saved.",
 	deleted: "Memory deleted.",
+	restored: "The memory is served again.",
 	retried: "The session's extraction was queued again.",
 	approved: "Approved.",
 	rejected: "Rejected.",

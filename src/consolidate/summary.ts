@@ -32,7 +32,7 @@ export async function buildSummary(db: ProjectDb, ctx: ProjectContext, tokenLimi
 		db
 			.prepare(
 				`SELECT name, scope, type, description FROM memories INDEXED BY memories_summary
-				 WHERE project_id = ? AND type = ? AND (scope = 'team' OR owner_id = ?)
+				 WHERE project_id = ? AND type = ? AND (scope = 'team' OR owner_id = ?) AND archived_at IS NULL
 				 ORDER BY times_served DESC, updated_at DESC LIMIT ?`,
 			)
 			.bind(ctx.projectId, type, ctx.userId, PER_TYPE);
@@ -79,7 +79,8 @@ const CITED = new RegExp(`memory://root/(?:(team/)?(${NAME_SOURCE})\\.md|skills/
 
 /**
  * The summary without the lines that cite a memory or skill that no longer resolves for this user, or
- * that changed after `writtenAt`. `dropped` counts the lines left out.
+ * that changed after `writtenAt`, or a memory since archived (no longer served). `dropped` counts the
+ * lines left out.
  */
 export async function withoutStaleLines(
 	db: ProjectDb,
@@ -95,10 +96,10 @@ export async function withoutStaleLines(
 	}
 	if (memories.size === 0 && skills.size === 0) return { text, dropped: 0 };
 	const names = [...memories].map((k) => k.split("/")[1]);
-	const [memoryRows, skillRows] = await db.batch<{ name: string; scope: string; updated_at: string }>([
+	const [memoryRows, skillRows] = await db.batch<{ name: string; scope: string; updated_at: string; archived_at?: string | null }>([
 		db
 			.prepare(
-				`SELECT name, scope, updated_at FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)
+				`SELECT name, scope, updated_at, archived_at FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)
 				 AND name IN (SELECT value FROM json_each(?))`,
 			)
 			.bind(ctx.projectId, ctx.userId, JSON.stringify(names)),
@@ -110,7 +111,7 @@ export async function withoutStaleLines(
 	]);
 	const written = Date.parse(writtenAt);
 	const fresh = new Set<string>();
-	for (const r of memoryRows?.results ?? []) if (!(Date.parse(r.updated_at) > written)) fresh.add(`${r.scope}/${r.name}`);
+	for (const r of memoryRows?.results ?? []) if (!r.archived_at && !(Date.parse(r.updated_at) > written)) fresh.add(`${r.scope}/${r.name}`);
 	for (const r of skillRows?.results ?? []) if (!(Date.parse(r.updated_at) > written)) fresh.add(`skill/${r.name}`);
 	let dropped = 0;
 	const kept = text.split("\n").filter((line) => {

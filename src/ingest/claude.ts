@@ -12,6 +12,7 @@ import {
 	toolCallText,
 } from "../sessions/turns";
 import { detectAgentWrite, runsCairnRemember } from "./agent-writes";
+import { detectMemoryRead } from "./memory-use";
 
 /**
  * Record types that carry no conversation: titles, timing, file snapshots, the input queue (its
@@ -104,7 +105,7 @@ function queuedText(prompt: unknown, mode: string | undefined): UserText | null 
  *   turns (once; an enqueue that is later dequeued arrives again as an ordinary user record);
  * - tool results (which arrive as *user* records) → tool_result turns joined by `tool_use_id`;
  * - assistant text → assistant turn; tool_use → tool_call turn, flagged `agentWrite` when it wrote
- *   Cairn memory; thinking is private reasoning and is dropped;
+ *   Cairn memory and `readsMemory` when it read a memory:// file; thinking is private reasoning and is dropped;
  * - sub-agent records (`isSidechain`, from `<session>/subagents/agent-<id>.jsonl` or inline in older
  *   builds) are kept and tagged `sidechain` with their `agentId`;
  * - summary, system, file-history-snapshot, the other queue operations, other attachments and
@@ -221,6 +222,7 @@ export function claudeAdapter(): Adapter {
 							tool: name,
 							callId: str(block.id),
 							...detectAgentWrite(name, block.input),
+							...detectMemoryRead(name, block.input),
 						});
 						break;
 					}

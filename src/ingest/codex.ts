@@ -13,6 +13,7 @@ import {
 	toolCallText,
 } from "../sessions/turns";
 import { detectAgentWrite, qualifiedToolName, runsCairnRemember } from "./agent-writes";
+import { detectMemoryRead } from "./memory-use";
 
 /** Response-item types, as they appear in `payload` (envelope) or bare (legacy files). */
 export const CODEX_ITEM_TYPES = new Set([
@@ -127,6 +128,7 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
 				tool: name,
 				callId: str(item.call_id),
 				...detectAgentWrite(name, input),
+				...detectMemoryRead(name, input),
 			};
 		}
 		case "local_shell_call": {
@@ -170,7 +172,8 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
  * AGENTS.md and user instructions, skills, sub-agent notifications, hook prompts, …: see
  * `INJECTED_PREFIXES`) are not user turns; a `<user_shell_command>` is kept as a `!` command. Tool
  * calls that wrote Cairn memory (`memory_write` under any server name or namespace, `cairn remember`
- * in a shell) are flagged `agentWrite`. A rollout whose `session_meta` says it is a sub-agent's
+ * in a shell) are flagged `agentWrite`; calls that read a memory:// file (`memory_read`,
+ * `read_mcp_resource`) carry it as `readsMemory`. A rollout whose `session_meta` says it is a sub-agent's
  * (`source: {subagent: …}`) has its turns tagged `sidechain`: its "user" is the parent agent.
  */
 export function codexAdapter(): Adapter {

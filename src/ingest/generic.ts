@@ -12,6 +12,7 @@ import {
 	toolCallText,
 } from "../sessions/turns";
 import { detectAgentWrite } from "./agent-writes";
+import { detectMemoryRead } from "./memory-use";
 
 const ROLES: Readonly<Record<string, "user" | "assistant" | "tool_call" | "tool_result">> = lookupTable({
 	user: "user",
@@ -51,6 +52,7 @@ export function genericAdapter(): Adapter {
 			...(name ? { tool: name } : {}),
 			...(str(r.call_id) ? { callId: str(r.call_id) } : {}),
 			...(role === "tool_call" ? detectAgentWrite(name ?? "", r.content) : {}),
+			...(role === "tool_call" ? detectMemoryRead(name ?? "", r.content) : {}),
 		});
 	});
 }

@@ -1,5 +1,6 @@
 import { CairnError } from "../errors";
 import { nowIso, sha256Hex } from "../lib/ids";
+import { type MemoryUse, useStatements } from "../memory/use";
 import { redactSecrets } from "../security/secrets";
 import { getSession, ownSessionId, type SessionRow, sessionTurnsGuard, upsertSession } from "../sessions/sessions";
 import type { Agent, Turn } from "../sessions/turns";
@@ -120,12 +121,15 @@ export interface IngestCommit {
 	started: string;
 	lastActivity: string;
 	chunks: StagedChunk[];
+	/** The memories the new turns cite and read (src/ingest/memory-use.ts): counted with the turns, once per session. */
+	uses?: MemoryUse[];
 }
 
 export type CommittedSession = Pick<SessionRow, "project_id" | "id" | "turns" | "cursor" | "memory_turns">;
 
 /**
- * Registers a post's staged chunks, their record keys and the session's counters in one transaction.
+ * Registers a post's staged chunks, their record keys, the session's counters and the uses of memories
+ * its turns hold (src/memory/use.ts) in one transaction.
  * When another post moved the session past `commit.base` meanwhile, nothing is written and the new
  * base comes back (the caller renumbers its chunks and tries again); a record key stored twice, or a
  * chunk whose first turn is taken, likewise rolls everything back.
@@ -145,6 +149,7 @@ export async function commitIngest(
 	}
 	const now = nowIso();
 	const last = (commit.chunks.at(-1) as StagedChunk).last;
+	const uses = await useStatements(db, ctx, sessionId, commit.uses ?? []);
 	try {
 		await db.batch([
 			sessionTurnsGuard(db, ctx.projectId, sessionId, commit.base),
@@ -177,6 +182,7 @@ export async function commitIngest(
 				},
 				now,
 			),
+			...uses,
 		]);
 	} catch (err) {
 		if (err instanceof GuardFailure || /UNIQUE|PRIMARY KEY|constraint/i.test(String(err)))

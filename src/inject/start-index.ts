@@ -5,6 +5,7 @@
  * from git), then team scope, use and freshness. One compact line each (name and description); what
  * does not fit is named by a short map of topics with counts and the ways to reach it.
  */
+import { useOf, useScore } from "../memory/use";
 import type { HeaderRow, Kind, StartView } from "../search/start-view";
 
 /** What the session is about, as the session-start hook reads it from git (bounded by the API). */
@@ -34,7 +35,7 @@ export function contextQuery(context: SessionContext): string {
  * order the unrelated. A person's preferences (type `user`: how they want answers, reviews, commits)
  * apply to every prompt of theirs, so they lead the rules when not all fit.
  */
-export const START_WEIGHTS = { relevance: 1, use: 0.25, freshness: 0.15, team: 0.1, preference: 0.3 };
+export const START_WEIGHTS = { relevance: 1, use: 0.6, freshness: 0.15, team: 0.1, preference: 0.3 };
 const DAY = 86_400_000;
 
 /**
@@ -46,7 +47,8 @@ export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, n
 	const best = Math.max(0, ...relevance.values());
 	const scoreOf = (r: HeaderRow) => {
 		const rel = best > 0 ? (relevance.get(r.id) ?? 0) / best : 0;
-		const use = Math.min(1, Math.log1p(r.times_served) / Math.log(50));
+		// What it was worth to the sessions it reached: cited or read, not merely served (src/memory/use.ts).
+		const use = useScore(useOf(r), now);
 		const ageDays = Math.max(0, (now - Date.parse(r.verified_at || r.updated_at)) / DAY);
 		const freshness = Number.isFinite(ageDays) ? Math.exp(-ageDays / 60) : 0;
 		return (

@@ -36,7 +36,7 @@ export function registerMemoryResources(server: McpServer, ctx: McpRequestContex
 		asResourceError(async () => {
 			requireScope(ctx, "read");
 			const project = await projectFor(ctx, {});
-			const text = await projectStore(ctx.env, project.projectId).resolve(project, uri.href);
+			const text = await projectStore(ctx.env, project.projectId).resolve(project, uri.href, ctx.sessionId ?? undefined);
 			return { contents: [{ uri: uri.href, mimeType: "text/markdown" as const, text }] };
 		});
 	server.registerResource(

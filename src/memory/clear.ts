@@ -11,6 +11,7 @@ const PROJECT_TABLES = [
 	"consolidation_events",
 	"session_writes",
 	"session_served",
+	"session_used",
 	"session_chunks",
 	"session_records",
 	"sessions",

@@ -64,6 +64,7 @@ export function renderIndex(entries: IndexEntry[], total: number): string {
  * Returns the caller's current MEMORY.md. Writes only bump the project's index generation (O(1));
  * the file is rebuilt here, lazily, when the cached copy's generation is behind, reading at most
  * INDEX_MAX_LINES rows per type through the (project, type, name) index — never every memory.
+ * Archived memories are left out: they are not served (src/memory/archive-rows.ts).
  */
 export const generationStatement = (db: ProjectDb, projectId: string) =>
 	db.prepare("SELECT index_generation FROM projects WHERE id = ?").bind(projectId);
@@ -79,14 +80,16 @@ export async function getIndex(env: ProjectEnv, ctx: ProjectContext, knownGenera
 	const perType = MEMORY_TYPES.map((type) =>
 		env.PDB.prepare(
 			`SELECT name, type, description, scope FROM memories
-			 WHERE project_id = ? AND type = ? AND (scope = 'team' OR owner_id = ?) ORDER BY name, scope LIMIT ?`,
+			 WHERE project_id = ? AND type = ? AND (scope = 'team' OR owner_id = ?) AND archived_at IS NULL ORDER BY name, scope LIMIT ?`,
 		).bind(ctx.projectId, type, ctx.userId, INDEX_MAX_LINES),
 	);
 	const results = await env.PDB.batch<IndexEntry>(perType);
 	const entries = results.flatMap((r) => r.results);
 	let total = entries.length;
 	if (results.some((r) => r.results.length === INDEX_MAX_LINES)) {
-		const count = await env.PDB.prepare("SELECT COUNT(*) AS n FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)")
+		const count = await env.PDB.prepare(
+			"SELECT COUNT(*) AS n FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?) AND archived_at IS NULL",
+		)
 			.bind(ctx.projectId, ctx.userId)
 			.first<{ n: number }>();
 		total = count?.n ?? total;

@@ -9,6 +9,10 @@
  *   so the same rule is not recalled twice.
  * - `secret`: the secret re-scan (src/maintenance/secret-rescan.ts) found what the current policy calls a
  *   credential in a stored memory. Approving deletes the memory (op `delete`); rejecting keeps it.
+ * - `archive`: the maintenance sweep (src/maintenance/archive-unused.ts) found a memory served in many
+ *   sessions and never cited or read. Approving archives it (src/memory/archive-rows.ts: no longer
+ *   served, never deleted); rejecting keeps it, and it is proposed again only after as many more
+ *   unused sessions.
  *
  * Items live in the project's object (`review_items`, schema version 8), one pending item per owner,
  * kind and memory: a newer proposal replaces the pending one (a new id; the old one is gone). Approval
@@ -22,6 +26,7 @@ import { findSecrets } from "../security/secrets";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
+import { archiveMemory } from "./archive";
 import {
 	assertScopeWritable,
 	deleteMemory,
@@ -36,11 +41,11 @@ import {
 } from "./store";
 import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, parseTopicFile, validateFields } from "./topic-file";
 
-export const REVIEW_KINDS = ["change", "promote", "secret"] as const;
+export const REVIEW_KINDS = ["change", "promote", "secret", "archive"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
-export const REVIEW_OPS = ["update", "merge", "delete", "promote"] as const;
+export const REVIEW_OPS = ["update", "merge", "delete", "promote", "archive"] as const;
 export type ReviewOp = (typeof REVIEW_OPS)[number];
 
 /** What an item proposes. `update`/`merge`: the new file; `merge` also the memories folded in; `promote`: the scope. */
@@ -259,6 +264,9 @@ async function apply(
 ): Promise<{ memory: MemoryMetadata | null; promote: ReviewProposal | null }> {
 	const p = JSON.parse(row.proposal_json) as ProposedChange;
 	const name = row.memory_name;
+	if (row.kind === "archive") {
+		return { memory: await archiveMemory(env, ctx, row.memory_scope, name, row.base_version, guard), promote: null };
+	}
 	const current = await getMemoryRow(env.PDB, ctx, row.memory_scope, name);
 	if (row.kind === "promote") {
 		if (!current) throw stale(null);
@@ -350,7 +358,7 @@ export async function decideReview(
 	let memory: MemoryMetadata | null = null;
 	let promote: ReviewProposal | null = null;
 	if (decision === "approve") ({ memory, promote } = await apply(env, ctx, row, guard));
-	else if (row.kind === "change" || row.kind === "secret") {
+	else if (row.kind === "change" || row.kind === "secret" || row.kind === "archive") {
 		const current = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
 		memory = current ? toMetadata(current) : null;
 	}

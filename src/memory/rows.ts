@@ -23,6 +23,14 @@ export interface MemoryRow {
 	verified_at: string;
 	times_served: number;
 	last_served_at: string | null;
+	/** Sessions the memory was served in, that cited its path, that read it (src/memory/use.ts; schema version 16). */
+	served_sessions?: number;
+	cited_sessions?: number;
+	last_cited_at?: string | null;
+	read_sessions?: number;
+	last_read_at?: string | null;
+	/** When a person approved archiving it: no longer served, still readable and listed. */
+	archived_at?: string | null;
 	proposed_scope?: MemoryScope | null;
 	/** JSON array of strings: when the memory applies (src/text/concepts.ts). */
 	cues?: string;

@@ -9,6 +9,7 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/sql";
 import { deriveCues } from "../text/concepts";
+import { restoreStatements } from "./archive-rows";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "./index-rows";
 import { visibleIn } from "./lexical";
 import { packRange } from "./packs";
@@ -52,6 +53,14 @@ export interface MemoryMetadata {
 	sessionId: string | null;
 	timesServed: number;
 	lastServedAt: string | null;
+	/** Sessions it was served in, whose agent cited its path, that read it (src/memory/use.ts). */
+	sessionsServed: number;
+	sessionsCited: number;
+	lastCitedAt: string | null;
+	sessionsRead: number;
+	lastReadAt: string | null;
+	/** When a person approved archiving it: no longer served, still listed and readable (src/memory/archive-rows.ts). */
+	archivedAt: string | null;
 	/** A scope this memory is proposed for and nobody has decided yet (a rule its author called a team rule). */
 	proposedScope: MemoryScope | null;
 	/** The situations in which the memory applies, in its language and in English. */
@@ -75,6 +84,12 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		sessionId: row.session_id === null ? null : clientSessionId(row.session_id),
 		timesServed: row.times_served,
 		lastServedAt: row.last_served_at,
+		sessionsServed: row.served_sessions ?? 0,
+		sessionsCited: row.cited_sessions ?? 0,
+		lastCitedAt: row.last_cited_at ?? null,
+		sessionsRead: row.read_sessions ?? 0,
+		lastReadAt: row.last_read_at ?? null,
+		archivedAt: row.archived_at ?? null,
 		proposedScope: row.proposed_scope ?? null,
 		cues: cuesOf(row),
 		cuesSource: row.cues_source ?? "derived",
@@ -341,6 +356,8 @@ export async function planWrite(
 	if (input.proposedScope !== undefined) {
 		statements.push(db.prepare(`UPDATE memories SET proposed_scope = ? WHERE ${identity}`).bind(input.proposedScope, ...identityArgs));
 	}
+	// A new version of an archived memory is news about it: it is served again (src/memory/archive-rows.ts).
+	if (current?.archived_at) statements.push(...restoreStatements(db, current.id));
 	if (input.source === "agent" && sessionId) {
 		// Placed at the session's current turn count: stage 1 leaves out the tool call at or after that
 		// turn which made this write (and its result), not the rest of the range (agentWriteTurns).
@@ -488,7 +505,7 @@ export async function readMemoryContent(
 }
 
 /**
- * Removes a memory and every row keyed by its id (versions, FTS, visibility, what sessions were served)
+ * Removes a memory and every row keyed by its id (versions, FTS, visibility, what sessions were served and used)
  * in one batch; R2 objects are swept later. A write of the same memory that was awaiting its R2 put
  * finds the row gone in its own transaction and writes nothing.
  */
@@ -502,6 +519,7 @@ export async function deleteMemory(env: ProjectEnv, ctx: ProjectContext, scope: 
 		env.PDB.prepare("DELETE FROM memory_visibility WHERE memory_id = ?").bind(row.id),
 		env.PDB.prepare("DELETE FROM memory_versions WHERE memory_id = ?").bind(row.id),
 		env.PDB.prepare("DELETE FROM session_served WHERE project_id = ? AND memory_id = ?").bind(ctx.projectId, row.id),
+		env.PDB.prepare("DELETE FROM session_used WHERE project_id = ? AND memory_id = ?").bind(ctx.projectId, row.id),
 		env.PDB.prepare("DELETE FROM memories WHERE id = ?").bind(row.id),
 		env.PDB.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
 	]);
@@ -569,14 +587,16 @@ export async function listMemories(db: ProjectDb, ctx: ProjectContext, filter: L
 }
 
 /**
- * Every memory the caller may see in `scopes` (their personal ones, the project's team ones), most
- * served first, then most recently changed: the model selector's manifest, before its token budget.
+ * Every memory the caller may see in `scopes` (their personal ones, the project's team ones) that is
+ * not archived, most served first, then most recently changed: the model selector's manifest, before
+ * its token budget.
  */
 export async function listManifest(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[], limit: number): Promise<MemoryRow[]> {
 	if (scopes.length === 0) return [];
 	const { results } = await db
 		.prepare(
-			`SELECT * FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?2`,
+			`SELECT * FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
+			 ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?2`,
 		)
 		.bind(ctx.projectId, limit, ctx.userId)
 		.all<MemoryRow>();

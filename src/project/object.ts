@@ -8,9 +8,11 @@ import { CairnError, toWire, type WireError } from "../errors";
 import { commitIngest, type IngestCommit, ingestBase, seenRecords } from "../ingest/ingest";
 import { type Embedder, embedderOrReason } from "../llm/embedding";
 import { resolveModel } from "../llm/models";
+import { proposeArchives } from "../maintenance/archive-unused";
 import { sweepTranscripts } from "../maintenance/retention";
 import { rescanProjectSecrets } from "../maintenance/secret-rescan";
 import { sweepProjectOrphans } from "../maintenance/sweep";
+import { restoreMemory } from "../memory/archive";
 import { type BatchWrite, writeMemories } from "../memory/batch";
 import { clearProjectMemory } from "../memory/clear";
 import { memoryEvents } from "../memory/events";
@@ -152,6 +154,11 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return this.run(ctx.projectId, () => deleteMemory(this.penv, ctx, scope, name));
 	}
 
+	/** Serves an archived memory again (src/memory/archive.ts). */
+	restoreMemory(ctx: ProjectContext, scope: MemoryScope, name: string) {
+		return this.run(ctx.projectId, () => restoreMemory(this.penv, ctx, scope, name));
+	}
+
 	getMemory(ctx: ProjectContext, scope: MemoryScope, name: string) {
 		return this.run(ctx.projectId, () => getMemoryRow(this.db, ctx, scope, name));
 	}
@@ -192,8 +199,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return this.run(ctx.projectId, () => getIndex(this.penv, ctx));
 	}
 
-	resolve(ctx: ProjectContext, url: string) {
-		return this.run(ctx.projectId, () => resolveMemoryUrl(this.penv, ctx, url));
+	/** Reads a memory:// URL; with the caller's session id, a topic file read counts as that session's use. */
+	resolve(ctx: ProjectContext, url: string, sessionId?: string) {
+		return this.run(ctx.projectId, () => resolveMemoryUrl(this.penv, ctx, url, sessionId));
 	}
 
 	clear(ctx: ProjectContext) {
@@ -248,7 +256,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		});
 	}
 
-	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `servedKey`). */
+	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `sessionUseKey`); `listedIds`: index lines shown alone. */
 	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string, listedIds?: number[]) {
 		return this.run(ctx.projectId, () => recordServed(this.db, ctx, memoryIds, sessionId, listedIds));
 	}
@@ -394,8 +402,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/**
-	 * Deletes this project's content objects that nothing references any more; with an embedding model,
-	 * also embeds a slice of the memories still without a vector (the cron's backfill).
+	 * Deletes this project's content objects that nothing references any more; removes consumed transcript
+	 * chunks past their retention; proposes memories served often and never used for archiving; with an
+	 * embedding model, also embeds a slice of the memories still without a vector (the cron's backfill).
 	 */
 	sweep(projectId: string, tenantId: string, now: number, graceMs: number) {
 		return this.run(projectId, async () => {
@@ -404,6 +413,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 				(await sweepProjectPacks(this.penv, projectId, tenantId, now, graceMs));
 			await sweepTranscripts(this.penv, projectId, tenantId, now).catch((err) =>
 				console.error("transcript retention failed", err instanceof Error ? err.message : String(err)),
+			);
+			await proposeArchives(this.penv, projectId, tenantId, this.ctx.storage).catch((err) =>
+				console.error("archive proposals failed", err instanceof Error ? err.message : String(err)),
 			);
 			const { embedder } = this.embedding();
 			if (embedder) {

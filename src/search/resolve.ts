@@ -1,10 +1,12 @@
 import { readSkill, readSummary } from "../consolidate/artifacts";
 import { badRequest, CairnError, notFound } from "../errors";
+import { nowIso } from "../lib/ids";
 import { readDailyLog } from "../memory/daily-log";
 import { getIndex } from "../memory/index-file";
 import type { MemoryRow } from "../memory/rows";
 import { getMemoryRow, readMemoryContent } from "../memory/store";
 import { MEMORY_SCOPES, type MemoryScope, NAME_SOURCE } from "../memory/topic-file";
+import { recordUses } from "../memory/use";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb } from "../storage/sql";
@@ -25,8 +27,12 @@ export async function findMemory(db: ProjectDb, ctx: ProjectContext, name: strin
 	throw notFound("memory");
 }
 
-/** Reads the markdown a memory:// URL names: the index, a topic file, a skill, or the summary. */
-export async function resolveMemoryUrl(env: ProjectEnv, ctx: ProjectContext, url: string): Promise<string> {
+/**
+ * Reads the markdown a memory:// URL names: the index, a topic file, a skill, or the summary. A topic
+ * file read for the caller's session `sessionId` counts as that session's read of it (src/memory/use.ts),
+ * once, however the session reaches it; without a session the transcript's own record of the call counts.
+ */
+export async function resolveMemoryUrl(env: ProjectEnv, ctx: ProjectContext, url: string, sessionId?: string): Promise<string> {
 	const m = MEMORY_URL.exec(url);
 	if (!m) throw badRequest(`url must be ${MEMORY_URL_FORMS}`, { field: "url" });
 	const [, index, team, name, skill, logDate] = m;
@@ -36,7 +42,11 @@ export async function resolveMemoryUrl(env: ProjectEnv, ctx: ProjectContext, url
 		if (log === null) throw new CairnError("not_found", "no daily log for that date");
 		return log;
 	}
-	if (name) return readMemoryContent(env, ctx, await findMemory(env.PDB, ctx, name, team ? "team" : undefined));
+	if (name) {
+		const text = await readMemoryContent(env, ctx, await findMemory(env.PDB, ctx, name, team ? "team" : undefined));
+		if (sessionId) await recordUses(env.PDB, ctx, sessionId, [{ kind: "read", name, team: team !== undefined, at: nowIso() }]);
+		return text;
+	}
 	const found = skill ? await readSkill(env, ctx, skill) : await readSummary(env, ctx);
 	if (found === null) throw new CairnError("not_found", skill ? "skill not found" : "memory summary not found");
 	return found;

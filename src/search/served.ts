@@ -1,20 +1,19 @@
 import { nowIso } from "../lib/ids";
+import { sessionUseKey } from "../memory/use";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
 
-/**
- * What a session was already handed is kept under (user, session id): a caller can mark and read only
- * its own sessions' deliveries, whatever session id it names, and whether or not the session has
- * posted a transcript yet (inject runs at session start, before any).
- */
-const servedKey = (ctx: ProjectContext, sessionId: string) => `${ctx.userId}/${sessionId}`;
+// What a session was already handed is kept under (user, session id), `sessionUseKey`, like its uses: a
+// caller can mark and read only its own sessions' deliveries, whatever session id it names, and whether
+// or not the session has posted a transcript yet (inject runs at session start, before any).
 
 /**
  * Records that these memories were served (times served, last served; with a session id, which
- * session was handed them): the basis for ranking and pruning later. `listedIds`: memories whose index
- * line alone the session was shown (the session-start block's ranked index): kept per session so that
- * the prompt block does not offer the line again, never counted as served. Called through waitUntil,
- * off the response path, or awaited where the next request of the session depends on it.
+ * session was handed them, and the count of sessions each reached): the basis for ranking and for
+ * proposing unused memories for archiving. `listedIds`: memories whose index line alone the session was
+ * shown (the session-start block's ranked index): kept per session so that the prompt block does not
+ * offer the line again, never counted as served. Called through waitUntil, off the response path, or
+ * awaited where the next request of the session depends on it.
  */
 export async function recordServed(
 	db: ProjectDb,
@@ -35,8 +34,18 @@ export async function recordServed(
 				.bind(now, ...ids),
 		);
 	if (sessionId) {
-		const key = servedKey(ctx, sessionId);
-		// A body once served stays served (listed = 0) when its line is listed again later.
+		const key = sessionUseKey(ctx, sessionId);
+		if (ids.length > 0)
+			statements.push(
+				// Before the rows below are written: a memory counts once per session whose block held its file.
+				db
+					.prepare(
+						`UPDATE memories SET served_sessions = served_sessions + 1 WHERE id IN (SELECT value FROM json_each(?3))
+						 AND NOT EXISTS (SELECT 1 FROM session_served s WHERE s.project_id = ?1 AND s.session_id = ?2 AND s.memory_id = memories.id AND s.listed = 0)`,
+					)
+					.bind(ctx.projectId, key, JSON.stringify(ids)),
+			);
+		// A file once served stays served (listed = 0) when its line is listed again later.
 		const upsert = (list: number[], flag: number) =>
 			db
 				.prepare(
@@ -50,14 +59,14 @@ export async function recordServed(
 	await db.batch(statements);
 }
 
-/** What the caller's session `sessionId` was already handed: memories whose body it was given, and those whose index line alone it was shown. */
+/** What the caller's session `sessionId` was already handed: memories whose file it was given, and those whose index line alone it was shown. */
 export async function servedTo(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<{ served: string[]; listed: string[] }> {
 	const { results } = await db
 		.prepare(
 			`SELECT m.name, s.listed FROM session_served s JOIN memories m ON m.id = s.memory_id
 			 WHERE s.project_id = ? AND s.session_id = ? AND (m.scope = 'team' OR m.owner_id = ?)`,
 		)
-		.bind(ctx.projectId, servedKey(ctx, sessionId), ctx.userId)
+		.bind(ctx.projectId, sessionUseKey(ctx, sessionId), ctx.userId)
 		.all<{ name: string; listed: number }>();
 	return {
 		served: results.filter((r) => r.listed === 0).map((r) => r.name),

@@ -20,6 +20,12 @@ export interface HeaderRow {
 	updated_at: string;
 	verified_at: string;
 	times_served: number;
+	/** Use (src/memory/use.ts): the sessions it was served in, cited in and read in, and when last used. */
+	served_sessions?: number;
+	cited_sessions?: number;
+	read_sessions?: number;
+	last_cited_at?: string | null;
+	last_read_at?: string | null;
 }
 
 /** Rules and preferences (they apply to any task) and facts and references (they apply to some). */
@@ -67,11 +73,12 @@ export async function startView(db: ProjectDb, ctx: ProjectContext, scopes: Memo
 		topics: { rules: [], facts: [] },
 	};
 	if (scopes.length === 0) return view;
-	const columns = "m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served";
+	const columns =
+		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at";
 	const statements = MEMORY_TYPES.map((type) =>
 		db
 			.prepare(
-				`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")}
+				`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
 				 ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?4`,
 			)
 			.bind(ctx.projectId, type, ctx.userId, limit),
@@ -97,7 +104,7 @@ export async function startView(db: ProjectDb, ctx: ProjectContext, scopes: Memo
 /** Counts per type and, per kind, the words of the memories' names, most frequent first. */
 async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]): Promise<Summary> {
 	const { results } = await db
-		.prepare(`SELECT m.name, m.type FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")}`)
+		.prepare(`SELECT m.name, m.type FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL`)
 		.bind(ctx.projectId, null, ctx.userId)
 		.all<{ name: string; type: MemoryType }>();
 	const counts: Record<MemoryType, number> = { user: 0, feedback: 0, project: 0, reference: 0 };

@@ -32,6 +32,8 @@ export interface Turn {
 	agentWrite?: boolean;
 	/** The memory an agent write names, when the call says (`memory_write` input.name). */
 	memoryName?: string;
+	/** The memory:// URL a tool call read: Cairn's `memory_read` under any server name, or an MCP resource read. */
+	readsMemory?: string;
 }
 
 /** A turn as an adapter produces it: `key` de-duplicates it across posts; seq comes later. */

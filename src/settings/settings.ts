@@ -57,6 +57,11 @@ export const SETTING_DEFINITIONS = lookupTable({
 		default: 30,
 		doc: "Days a session's raw transcript is kept after its last activity, once extraction has consumed it.",
 	},
+	"memories.archiveUnusedAfterSessions": {
+		schema: z.number().int().min(0).max(10_000),
+		default: 20,
+		doc: "Sessions a memory is served in and never cited or read before it is proposed for archiving in the review queue (0: never).",
+	},
 } as const);
 
 export type SettingKey = keyof typeof SETTING_DEFINITIONS;

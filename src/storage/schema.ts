@@ -236,7 +236,30 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 15: the version of the concept map (src/text/concepts.ts) the stored concepts and derived cues were
 	// made with; everything stored so far was made with version 1. See `refreshConcepts`.
 	`ALTER TABLE _cairn_schema ADD COLUMN concept_map INTEGER NOT NULL DEFAULT 1;`,
-	// 16: a session can be handed a memory's index line only (the session-start block's ranked index):
+	// 16: what each memory was worth to the sessions it reached (src/memory/use.ts). Per memory, the
+	// sessions it was served in, the sessions whose agent cited its memory:// path in its own words, the
+	// sessions that read it (memory_read, an MCP resource read, a resolved URL), with the last of each;
+	// `session_used` makes a memory count once per session and kind, however often a transcript is posted.
+	// `archived_at`: a person approved archiving it (served often, never used): it is no longer served,
+	// and stays readable, listed and in history. The served-session count of the memories already stored
+	// is taken from `session_served` by the step below.
+	`ALTER TABLE memories ADD COLUMN served_sessions INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE memories ADD COLUMN cited_sessions INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE memories ADD COLUMN last_cited_at TEXT;
+	ALTER TABLE memories ADD COLUMN read_sessions INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE memories ADD COLUMN last_read_at TEXT;
+	ALTER TABLE memories ADD COLUMN archived_at TEXT;
+	CREATE TABLE session_used (
+		project_id TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		memory_id INTEGER NOT NULL,
+		kind TEXT NOT NULL,
+		used_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, session_id, memory_id, kind)
+	);
+	CREATE INDEX session_used_memory ON session_used (memory_id);
+	CREATE INDEX session_served_memory ON session_served (memory_id);`,
+	// 17: a session can be handed a memory's index line only (the session-start block's ranked index):
 	// 1 while only its line was shown, 0 once its body was. The prompt block offers no line twice and
 	// still serves a body whose line alone was shown.
 	`ALTER TABLE session_served ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;`,
@@ -287,6 +310,11 @@ export const PROJECT_MIGRATION_STEPS: Readonly<Record<number, (sql: SqlStorage) 
 				r.updated_at,
 			);
 		}
+	},
+	16: (sql) => {
+		sql.exec(
+			"UPDATE memories SET served_sessions = (SELECT count(*) FROM session_served s WHERE s.memory_id = memories.id) WHERE id IN (SELECT memory_id FROM session_served)",
+		);
 	},
 };
 

@@ -8,10 +8,12 @@
  */
 import { CairnError } from "../errors";
 import { type IngestBase, type IngestResult, redactTurns, type StagedChunk, sessionHash } from "../ingest/ingest";
+import { keepLatestUses, usesInTurns } from "../ingest/memory-use";
 import { type Format, parseLine, TranscriptReader } from "../ingest/parse";
 import { streamLines } from "../ingest/stream";
 import { nowIso, randomId } from "../lib/ids";
 import { sessionPrefix } from "../memory/paths";
+import type { MemoryUse } from "../memory/use";
 import { projectStore } from "../project/client";
 import type { ParsedTurn, Turn } from "../sessions/turns";
 import type { ProjectContext } from "../storage/context";
@@ -47,6 +49,8 @@ export async function receiveTranscript(
 	let duplicates = 0;
 	let oversize = 0;
 	const times: string[] = [];
+	// The memories the new turns cite and read, committed with them (src/memory/use.ts).
+	const uses = new Map<string, MemoryUse>();
 
 	const writeChunk = async (first: number, turns: Keyed[]): Promise<StagedChunk> => {
 		const objectKey = `${prefix}${String(first).padStart(8, "0")}-${randomId(8)}.ndjson`;
@@ -80,6 +84,7 @@ export async function receiveTranscript(
 		const fresh = turns.filter((t) => !seen.has(t.key));
 		duplicates += turns.length - fresh.length;
 		if (fresh.length === 0) return;
+		keepLatestUses(uses, usesInTurns(fresh, now));
 		// Only new turns are scanned: a re-post of a known file costs parsing and one lookup per chunk.
 		await redactTurns(fresh);
 		note(fresh);
@@ -146,6 +151,7 @@ export async function receiveTranscript(
 				started: times[0] ?? now,
 				lastActivity: times.at(-1) ?? now,
 				chunks: staged,
+				uses: [...uses.values()],
 			});
 			if ("session" in outcome) {
 				const accepted = staged.reduce((n, c) => n + c.keys.length, 0);

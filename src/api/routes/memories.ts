@@ -188,6 +188,25 @@ memoryRoutes.openapi(
 
 memoryRoutes.openapi(
 	route({
+		method: "post",
+		path: "/v1/projects/{projectId}/memories/{name}/restore",
+		scope: "write",
+		summary: "Serve an archived topic file again",
+		description:
+			"An archived memory (approved from an `archive` review item) is no longer served; this serves it again, as a new version " +
+			"would. A memory not archived is returned unchanged. Restoring a team memory needs what a team write needs.",
+		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
+		responses: { 200: jsonResponse("The memory as it is now", MemoryBodySchema), ...errors(400, 401, 403, 404) },
+	}),
+	async (c) => {
+		const { name } = c.req.valid("param");
+		const memory = await store(c).restoreMemory(c.get("projectContext"), c.req.valid("query").scope ?? "personal", name);
+		return c.json({ memory }, 200);
+	},
+);
+
+memoryRoutes.openapi(
+	route({
 		method: "get",
 		path: "/v1/projects/{projectId}/memories",
 		scope: "read",
@@ -408,14 +427,25 @@ memoryRoutes.openapi(
 		path: "/v1/projects/{projectId}/resolve",
 		scope: "read",
 		summary: "Resolve a memory:// URL to its markdown",
+		description:
+			"With `X-Cairn-Session`, a topic file read counts as that session's read of the memory (once per session, " +
+			"however often it is read and whether or not the session's transcript records the read too).",
 		request: {
 			params: ProjectParams,
 			query: z.object({ url: z.string().min(1).max(300).openapi({ example: "memory://root/MEMORY.md" }) }),
+			headers: z.object({
+				"x-cairn-session": z
+					.string()
+					.regex(SESSION_ID_PATTERN, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'")
+					.optional()
+					.openapi({ description: "The agent's session id: the read counts as that session's use of the memory" }),
+			}),
 		},
 		responses: { 200: markdownResponse("The artifact"), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
-		const text = await store(c).resolve(c.get("projectContext"), c.req.valid("query").url);
+		const session = c.req.valid("header")["x-cairn-session"];
+		const text = await store(c).resolve(c.get("projectContext"), c.req.valid("query").url, session);
 		return c.body(text, 200, { "Content-Type": MARKDOWN });
 	},
 );

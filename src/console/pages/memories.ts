@@ -68,7 +68,7 @@ ${
 <thead><tr><th scope="col">Name</th><th scope="col">Description</th><th scope="col">Type</th><th scope="col">Scope</th><th scope="col" class="hide-narrow">Source</th><th scope="col" class="hide-narrow">Updated</th><th scope="col" class="hide-narrow">Version</th></tr></thead>
 <tbody>${memories.map(
 				(m) => html`<tr>
-<td><a href="${memoryPath(project.id, m.name, m.scope)}">${m.name}</a>${m.proposedScope ? html` <span class="badge">proposed: ${m.proposedScope}</span>` : ""}</td>
+<td><a href="${memoryPath(project.id, m.name, m.scope)}">${m.name}</a>${m.proposedScope ? html` <span class="badge">proposed: ${m.proposedScope}</span>` : ""}${m.archivedAt ? html` <span class="badge">archived</span>` : ""}</td>
 <td>${m.description}</td><td>${m.type}</td><td>${m.scope}</td><td class="hide-narrow">${m.source}${m.sessionId ? html`<br><span class="small muted">${m.sessionId}</span>` : ""}</td>
 <td class="hide-narrow">${when(m.updatedAt)}</td><td class="hide-narrow">${m.version}</td></tr>`,
 			)}</tbody></table></div>`

@@ -29,8 +29,10 @@ export async function memoryPage(c: C, project: Loose, name: string, scope: stri
 <h1>${m.name}</h1>
 ${flash(c.req.query("msg"))}${banner}
 <div class="stats"><div>Type: <strong>${m.type}</strong></div><div>Scope: <strong>${m.scope}</strong></div><div>Version: <strong>${m.version}</strong></div>
-<div>Source: <strong>${m.source}</strong>${m.sessionId ? html` (session <code>${m.sessionId}</code>)` : ""}</div><div>Updated: ${when(m.updatedAt)}</div><div>Served: ${m.timesServed} time${m.timesServed === 1 ? "" : "s"}${m.lastServedAt ? html`, last ${when(m.lastServedAt)}` : ""}</div></div>
+<div>Source: <strong>${m.source}</strong>${m.sessionId ? html` (session <code>${m.sessionId}</code>)` : ""}</div><div>Updated: ${when(m.updatedAt)}</div></div>
+${useStats(m)}
 <p class="muted small"><code>${m.path}</code></p>
+${m.archivedAt ? archivedNotice(c, project, m) : ""}
 <h2>Description</h2><p>${m.description}</p>
 <h2>Body</h2><pre class="text" tabindex="0" data-testid="memory-body">${m.body}</pre>
 <h2>When it applies</h2>
@@ -82,6 +84,23 @@ ${
 }`,
 		extra,
 	);
+}
+
+const times = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/** What the memory was worth to the sessions it reached: served, cited, read (each a count of sessions). */
+function useStats(m: Loose) {
+	const last = (at: unknown) => (at ? html`, last ${when(String(at))}` : "");
+	return html`<div class="stats" data-testid="memory-use"><div>Served: <strong>${times(Number(m.sessionsServed ?? 0), "session")}</strong> (${times(Number(m.timesServed ?? 0), "time")}${last(m.lastServedAt)})</div>
+<div>Cited: <strong>${times(Number(m.sessionsCited ?? 0), "session")}</strong>${last(m.lastCitedAt)}</div>
+<div>Read: <strong>${times(Number(m.sessionsRead ?? 0), "session")}</strong>${last(m.lastReadAt)}</div></div>
+<p class="small muted">Cited: the agent wrote this memory's path in its reply; read: it opened the file. Counted from the transcripts the agents post, once per session.</p>`;
+}
+
+function archivedNotice(c: C, project: Loose, m: Loose) {
+	return html`${notice("info", html`Archived ${when(String(m.archivedAt))}: it is no longer served at session start, per prompt or by recall. It stays readable and keeps its history.`)}
+<form method="post" action="${memoryPath(project.id, m.name, m.scope, "/restore")}" class="actions">
+${csrfField(c.var.session.csrf)}<button type="submit" class="secondary">Serve it again</button></form>`;
 }
 
 export function editForm(
@@ -215,6 +234,15 @@ ${editForm(c, project, name, scope, Number(version), values, "Edit")}`,
 		const r = await c.var.api("DELETE", `/v1/projects/${seg(m.project.id)}/memories/${seg(m.name)}?scope=${seg(m.scope ?? "personal")}`);
 		if (!r.ok) return failure(c, r, `Delete ${m.name}`, { project: m.project, tab: "memories" });
 		return c.redirect(`${projectPath(m.project.id)}?msg=deleted`, 303);
+	});
+
+	app.post("/projects/:projectId/memories/:name/restore", async (c) => {
+		const m = await memoryRoute(c);
+		if (m instanceof Response) return m;
+		const scope = m.scope ?? "personal";
+		const r = await c.var.api("POST", `/v1/projects/${seg(m.project.id)}/memories/${seg(m.name)}/restore?scope=${seg(scope)}`);
+		if (!r.ok) return failure(c, r, `Restore ${m.name}`, { project: m.project, tab: "memories" });
+		return c.redirect(`${memoryPath(m.project.id, m.name, scope)}&msg=restored`, 303);
 	});
 
 	app.get("/projects/:projectId/memories/:name/diff", async (c) => {

@@ -15,11 +15,13 @@ export function reviewCard(c: C, project: Loose, item: Loose) {
 			? "Move this memory to team scope"
 			: item.kind === "secret"
 				? "Delete this memory: it holds what the secret policy calls a credential"
-				: proposal.op === "delete"
-					? "Delete this memory"
-					: proposal.op === "merge"
-						? `Merge ${((proposal.from ?? []) as string[]).join(", ")} into this memory`
-						: "Change this memory";
+				: item.kind === "archive"
+					? "Archive this memory: served in many sessions, never used (it is not deleted)"
+					: proposal.op === "delete"
+						? "Delete this memory"
+						: proposal.op === "merge"
+							? `Merge ${((proposal.from ?? []) as string[]).join(", ")} into this memory`
+							: "Change this memory";
 	return html`<li class="card" data-review-id="${id}">
 <h2 class="card-title">${memory.name ? html`<a href="${memoryPath(project.id, memory.name, memory.currentVersion === null ? undefined : memory.scope)}">${title}</a>` : title}</h2>
 <p><strong>${what}</strong> <span class="badge">${item.kind}</span> <span class="badge">${item.status}</span></p>
