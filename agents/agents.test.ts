@@ -84,6 +84,17 @@ async function setUpUser(name: string) {
 	const projectId = Object.values(
 		(await import(join(user.home, ".config/cairn/config.json"), { with: { type: "json" } })).default.projects,
 	)[0] as string;
+	// A project past what one start block can list: its index names the rest by topic and says how to reach it.
+	for (let start = 0; start < 300; start += 100) {
+		const memories = Array.from({ length: 100 }, (_, j) => ({
+			name: `service-${start + j}-ownership`,
+			type: "project",
+			description: `Service ${start + j} is owned by the platform team and pages its on-call rotation`,
+			body: "Ownership and paging live in the service catalogue.",
+		}));
+		const res = await api(key, "POST", `/v1/projects/${projectId}/memories/batch`, { memories });
+		expect(res.status).toBe(200);
+	}
 	return { user, repo, key, env, projectId };
 }
 
@@ -100,6 +111,9 @@ describe("Claude Code 2.1.197 with the Cairn plugin", () => {
 			DISABLE_TELEMETRY: "1",
 			CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
 			DISABLE_AUTOUPDATER: "1",
+			// The plugin's MCP server (.mcp.json) reads the service and key from the environment.
+			CAIRN_URL: service.url,
+			CAIRN_KEY: setup.key,
 		};
 	});
 
@@ -133,6 +147,14 @@ describe("Claude Code 2.1.197 with the Cairn plugin", () => {
 		expect(start, "no model request carried the SessionStart block").toBeDefined();
 		expect(start).toContain("# Memory Guidance");
 		expect(start).toContain("memory://root/MEMORY.md");
+		// The rule is listed; what does not fit is mapped, with the ways to reach it.
+		expect(start).toContain("- deploy-freeze — Never deploy to production on Fridays after 12:00 UTC");
+		expect(start).toMatch(/- \d+ more project facts and references, about: ownership 300, service 300/);
+		expect(start).toContain("search with memory_recall (MCP)");
+		// ...and the tools the map names are the model's to call.
+		const tools = bodies.find((b) => /"name":"mcp__[a-z_]*cairn__memory_recall"/.test(b));
+		expect(tools, "no model request offered Cairn's MCP tools").toBeDefined();
+		expect(tools).toMatch(/"name":"mcp__[a-z_]*cairn__memory_read"/);
 		const prompt = bodies.find((b) => b.includes("UserPromptSubmit hook additional context"));
 		expect(prompt, "no model request carried the prompt's memory").toBeDefined();
 		expect(prompt).toContain("memory://root/deploy-freeze.md");
@@ -209,11 +231,12 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 
 	beforeAll(async () => {
 		setup = await setUpUser("codex");
-		agentEnv = { ...setup.user.env, CODEX_API_KEY: "sk-test-not-a-key" };
+		agentEnv = { ...setup.user.env, CODEX_API_KEY: "sk-test-not-a-key", CAIRN_KEY: setup.key };
 		mkdirSync(join(setup.user.home, ".codex"), { recursive: true });
+		// Cairn's MCP server as `cairn setup` adds it for Codex.
 		writeFileSync(
 			join(setup.user.home, ".codex", "config.toml"),
-			`model = "gpt-5-codex"\nmodel_provider = "mock"\n\n[model_providers.mock]\nname = "mock"\nbase_url = "${mock.url}/v1"\nwire_api = "responses"\n`,
+			`model = "gpt-5-codex"\nmodel_provider = "mock"\n\n[model_providers.mock]\nname = "mock"\nbase_url = "${mock.url}/v1"\nwire_api = "responses"\n\n[mcp_servers.cairn]\nurl = "${service.url}/mcp"\nbearer_token_env_var = "CAIRN_KEY"\n`,
 		);
 		const install = await run(process.execPath, [CLI, "hooks", "install", "codex"], { cwd: setup.repo, env: setup.user.env });
 		expect(install.status, install.stderr).toBe(0);
@@ -257,6 +280,15 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 		const input = bodies[0]?.body.input as Loose[];
 		const developer = input.filter((i) => i.role === "developer").map((i) => JSON.stringify(i.content));
 		expect(developer.some((t) => t.includes("# Memory Guidance") && t.includes("memory://root/MEMORY.md"))).toBe(true);
+		expect(developer.some((t) => t.includes("- deploy-freeze — Never deploy to production on Fridays after 12:00 UTC"))).toBe(true);
+		expect(
+			developer.some(
+				(t) => /- \d+ more project facts and references, about: ownership 300, service 300/.test(t) && t.includes("memory_recall"),
+			),
+		).toBe(true);
+		const tools = JSON.stringify(bodies[0]?.body.tools ?? []);
+		expect(tools).toContain("memory_recall");
+		expect(tools).toContain("memory_read");
 		expect(developer.some((t) => t.includes("memory://root/deploy-freeze.md") && t.includes("Memories for this prompt"))).toBe(true);
 		// The prompt's block comes right after the prompt.
 		const promptAt = input.findIndex((i) => i.role === "user" && JSON.stringify(i.content).includes(prompt));

@@ -296,12 +296,18 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 		})
 		.filter(({ set }) => !input.promptSets || input.promptSets.includes(set));
 	const out: PromptSetResult[] = [];
-	for (const { set, project } of projects) {
+	// `grown` is measured twice: with no history, and after use — its first half of prompts asked first, the
+	// agent reading (memory_read, as `GET …/resolve` with its session) each needed memory it was shown, then
+	// the second half measured (`grown-used`). The labels stand in for the agent's judgement of what it needed.
+	const runs = projects.flatMap((p) => (p.set === "grown" ? [p, { ...p, set: "grown-used" }] : [p]));
+	for (const { set, project } of runs) {
 		const { id } = await seed(token, `prompts-${set}-${project.project}`, project.memories);
 		const ctx = { tenantId, userId, projectId: id };
 		const byName = new Map(project.memories.map((m) => [m.name, m]));
 		const prompts: PromptSetResult["prompts"] = [];
+		const half = Math.floor(project.prompts.length / 2);
 		for (const [i, p] of project.prompts.entries()) {
+			const warmUp = set === "grown-used" && i < half;
 			const sessionId = `bench-${set}-${i}`;
 			const start = (await (
 				await call(`/v1/projects/${id}/inject`, {
@@ -326,6 +332,17 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 			const ms = performance.now() - t0;
 			const startLines = blockLines(start.text);
 			const promptLines = blockLines(body.text);
+			if (warmUp) {
+				for (const name of p.needs) {
+					const memory = byName.get(name);
+					if (!memory || (!presence(startLines, memory) && !presence(promptLines, memory))) continue;
+					await call(`/v1/projects/${id}/resolve?url=${encodeURIComponent(`memory://root/${name}.md`)}`, {
+						token,
+						headers: { "X-Cairn-Session": sessionId },
+					});
+				}
+				continue;
+			}
 			const traced = await recall(env, ctx, { query: p.text.slice(0, 8000), purpose: "prompt", trace: true, limit: 25 });
 			prompts.push({
 				id: p.id,

@@ -379,7 +379,7 @@ if (result.prompts?.length) {
 	out("words that carry a Korean request's grammar and mood (해줘, 어떻게, 지금, 누구야) dropped from queries as English");
 	out("stopwords are — which moved dev from 21.2 % / 5.8 % to 22.6 % / 4.2 % (Korean 23.0 % / 7.9 % → 26.2 % / 2.6 %).");
 	out();
-	for (const line of promptTable(promptFigures(result.prompts.filter((r) => r.set !== "grown")))) out(line);
+	for (const line of promptTable(promptFigures(result.prompts.filter((r) => !r.set.startsWith("grown"))))) out(line);
 	for (const [lang, b] of Object.entries(PROMPTS_BEFORE))
 		out(
 			`| dev, *before* | ${lang} | ${b.needing + b.none} | ${pct(b.hits / b.needing)} (${b.hits}/${b.needing}) | ${pct(b.noisy / b.none)} (${b.noisy}/${b.none}) | ${b.perBlock.toFixed(2)} | |`,
@@ -410,8 +410,19 @@ if (result.prompts?.length) {
 	out("*Before*: the same calls on the code before the start block became a ranked view (MEMORY.md by name order, `query`");
 	out("= folder and branch) and before the prompt block offered lines.");
 	out();
-	for (const line of frontTable([...frontFigures(result.prompts), ...FRONT_BEFORE.map((r) => ({ ...r, set: `${r.set}, *before*` }))]))
-		out(line);
+	// `grown-used` holds the second half of grown's prompts, asked after the first half was used: beside it the
+	// same prompts from the run with no history.
+	const used = new Set(result.prompts.filter((r) => r.set === "grown-used").flatMap((r) => r.prompts.map((p) => p.id)));
+	const secondHalf = result.prompts
+		.filter((r) => r.set === "grown")
+		.map((r) => ({ ...r, set: "grown, no history (same prompts)", prompts: r.prompts.filter((p) => used.has(p.id)) }));
+	const rows = [...frontFigures(result.prompts), ...(used.size > 0 ? frontFigures(secondHalf) : [])];
+	for (const line of frontTable([...rows, ...FRONT_BEFORE.map((r) => ({ ...r, set: `${r.set}, *before*` }))])) out(line);
+	out();
+	out("`grown-used`: the second half of each grown project's prompts, asked after its first half was asked in the same");
+	out("project with the agent reading (`memory_read`, as `GET …/resolve` with its session) every needed memory it was shown —");
+	out("the labels stand in for the agent's judgement; the start block ranks by what memories were worth to the sessions they");
+	out("reached (src/memory/use.ts). Beside it, the same prompts in the project with no history.");
 	out();
 	const ms = result.prompts.flatMap((r) => r.prompts.map((p) => p.ms));
 	out(

@@ -8,7 +8,7 @@ export const memoryRecall = defineTool({
 	title: "Recall memories",
 	annotations: { readOnlyHint: true },
 	description:
-		"Find the saved memories (rules, preferences, project facts, references) that matter for a task. Returns names, descriptions, memory:// paths and ages; read a file with memory_read, and cite the memory:// path of any memory that changes your plan.",
+		"Find the saved memories (rules, preferences, project facts, references) that matter for a task. Use it before you decide how this project does something the memory blocks do not list (their index is cut to fit, and says what is not listed): a convention, a command, who owns what, why something is the way it is. Returns names, descriptions, memory:// paths and ages; read a file with memory_read, and cite the memory:// path of any memory that changes your plan.",
 	input: {
 		query: RecallQuerySchema.describe("What you are about to do, in a sentence"),
 		limit: RecallLimitSchema.optional().describe("How many memories at most (default: the project's recall limit)"),
