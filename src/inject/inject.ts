@@ -5,7 +5,7 @@ import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
 import { memoryContentOf } from "../memory/store";
 import { projectStore } from "../project/client";
-import { type Engine, recall } from "../recall/recall";
+import { type Engine, type RecallResult, recall } from "../recall/recall";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
 import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "../text/tokens";
@@ -29,6 +29,8 @@ export interface InjectRequest {
 	sessionMemory?: boolean;
 	/** How long the caller can wait, in ms (a hook's remaining budget): the model selector runs only within it. */
 	waitMs?: number;
+	/** Return recall's trace: why each candidate was served or held back. */
+	trace?: boolean;
 }
 
 export interface InjectedMemory {
@@ -58,7 +60,7 @@ export interface InjectResult {
 	/** Internal: ids of the memories served, for usage recording. */
 	servedIds: number[];
 	/** How the recalled memories were chosen, and why not by the model when one was wanted. */
-	recall?: { engine: Engine; fallbackReason?: string };
+	recall?: { engine: Engine; fallbackReason?: string; trace?: RecallResult["trace"] };
 }
 
 export const DEFAULT_INJECT_TOKENS = 16_000;
@@ -153,6 +155,7 @@ export async function buildInjection(
 					...(sessionId ? { session: { id: sessionId, onlyNew: request.onlyNew === true } } : {}),
 					...(memoriesOnly ? { purpose: "prompt" as const } : {}),
 					...(request.waitMs !== undefined ? { waitMs: Math.max(0, request.waitMs - (Date.now() - started)) } : {}),
+					...(request.trace ? { trace: true } : {}),
 				},
 				Date.now(),
 				settings,
@@ -162,7 +165,13 @@ export async function buildInjection(
 	warnings.push(...(recalled?.warnings ?? []));
 	const served = recalled?.served ?? [];
 	const recallInfo = recalled
-		? { recall: { engine: recalled.engine, ...(recalled.fallbackReason ? { fallbackReason: recalled.fallbackReason } : {}) } }
+		? {
+				recall: {
+					engine: recalled.engine,
+					...(recalled.fallbackReason ? { fallbackReason: recalled.fallbackReason } : {}),
+					...(recalled.trace ? { trace: recalled.trace } : {}),
+				},
+			}
 		: {};
 
 	// Recalled topic files, in parallel: from the indexed text the candidates carry, R2 only when it differs.
