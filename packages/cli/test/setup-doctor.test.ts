@@ -22,7 +22,7 @@ beforeAll(() => {
 	expect(setup.status, setup.stderr).toBe(0);
 	expect(setup.stdout).toContain("created tenant doctor-tenant");
 	expect(setup.stdout).toContain("memories are on");
-	expect(setup.stdout).toContain("open Codex, run /hooks and trust Cairn's");
+	expect(setup.stdout).toMatch(/open (Codex|it), run \/hooks and trust Cairn's hooks\./);
 });
 
 describe("cairn setup", () => {
@@ -64,6 +64,7 @@ describe("cairn doctor", () => {
 		expect(doctor.status, doctor.stdout).toBe(0);
 		for (const name of ["login", "service", "key", "project", "claude hooks", "codex hooks", "uploads", "injection"])
 			expect(line(doctor.stdout, name).line, name).toMatch(/^ok /);
+		expect(line(doctor.stdout, "service").line).toContain(`console ${url}/console`);
 		expect(doctor.stdout).toContain("all checks passed");
 	});
 
@@ -80,11 +81,11 @@ describe("cairn doctor", () => {
 		expect(line(down.stdout, "service").fix).toContain("start the service (`npm start` in the Cairn checkout)");
 	});
 
-	it("key refused: says to get a new key", () => {
+	it("key refused: says where the key came from and how to replace it", () => {
 		const bad = cairn(["doctor"], { CAIRN_KEY: "cairn_not_a_real_key" });
 		expect(bad.status).toBe(1);
 		expect(line(bad.stdout, "key").line).toContain("refused (unauthorized)");
-		expect(line(bad.stdout, "key").fix).toContain("get a new key");
+		expect(line(bad.stdout, "key").fix).toContain("the key came from CAIRN_KEY in the environment, which overrides the saved login");
 	});
 
 	it("a repository not set up, then one with memory off: says to run cairn init", async () => {

@@ -6,7 +6,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { ApiError, client } from "./api.mjs";
 import { codexOnPath, listCodexHooks } from "./codex.mjs";
-import { readConfig } from "./config.mjs";
+import { keyNote, readConfig } from "./config.mjs";
 import { hookBudgetMs } from "./hook-output.mjs";
 import { CLAUDE_HOOKS, CODEX_HOOKS, cairnEvents, claudeSettingsPath, codexHooksPath } from "./hooks.mjs";
 import { repository } from "./project.mjs";
@@ -57,7 +57,7 @@ export async function runChecks(dir, options = {}) {
 		try {
 			const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
 			serviceUp = res.ok;
-			if (res.ok) ok("service", `${url} answers`);
+			if (res.ok) ok("service", `${url} answers; console ${url}/console (sign in with your key)`);
 			else fail("service", `${url}/health answered HTTP ${res.status}`, "check the URL (`cairn login --url …`) and the deployment");
 		} catch {
 			fail(
@@ -73,12 +73,7 @@ export async function runChecks(dir, options = {}) {
 			keyOk = true;
 			ok("key", "accepted");
 		} catch (err) {
-			if (err instanceof ApiError && (err.status === 401 || err.status === 403))
-				fail(
-					"key",
-					`refused (${err.code})`,
-					"get a new key (`cairn setup` for a local service, or from your admin) and run `cairn login --url <url> --key <key>`",
-				);
+			if (err instanceof ApiError && (err.status === 401 || err.status === 403)) fail("key", `refused (${err.code}) by ${url}`, keyNote());
 			else fail("key", "could not be checked", "run `cairn doctor` again once the service answers");
 		}
 	} else skip("key", "the service is not reachable");
