@@ -214,6 +214,43 @@ describe("why, on demand", () => {
 	});
 });
 
+describe("the README's hook examples", () => {
+	it("run as printed, for both agents, with payloads shaped as each agent sends them", () => {
+		const readme = readFileSync("README.md", "utf8");
+		const section = readme.slice(readme.indexOf("#### Try the hooks by hand"), readme.indexOf("### Claude Code: the plugin"));
+		const examples = [...section.matchAll(/^cat <<EOF \| cairn (hook [a-z-]+ --agent (claude|codex)(?: --explain)?)\n(.+)\nEOF$/gm)];
+		expect(examples.map((m) => m[1])).toEqual([
+			"hook session-start --agent claude",
+			"hook user-prompt-submit --agent claude --explain",
+			"hook session-start --agent codex",
+			"hook user-prompt-submit --agent codex --explain",
+		]);
+		// What each agent sends (ANCHORS: Claude Code's and Codex's hook documentation).
+		const shape = {
+			claude: {
+				SessionStart: ["cwd", "hook_event_name", "permission_mode", "session_id", "source", "transcript_path"],
+				UserPromptSubmit: ["cwd", "hook_event_name", "permission_mode", "prompt", "session_id", "transcript_path"],
+			},
+			codex: {
+				SessionStart: ["cwd", "hook_event_name", "model", "session_id", "source", "transcript_path"],
+				UserPromptSubmit: ["cwd", "hook_event_name", "model", "prompt", "session_id", "transcript_path", "turn_id"],
+			},
+		} as const;
+		for (const [, command, agent, json] of examples) {
+			const input = (json ?? "").replaceAll("$HOME", user.home).replaceAll("$PWD", repo);
+			const payload = JSON.parse(input);
+			expect(Object.keys(payload).sort()).toEqual(shape[agent as "claude" | "codex"][payload.hook_event_name as "SessionStart"]);
+			const r = cairn((command ?? "").split(" "), { input });
+			expect(r.status, command).toBe(0);
+			if (agent === "codex") expect(JSON.parse(r.stdout)).toBeTypeOf("object");
+			if (payload.hook_event_name === "SessionStart") {
+				expect(JSON.parse(r.stdout).hookSpecificOutput.hookEventName).toBe("SessionStart");
+				expect(r.stderr).toBe("");
+			} else expect(r.stderr).toMatch(/^cairn: prompt: words /);
+		}
+	});
+});
+
 describe("cairn setup", () => {
 	it("finds a checkout's running npm start, ends with what to do next, and --undo takes it all back", () => {
 		const someone = machine();
