@@ -458,6 +458,15 @@ describe("search, inject, pipeline, reviews, settings, keys", () => {
 		expect(cue).toContain("cues: “adding, removing or upgrading a dependency”");
 	});
 
+	it("with memory off, search and what the agent sees say so and how to turn it on", async () => {
+		const off = await createProject(tenant.token);
+		for (const path of [`/search?q=pnpm`, `/inject?q=pnpm`, `/inject?block=prompt&q=pnpm`]) {
+			const page = await (await visit(`/console/projects/${off}${path}`)).text();
+			expect(page, path).toContain("Nothing is recalled or injected until it is on");
+			expect(page, path).toContain("run <code>cairn init</code> in the repository");
+		}
+	});
+
 	it("what the agent sees for one prompt says why each candidate was served or held back", async () => {
 		const res = await visit(project(`/inject?block=prompt&agent=codex&q=${encodeURIComponent("Should I use npm install to add lodash?")}`));
 		expect(res.status).toBe(200);

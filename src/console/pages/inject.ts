@@ -4,7 +4,7 @@ import { lookup, lookupTable } from "../../lib/lookup";
 import { type Loose, seg } from "../api";
 import { badInput, type ConsolePage, failure, loadProject, render } from "../context";
 import { apiErrorNotice, empty, projectPath, selectOptions } from "../view";
-import { fmt, matchedCell } from "./search";
+import { fmt, matchedCell, warningText } from "./search";
 
 /** The budgets the agents' hooks ask for (README, "What the hooks do"). */
 const AGENTS: Readonly<Record<string, { label: string; budget: { maxTokens?: number; maxChars?: number } }>> = lookupTable({
@@ -76,7 +76,7 @@ export const injectRoutes: ConsolePage = (app) => {
 			html`${form}
 <div class="stats" data-testid="inject-stats"><div>Tokens: <strong>${d.tokens}</strong>${profile.budget.maxTokens ? html` of ${profile.budget.maxTokens}` : ""}</div><div>Characters: <strong>${d.chars}</strong>${profile.budget.maxChars ? html` of ${profile.budget.maxChars}` : ""}</div><div>Truncated: <strong>${d.truncated ? "yes" : "no"}</strong></div></div>
 <h2>What was cut</h2>
-${((d.warnings ?? []) as string[]).length === 0 ? html`<p>Nothing was cut.</p>` : html`<ul>${((d.warnings ?? []) as string[]).map((w) => html`<li>${w}</li>`)}</ul>`}
+${((d.warnings ?? []) as string[]).length === 0 ? html`<p>Nothing was cut.</p>` : html`<ul>${((d.warnings ?? []) as string[]).map((w) => html`<li>${warningText(w, project.id)}</li>`)}</ul>`}
 <h2>Recalled memories in the block</h2>
 ${
 	mems.length === 0

@@ -16,6 +16,12 @@ export const fmt = (n: unknown) =>
 			? ""
 			: String(n);
 
+/** A service warning, with the fix when it is the one that empties every answer: memory switched off. */
+export const warningText = (w: string, projectId: string) =>
+	w.includes("memories.enabled")
+		? html`${w}. Nothing is recalled or injected until it is on: turn on <code>memories.enabled</code> in <a href="${projectPath(projectId, "settings")}">Settings</a>, or run <code>cairn init</code> in the repository.`
+		: w;
+
 /** What a traced candidate matched: words, the concepts and cues that brought it in, the time the query names. */
 export function matchedCell(t: Loose) {
 	const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : []);
@@ -71,7 +77,7 @@ export const searchRoutes: ConsolePage = (app) => {
 			`Search · ${project.name}`,
 			html`${form}
 <div class="stats"><div>Engine: <strong>${r.data.engine}</strong></div><div>Retrieval: <strong>${r.data.retrieval}</strong></div>${r.data.fallbackReason ? html`<div>Fallback: ${r.data.fallbackReason}</div>` : ""}${r.data.retrievalNote ? html`<div>${r.data.retrievalNote}</div>` : ""}</div>
-${((r.data.warnings ?? []) as string[]).map((w) => notice("info", w))}
+${((r.data.warnings ?? []) as string[]).map((w) => notice("info", warningText(w, project.id)))}
 <h2>Results</h2>
 ${
 	memories.length === 0
