@@ -38,7 +38,8 @@ const USAGE = `cairn — long-term memory for coding agents
                                           (the checkout's operator token), else the key given; login, this
                                           repository with memory on, the Claude Code plugin, Codex hooks and MCP
   cairn setup --undo                      remove the plugin, hooks, MCP entry and saved login setup added
-  cairn doctor                            check service, key, project, hooks, Codex trust, uploads and the
+  cairn doctor [--url <url>] [--key <key>]
+                                          check service, key, project, hooks, Codex trust, uploads and the
                                           hooks' round trip; each problem with its fix (exit 1 when any)
   cairn login --url <url> --key <key>     save the service URL and API key (~/.config/cairn, mode 600)
   cairn init [dir]                        register this repository as a project and turn memory on
@@ -686,9 +687,14 @@ async function main() {
 				out,
 			);
 		}
-		case "doctor":
-			if (!report(await runChecks(dir), out)) process.exitCode = 1;
+		case "doctor": {
+			const given = {
+				url: typeof values.url === "string" ? values.url : undefined,
+				key: typeof values.key === "string" ? values.key : undefined,
+			};
+			if (!report(await runChecks(dir, given), out)) process.exitCode = 1;
 			return;
+		}
 		case "init":
 			return init(rest[0] ?? dir);
 		case "status":

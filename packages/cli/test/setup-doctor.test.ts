@@ -74,6 +74,17 @@ describe("cairn doctor", () => {
 		expect(line(fresh.stdout, "login").fix).toBe("fix: run `cairn setup` (a local `npm start`) or `cairn login --url <url> --key <key>`");
 	});
 
+	it("checks the URL and key it is given instead of the saved login", () => {
+		const config = JSON.parse(readFileSync(join(user.home, ".config", "cairn", "config.json"), "utf8"));
+		const given = machine().run(["doctor", "--url", url, "--key", config.key], { cwd: repo });
+		expect(line(given.stdout, "login").line).toBe(`ok    login         ${url} (as given on the command line)`);
+		expect(line(given.stdout, "service").line).toContain(`${url} answers; console ${url}/console`);
+		expect(line(given.stdout, "key").line).toMatch(/^ok /);
+		const elsewhere = cairn(["doctor", "--url", "http://127.0.0.1:9"]);
+		expect(elsewhere.status).toBe(1);
+		expect(line(elsewhere.stdout, "service").line).toContain("http://127.0.0.1:9 does not answer");
+	});
+
 	it("service down: says to start it or fix the URL", () => {
 		const down = cairn(["doctor"], { CAIRN_URL: "http://127.0.0.1:9" });
 		expect(down.status).toBe(1);
