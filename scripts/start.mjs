@@ -69,7 +69,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 	const url = localUrl(options.host, options.port);
 	mkdirSync(".wrangler", { recursive: true });
 	writeFileSync(URL_FILE, `${JSON.stringify({ url, pid: process.pid })}\n`);
-	console.log(`Cairn: ${url} — console ${url}/console; in a repository, \`cairn setup\` (or \`npx cairn setup\` here) connects it`);
+	console.log(
+		`Cairn: ${url} — console ${url}/console; connect a repository by running \`cairn setup\` in it (README, "Connect your agent")`,
+	);
 	const wrangler = spawn(
 		"wrangler",
 		["dev", "--local", "--ip", options.host.replace(/^\[(.*)\]$/, "$1"), "--port", String(options.port), ...options.rest],
