@@ -10,7 +10,7 @@ export default defineConfig({
 				test: {
 					name: "worker",
 					include: ["test/**/*.test.ts"],
-					exclude: ["test/node/**"],
+					exclude: ["test/node/**", "test/fresh/**"],
 					// One runtime for every file (each test makes its own tenant and projects). With a fresh runtime
 					// per file, the Worker's module graph is sent to each new one in a message past workerd's 1 MB
 					// WebSocket limit once the console is part of it, and every file after the first fails.

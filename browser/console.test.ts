@@ -257,6 +257,18 @@ describe("the console in Chromium", () => {
 		await check(page, "inject");
 	});
 
+	it("shows, for one prompt, why each memory was served or held back", async () => {
+		await page.goto(consoleUrl("/inject"));
+		await page.getByLabel(/Query/).fill("should the integration tests mock the database?");
+		await page.getByLabel("Block").selectOption("prompt");
+		await page.getByRole("button", { name: "Show" }).click();
+		await page.waitForURL(/block=prompt/);
+		const why = page.getByTestId("prompt-trace");
+		expect(await why.locator("tr", { hasText: "testing-conventions" }).innerText()).toMatch(/returned|relevant|handed|below/);
+		expect(await why.locator("th").allInnerTexts()).toEqual(["Memory", "Decision", "Evidence", "Score", "Matched"]);
+		await check(page, "inject-prompt");
+	});
+
 	it("approves a review item", async () => {
 		await page.goto(consoleUrl("/reviews"));
 		await check(page, "reviews");

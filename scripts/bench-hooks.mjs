@@ -5,14 +5,15 @@
 // the service does its whole work. Prints the numbers and writes them into docs/benchmarks.md between
 // the hooks markers (`npm run bench` keeps that block).
 //
-// Knobs: CAIRN_URL (default http://127.0.0.1:8787), CAIRN_ADMIN_TOKEN (default: from .dev.vars),
+// Knobs: CAIRN_URL (default: where this checkout's `npm start` serves, else http://127.0.0.1:8787), CAIRN_ADMIN_TOKEN (default: from .dev.vars),
 // CAIRN_BENCH_RUNS (20), CAIRN_BENCH_NODE (the first `node` on PATH outside node_modules).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { devUrl } from "../packages/cli/lib/setup.mjs";
 
-const url = (process.env.CAIRN_URL ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
+const url = (process.env.CAIRN_URL ?? devUrl(process.cwd()) ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
 const runs = Number(process.env.CAIRN_BENCH_RUNS ?? 20);
 const adminToken =
 	process.env.CAIRN_ADMIN_TOKEN ??

@@ -49,12 +49,14 @@ type SqliteResult = {
 	baseline?: Record<string, number[][]>;
 };
 
-/** better-sqlite3 is a native module built for the Node.js that ran `npm install`: run the floor there. */
+/** The floor runs on `node:sqlite` in a child of this Node (the toolchain's Node 22 under `npm run bench`), apart from the Worker's memory. */
 function runSqlite(task: object): SqliteResult {
 	const file = join(work, `task-${Date.now()}.json`);
 	writeFileSync(file, JSON.stringify(task));
-	const node = process.env.npm_node_execpath || process.execPath;
-	const child = spawnSync(node, [resolve("scripts/bench/sqlite-floor.mjs"), file], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+	const child = spawnSync(process.execPath, ["--disable-warning=ExperimentalWarning", resolve("scripts/bench/sqlite-floor.mjs"), file], {
+		encoding: "utf8",
+		maxBuffer: 256 * 1024 * 1024,
+	});
 	if (child.status !== 0) throw new Error(`sqlite floor failed: ${child.stderr}`);
 	return JSON.parse(child.stdout);
 }
@@ -519,7 +521,7 @@ if (tenancy && tenancy.steps.length > 0) {
 		);
 		const shared = sqlite.shared?.filter((x) => x.others > 0) ?? [];
 		if (shared.length > 0)
-			out(`Loading the old-layout floor database took ${shared.reduce((n, x) => n + x.loadSeconds, 0).toFixed(0)} s in better-sqlite3.`);
+			out(`Loading the old-layout floor database took ${shared.reduce((n, x) => n + x.loadSeconds, 0).toFixed(0)} s in node:sqlite.`);
 	}
 	const alone = tenancy.steps.find((s) => s.others === 0);
 	const most = tenancy.steps.at(-1);
@@ -548,7 +550,7 @@ out();
 out("## Recall and inject latency");
 out();
 out(`${SAMPLES} LoCoMo questions per size, against memories built from LoCoMo observation sentences. The floor runs the same`);
-out("FTS5 statement (`candidateSql` in `src/memory/lexical.ts`, same MATCH expressions) on the same rows in better-sqlite3,");
+out("FTS5 statement (`candidateSql` in `src/memory/lexical.ts`, same MATCH expressions) on the same rows in node:sqlite,");
 out("in process, in a database holding only that project with the object's schema (`src/storage/schema.ts`): once in");
 out("memory, once in a file with SQLite's default page cache. (Before, the floor database held both sizes' projects with");
 out("D1's schema.) Target: recall p50 ≤ 3 × floor p50 + 5 ms, judged against the file floor (the in-memory ratio is shown too).");

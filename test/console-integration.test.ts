@@ -513,6 +513,45 @@ describe("search, inject, pipeline, reviews, settings, keys", () => {
 		expect((await visit(project("/search?q=x&scope=world"))).status).toBe(400);
 	});
 
+	it("search's trace shows the concepts and cues that found a memory, and a tiny score as a number, not 0.000", async () => {
+		await call(`/v1/projects/${projectId}/memories/package-manager`, {
+			method: "PUT",
+			token: tenant.token,
+			json: {
+				type: "feedback",
+				description: "We use pnpm, never npm install",
+				body: "Always pnpm add.",
+				cues: ["adding, removing or upgrading a dependency"],
+			},
+		});
+		const page = await (await visit(project(`/search?q=${encodeURIComponent("bump axios")}`))).text();
+		const row = page.slice(page.indexOf("<tr><td>package-manager</td>"));
+		expect(row).toContain("<div>concepts: deps</div>");
+		expect(row.slice(0, row.indexOf("</tr>"))).not.toMatch(/<td>0\.000<\/td>/);
+		const cue = await (await visit(project(`/search?q=${encodeURIComponent("upgrading a dependency")}`))).text();
+		expect(cue).toContain("cues: “adding, removing or upgrading a dependency”");
+	});
+
+	it("with memory off, search and what the agent sees say so and how to turn it on", async () => {
+		const off = await createProject(tenant.token);
+		for (const path of [`/search?q=pnpm`, `/inject?q=pnpm`, `/inject?block=prompt&q=pnpm`]) {
+			const page = await (await visit(`/console/projects/${off}${path}`)).text();
+			expect(page, path).toContain("Nothing is recalled or injected until it is on");
+			expect(page, path).toContain("run <code>cairn init</code> in the repository");
+		}
+	});
+
+	it("what the agent sees for one prompt says why each candidate was served or held back", async () => {
+		const res = await visit(project(`/inject?block=prompt&agent=codex&q=${encodeURIComponent("Should I use npm install to add lodash?")}`));
+		expect(res.status).toBe(200);
+		const page = await res.text();
+		expect(page).toContain('data-testid="prompt-trace"');
+		expect(page).toMatch(/<tr><td>package-manager<\/td><td>returned<\/td>/);
+		expect(page).toContain("memory://root/package-manager.md");
+		expect(await (await visit(project("/inject?block=prompt"))).text()).toContain("Type a prompt");
+		expect((await visit(project("/inject?block=everything"))).status).toBe(400);
+	});
+
 	it("inject shows counts for each agent's budget; bad agent is refused", async () => {
 		for (const agent of ["claude", "codex", "none"]) {
 			const res = await visit(project(`/inject?q=${encodeURIComponent("integration tests")}&agent=${agent}`));

@@ -1,10 +1,19 @@
-// Runs FTS5 queries directly on SQLite (better-sqlite3) — the floor Cairn's recall is compared with.
-// Plain JavaScript, started with the Node.js that installed the packages, so the native module's ABI
-// matches whatever Node runs npm scripts. Input: a JSON task file; output: JSON on stdout.
+// Runs FTS5 queries directly on SQLite — the floor Cairn's recall is compared with. Node's built-in
+// `node:sqlite` (SQLite with FTS5, no native module to download or build, so `npm install` never
+// depends on it); it needs Node 22.13 or newer, which npm scripts get from the pinned `node` package.
+// Plain JavaScript. Input: a JSON task file; output: JSON on stdout.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+
+const sqlite = await import("node:sqlite").catch(() => null);
+if (!sqlite) {
+	process.stderr.write(
+		`the SQLite floor needs node:sqlite (Node 22.13 or newer; this is ${process.version}): run it through \`npm run bench\`, whose scripts use the toolchain's Node 22\n`,
+	);
+	process.exit(1);
+}
+const { DatabaseSync } = sqlite;
 
 const task = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const out = {};
@@ -34,24 +43,40 @@ function corpus(sentences, size, variant = 0) {
 /** Loads memories the way the write path stores them: the row, its visibility row and its FTS row. */
 function loader(db) {
 	// Only memory rows are loaded; their tenants and projects are not part of the query.
-	db.pragma("foreign_keys = OFF");
+	db.exec("PRAGMA foreign_keys = OFF");
 	const insert = db.prepare(
 		`INSERT INTO memories (id, project_id, scope, owner_id, name, type, description, version, content_hash, bytes, source, author_id, created_at, updated_at, verified_at)
 		 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, 'h', 1, 'user', 'u', ?8, ?8, ?8)`,
 	);
 	const insertFts = db.prepare("INSERT INTO memories_fts (rowid, name, description, body) VALUES (?, ?, ?, ?)");
 	const insertVisibility = db.prepare("INSERT INTO memory_visibility (memory_id, project_id, scope, owner_id) VALUES (?, ?, ?, ?)");
-	let id = db.prepare("SELECT coalesce(max(id), 0) AS id FROM memories").get().id;
+	let id = Number(db.prepare("SELECT coalesce(max(id), 0) AS id FROM memories").get().id);
 	const now = new Date().toISOString();
-	/** `owner(k)`: the k-th memory's [scope, owner]. */
-	return db.transaction((project, memories, owner) => {
-		for (const [k, m] of memories.entries()) {
-			const [scope, ownerId] = owner(k);
-			insert.run({ 1: ++id, 2: project, 3: scope, 4: ownerId, 5: m.name, 6: m.type, 7: m.description, 8: now });
-			insertFts.run(id, m.name, m.description, m.body);
-			insertVisibility.run(id, project, scope, ownerId);
+	/** `owner(k)`: the k-th memory's [scope, owner]. One transaction per load, as the write path batches. */
+	return (project, memories, owner) => {
+		db.exec("BEGIN");
+		try {
+			for (const [k, m] of memories.entries()) {
+				const [scope, ownerId] = owner(k);
+				// ?1…?8 bind by position; ?8 is used three times.
+				insert.run(++id, project, scope, ownerId, m.name, m.type, m.description, now);
+				insertFts.run(id, m.name, m.description, m.body);
+				insertVisibility.run(id, project, scope, ownerId);
+			}
+			db.exec("COMMIT");
+		} catch (err) {
+			db.exec("ROLLBACK");
+			throw err;
 		}
-	});
+	};
+}
+
+/** A database with the object's bookkeeping table, which its migrations alter (src/storage/schema.ts creates it before them). */
+function open(path, schema) {
+	const db = new DatabaseSync(path);
+	db.exec("CREATE TABLE IF NOT EXISTS _cairn_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
+	db.exec(schema);
+	return db;
 }
 
 /** The candidate statement over `matches`, twice; the first round warms the cache and is not counted. */
@@ -61,8 +86,7 @@ function measure(db, project, matches) {
 	for (let round = 0; round < 2; round++) {
 		for (const match of matches) {
 			const t0 = performance.now();
-			// Numbered parameters (?1…?4) bind by key in better-sqlite3.
-			query.all({ 1: match, 2: project, 3: "u", 4: 50 });
+			query.all(match, project, "u", 50);
 			if (round === 1) times.push(performance.now() - t0);
 		}
 	}
@@ -72,7 +96,7 @@ function measure(db, project, matches) {
 /** Reopens a file database read-only, so nothing is left in the page cache from loading. */
 function reopen(db, path) {
 	db.close();
-	return new Database(path, { readonly: true });
+	return new DatabaseSync(path, { readOnly: true });
 }
 
 const personal = () => ["personal", "u"];
@@ -92,8 +116,7 @@ if (task.floor) {
 		out.floor[mode] = {};
 		for (const size of task.floor.sizes) {
 			const path = mode === "memory" ? ":memory:" : scratch();
-			let db = new Database(path);
-			db.exec(task.floor.projectSchema);
+			let db = open(path, task.floor.projectSchema);
 			loader(db)("p", corpus(sentences, size), personal);
 			if (mode === "file") db = reopen(db, path);
 			out.floor[mode][size] = measure(db, "p", task.floor.matches);
@@ -107,8 +130,7 @@ if (task.floor) {
 	if (task.floor.shared) {
 		const { size, neighbours } = task.floor.shared;
 		const path = scratch();
-		let db = new Database(path);
-		db.exec(task.floor.sharedSchema);
+		let db = open(path, task.floor.sharedSchema);
 		loader(db)("p", corpus(sentences, size), personal);
 		out.shared = [];
 		let present = 0;
@@ -116,7 +138,7 @@ if (task.floor) {
 			const t0 = performance.now();
 			if (others > present) {
 				db.close();
-				db = new Database(path);
+				db = new DatabaseSync(path);
 				const more = loader(db);
 				for (; present < others; present++)
 					more(`n${present + 1}`, corpus(sentences, size, present + 1), (k) => (k % 5 === 0 ? ["personal", "n"] : ["team", ""]));
@@ -133,7 +155,7 @@ if (task.floor) {
 if (task.baseline) {
 	out.baseline = {};
 	for (const conv of task.baseline.conversations) {
-		const db = new Database(":memory:");
+		const db = new DatabaseSync(":memory:");
 		db.exec("CREATE VIRTUAL TABLE docs USING fts5(text, tokenize = 'porter unicode61')");
 		const insert = db.prepare("INSERT INTO docs (rowid, text) VALUES (?, ?)");
 		for (const [i, text] of conv.docs.entries()) insert.run(i + 1, text);
@@ -141,7 +163,7 @@ if (task.baseline) {
 		out.baseline[conv.id] = conv.questions.map((q) => {
 			const tokens = [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
 			if (tokens.length === 0) return [];
-			return search.all(tokens.map((t) => `"${t}"`).join(" OR "), task.baseline.k).map((r) => r.rowid - 1);
+			return search.all(tokens.map((t) => `"${t}"`).join(" OR "), task.baseline.k).map((r) => Number(r.rowid) - 1);
 		});
 	}
 }

@@ -6,7 +6,7 @@ import { listDailyLogs, readDailyLog } from "../memory/daily-log";
 import { memoryContentOf } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
 import { projectStore } from "../project/client";
-import { type Engine, recall } from "../recall/recall";
+import { type Engine, type RecallResult, recall } from "../recall/recall";
 import { type HeaderRow, kindOf } from "../search/start-view";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
@@ -37,6 +37,8 @@ export interface InjectRequest {
 	 * and lets through the memories the relevance decision is sure of; without `query`, no other body.
 	 */
 	context?: SessionContext;
+	/** Return recall's trace: why each candidate was served or held back. */
+	trace?: boolean;
 }
 
 export interface OfferedMemory {
@@ -79,7 +81,7 @@ export interface InjectResult {
 	/** Internal: ids of the memories whose index line alone the block shows (the session is not shown them again). */
 	listedIds: number[];
 	/** How the recalled memories were chosen, and why not by the model when one was wanted. */
-	recall?: { engine: Engine; fallbackReason?: string };
+	recall?: { engine: Engine; fallbackReason?: string; trace?: RecallResult["trace"] };
 }
 
 export const DEFAULT_INJECT_TOKENS = 16_000;
@@ -201,6 +203,7 @@ export async function buildInjection(
 					...(sessionId ? { session: { id: sessionId, onlyNew: request.onlyNew === true } } : {}),
 					...(memoriesOnly || !request.query ? { purpose: "prompt" as const } : {}),
 					...(request.waitMs !== undefined ? { waitMs: Math.max(0, request.waitMs - (Date.now() - started)) } : {}),
+					...(request.trace ? { trace: true } : {}),
 				},
 				Date.now(),
 				settings,
@@ -210,7 +213,13 @@ export async function buildInjection(
 	warnings.push(...(recalled?.warnings ?? []));
 	const served = recalled?.served ?? [];
 	const recallInfo = recalled
-		? { recall: { engine: recalled.engine, ...(recalled.fallbackReason ? { fallbackReason: recalled.fallbackReason } : {}) } }
+		? {
+				recall: {
+					engine: recalled.engine,
+					...(recalled.fallbackReason ? { fallbackReason: recalled.fallbackReason } : {}),
+					...(recalled.trace ? { trace: recalled.trace } : {}),
+				},
+			}
 		: {};
 
 	// Recalled topic files, in parallel: from the indexed text the candidates carry, R2 only when it differs.

@@ -12,6 +12,7 @@ import { type DateWindow, dateWindows, writtenIn } from "../text/dates";
 import { withForms } from "../text/forms";
 import { queryGrams, scoringTerms } from "../text/grams";
 import { queryTerms } from "../text/terms";
+import { matchesOf } from "./explain";
 import { documentsToolInUse, freshness, type RecalledMemory, type ScoredMemory, score, toCandidates, toRecalled } from "./ranking";
 import { conceptTokens, decide, OFFER, PROMPT_LIMIT, promptWeights, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
 import { SELECTOR_TIMEOUT_MS, selectWithModel, withinTokens } from "./selector";
@@ -83,6 +84,8 @@ export interface TraceEntry extends Omit<ScoredMemory["trace"], "coverage"> {
 	/** Per-prompt recall: every concept the memory is about, and the prompt's words it holds as counted. */
 	about?: string[];
 	held?: string[];
+	/** Its cues (the situations it applies in) that hold a query word: how the cue index found it. */
+	cues?: string[];
 	decision:
 		| "returned"
 		| "excluded"
@@ -231,7 +234,7 @@ export async function recall(
 					...(concepts.length > 0 ? { concepts: conceptTokens(concepts) } : {}),
 					...(forPrompt ? { stats: true } : {}),
 					// The relevance decision reads what each candidate is about when the prompt names a concept.
-					...(forPrompt && concepts.length > 0 ? { memoryConcepts: true } : {}),
+					...((forPrompt || request.trace) && concepts.length > 0 ? { memoryConcepts: true } : {}),
 					...(windows.length > 0 ? { windows } : {}),
 					...(ranking.neighbours ? { neighbours: NEIGHBOUR_SEEDS } : {}),
 					...(semantic ? { semanticQuery: request.query.slice(0, MAX_EMBED_CHARS) } : {}),
@@ -388,6 +391,15 @@ export async function recall(
 		...(fallbackReason ? { fallbackReason } : {}),
 	};
 	if (request.trace) {
+		// What each candidate matched beyond its words: the concepts and cues that brought it in.
+		const byKey = new Map(ranked.map((m) => [`${m.row.scope}/${m.row.name}`, m]));
+		for (const t of trace) {
+			const m = byKey.get(`${t.scope}/${t.name}`);
+			if (!m) continue;
+			const matches = matchesOf(m, terms, concepts, candidates.memoryConcepts?.[m.row.id]);
+			t.concepts ??= matches.concepts;
+			t.cues = matches.cues;
+		}
 		result.trace = {
 			terms,
 			concepts: concepts.map((c) => c.id),

@@ -1,4 +1,5 @@
 // @ts-check
+import { keyNote } from "./config.mjs";
 
 /** An error from the service, carrying its stable code. */
 export class ApiError extends Error {
@@ -64,4 +65,31 @@ export function client({ url, key, timeoutMs = 30_000 }) {
 		/** @param {string} path */
 		del: (path) => request("DELETE", path),
 	};
+}
+
+/**
+ * An error as one line that names its cause and the fix: a refused key says where it came from, a
+ * secret the rule that found it.
+ * @param {unknown} err
+ */
+export function describeError(err) {
+	if (!(err instanceof ApiError)) return err instanceof Error ? err.message : String(err);
+	if (err.status === 401) return `${err.message} (${err.code}): ${keyNote()}`;
+	const details = /** @type {any} */ (err.details);
+	const rules = Array.isArray(details?.rules) ? details.rules.map(String) : [];
+	if (err.code === "secret_detected" && rules.length)
+		return `${err.message} (${err.code}: rule ${rules.join(", ")}); keep a pointer to where the secret lives instead of the secret`;
+	return `${err.message}${err.code && err.status ? ` (${err.code})` : ""}`;
+}
+
+/**
+ * The line to show when the service's warnings say memory is off for the project (`memories.enabled`),
+ * which is why an answer is empty; null when it is on.
+ * @param {unknown} warnings
+ */
+export function memoryOff(warnings) {
+	const off = (Array.isArray(warnings) ? warnings.map(String) : []).find((w) => w.includes("memories.enabled"));
+	if (!off) return null;
+	const by = /set by (\w+)/.exec(off)?.[1];
+	return `memory is off for this repository — run \`cairn init\` to turn it on (memories.enabled${by ? `, set by ${by}` : ""})`;
 }

@@ -5,11 +5,12 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { ApiError, client } from "./api.mjs";
+import { ApiError, client, describeError, memoryOff } from "./api.mjs";
 import { credentials, readConfig, stateDir, writeConfig } from "./config.mjs";
 import { report, runChecks } from "./doctor.mjs";
+import { matched, number } from "./explain.mjs";
 import { detectAgent, HOOK_EVENTS, hookBudgetMs, hookOutput, runHook } from "./hook.mjs";
-import { emit } from "./hook-output.mjs";
+import { emit, parsePayload } from "./hook-output.mjs";
 import {
 	CLAUDE_HOOKS,
 	CODEX_HOOKS,
@@ -23,7 +24,8 @@ import {
 	uninstallHooks,
 } from "./hooks.mjs";
 import { projectFor, repository } from "./project.mjs";
-import { setup } from "./setup.mjs";
+import { setup, undoSetup } from "./setup.mjs";
+import { nearest } from "./suggest.mjs";
 import { handOffCurrent, pendingJobs, resumeBacklog, runSyncJob, tryLock } from "./sync.mjs";
 import { teamDir, teamPull, teamPush, teamStatus } from "./team.mjs";
 import { codexSessionId, uploadNewLines } from "./transcripts.mjs";
@@ -35,13 +37,16 @@ const USAGE = `cairn — long-term memory for coding agents
                                           everything at once: against a local npm start: a tenant and key
                                           (the checkout's operator token), else the key given; login, this
                                           repository with memory on, the Claude Code plugin, Codex hooks and MCP
-  cairn doctor                            check service, key, project, hooks, Codex trust, uploads and the
+  cairn setup --undo                      remove the plugin, hooks, MCP entry and saved login setup added
+  cairn doctor [--url <url>] [--key <key>]
+                                          check service, key, project, hooks, Codex trust, uploads and the
                                           hooks' round trip; each problem with its fix (exit 1 when any)
   cairn login --url <url> --key <key>     save the service URL and API key (~/.config/cairn, mode 600)
   cairn init [dir]                        register this repository as a project and turn memory on
   cairn status                            pipeline state, where settings come from, the last background upload
   cairn view                              what an agent gets at session start
-  cairn recall <query…>                   the memories that matter for a task
+  cairn recall <query…>                   the memories that matter for a task, each with its score and
+                                          what matched (words, concepts, cues, dates)
   cairn remember <name> --type <t> --description <d> [--team] [--session <id>] [text…]
                                           write a memory (text from the arguments or stdin); with the
                                           agent's session id it counts as the agent's own write
@@ -69,6 +74,7 @@ const USAGE = `cairn — long-term memory for coding agents
   cairn hook <event> [--agent claude|codex]
                                           run one hook (session-start, user-prompt-submit, post-tool-use,
                                           stop, subagent-stop, pre-compact, session-end); payload on stdin
+  cairn hook user-prompt-submit --explain  the same, and on stderr why each memory was served or held back
 
 CAIRN_URL and CAIRN_KEY override the saved login; CAIRN_PROJECT (a project id) overrides the repository's project.`;
 
@@ -96,7 +102,15 @@ async function login(/** @type {Record<string, any>} */ values) {
 	const key = values.key || process.env.CAIRN_KEY;
 	if (!url || !key) throw new Error("usage: cairn login --url <url> --key <key>");
 	const c = client({ url: String(url).replace(/\/+$/, ""), key: String(key) });
-	await c.get("/v1/projects"); // checks the URL and the key before saving them
+	try {
+		await c.get("/v1/projects"); // checks the URL and the key before saving them
+	} catch (err) {
+		if (err instanceof ApiError && err.status === 401)
+			throw new Error(
+				`${url} refused the key ${values.key ? "given with --key" : "in CAIRN_KEY"} (${err.code}); nothing was saved: check the key with whoever runs that service`,
+			);
+		throw err;
+	}
 	const file = writeConfig({ ...readConfig(), url: String(url).replace(/\/+$/, ""), key: String(key) });
 	out(`logged in to ${url}; saved to ${file}`);
 }
@@ -126,7 +140,7 @@ async function status(/** @type {string} */ dir) {
 	const s = /** @type {any} */ (settings).settings;
 	out(`project ${project.id} (${project.remote ?? project.root})`);
 	out(
-		`memories: ${s["memories.enabled"].value ? "on" : "off"} (${s["memories.enabled"].source}); extraction: ${s["memories.extractionTrigger"].value}`,
+		`memories: ${s["memories.enabled"].value ? "on" : "off — run `cairn init` to turn it on"} (${s["memories.enabled"].source}); extraction: ${s["memories.extractionTrigger"].value}`,
 	);
 	out(`pending outputs: ${p.pendingOutputs}; running: ${p.running}; dirty: ${p.dirty}; dead letters: ${p.deadLetters}`);
 	if (p.lastRun) out(`last consolidation: ${p.lastRun.outcome} at ${p.lastRun.at}${p.lastRun.error ? ` — ${p.lastRun.error}` : ""}`);
@@ -143,6 +157,8 @@ async function view(/** @type {string} */ dir) {
 	const c = api();
 	const project = await projectFor(c, dir);
 	const body = /** @type {any} */ (await c.get(`/v1/projects/${project.id}/view`));
+	const off = memoryOff(body.warnings);
+	if (off) throw new Error(`nothing to inject: ${off}`);
 	out(body.text || "(nothing to inject)");
 	for (const w of body.warnings ?? []) process.stderr.write(`cairn: ${w}\n`);
 }
@@ -151,9 +167,20 @@ async function recall(/** @type {string} */ dir, /** @type {string} */ query) {
 	if (!query.trim()) throw new Error("usage: cairn recall <query>");
 	const c = api();
 	const project = await projectFor(c, dir);
-	const body = /** @type {any} */ (await c.post(`/v1/projects/${project.id}/recall`, { query }));
-	if (body.memories.length === 0) out("no memories match");
-	for (const m of body.memories) out(`${m.name} (${m.type}, ${m.scope}) — ${m.description}\n  ${m.path}`);
+	const body = /** @type {any} */ (await c.post(`/v1/projects/${project.id}/recall`, { query, trace: true }));
+	const off = memoryOff(body.warnings);
+	if (off) throw new Error(`no memories recalled: ${off}`);
+	for (const w of body.warnings ?? []) process.stderr.write(`cairn: ${w}\n`);
+	if (body.memories.length === 0) out("no memories match: no word, concept or cue of the query is in any memory you can see");
+	/** @type {Map<string, any>} */
+	const trace = new Map((body.trace?.candidates ?? []).map((/** @type {any} */ t) => [`${t.scope}/${t.name}`, t]));
+	for (const m of body.memories) {
+		out(`${m.name} (${m.type}, ${m.scope}) — ${m.description}`);
+		// The trace keeps the score unrounded: a match found through a concept in a small project scores far below 0.001.
+		const t = trace.get(`${m.scope}/${m.name}`);
+		out(`  ${m.path}  score ${number(t?.score ?? m.score)}`);
+		out(`  matched: ${matched(t)}`);
+	}
 }
 
 async function rebuild(/** @type {string} */ dir) {
@@ -321,11 +348,13 @@ async function exportTo(/** @type {string} */ dir, /** @type {string} */ target)
 	}
 	writeUnder(target, "MEMORY.md", /** @type {string} */ (await c.get(`${base}/index`)));
 	let extras = 0;
+	let noSummary = false;
 	try {
 		writeUnder(target, "memory_summary.md", /** @type {string} */ (await c.get(`${base}/summary`)));
 		extras++;
 	} catch (err) {
 		if (!(err instanceof ApiError && err.status === 404)) throw err;
+		noSummary = true;
 	}
 	const skills = /** @type {any} */ (await c.get(`${base}/skills`)).skills;
 	for (const s of skills)
@@ -333,6 +362,8 @@ async function exportTo(/** @type {string} */ dir, /** @type {string} */ target)
 	out(
 		`exported ${memories.length} memories${skills.length ? `, ${skills.length} skills` : ""}${extras ? ", the summary" : ""} and MEMORY.md to ${target}`,
 	);
+	if (noSummary)
+		out("no memory_summary.md yet: consolidation writes it — run `cairn rebuild` (it builds your summary at once), then export again");
 }
 
 async function remember(/** @type {string} */ dir, /** @type {string[]} */ args, /** @type {Record<string, any>} */ values) {
@@ -355,6 +386,11 @@ async function remember(/** @type {string} */ dir, /** @type {string[]} */ args,
 		})
 	);
 	out(`remembered ${name} (${values.type}, ${scope}, version ${res.memory.version})`);
+	const settings = /** @type {any} */ (await c.get(`/v1/projects/${project.id}/settings/effective`).catch(() => null))?.settings;
+	if (settings && settings["memories.enabled"]?.value !== true)
+		process.stderr.write(
+			`cairn: stored, but memory is off for this repository, so no agent is served it — run \`cairn init\` to turn it on (memories.enabled, set by ${settings["memories.enabled"]?.source})\n`,
+		);
 }
 
 async function importFrom(/** @type {string} */ dir, /** @type {string} */ source) {
@@ -478,14 +514,17 @@ async function hook(sub, values) {
 	).unref();
 	try {
 		if (sub === "codex-notify") return await codexNotify();
-		const raw = await readStdin();
-		const payload = raw.trim() ? JSON.parse(raw) : {};
-		if (!payload || typeof payload !== "object") throw new Error("the hook payload is not a JSON object");
+		const payload = parsePayload(await readStdin());
 		agent ??= detectAgent(payload);
 		// `hook ingest` (installed by earlier versions) serves Stop and SessionEnd alike.
 		if (!known && sub === "ingest" && (payload.hook_event_name === "Stop" || payload.hook_event_name === "SessionEnd"))
 			event = payload.hook_event_name;
-		if (!event) throw new Error(`unknown hook "${String(sub).slice(0, 40)}"; one of ${Object.keys(HOOK_EVENTS).join(", ")}`);
+		if (!event) {
+			const near = nearest(String(sub), Object.keys(HOOK_EVENTS));
+			throw new Error(
+				`unknown hook "${String(sub).slice(0, 40)}"${near ? `; did you mean \`cairn hook ${near}\`?` : ""} (one of ${Object.keys(HOOK_EVENTS).join(", ")})`,
+			);
+		}
 		const deadline = started + budget - 150;
 		const context = await runHook(api(Math.max(100, deadline - Date.now())), {
 			event: /** @type {import("./hook.mjs").HookEvent} */ (event),
@@ -558,49 +597,83 @@ async function hooks(/** @type {string[]} */ args, /** @type {Record<string, any
 	if (agent === "codex") out("Codex runs a new or changed hook only once you trust it: open /hooks in Codex and trust Cairn's");
 }
 
-const errorMessage = (/** @type {unknown} */ err) =>
-	err instanceof ApiError
-		? `${err.message}${err.code && err.status ? ` (${err.code})` : ""}`
-		: err instanceof Error
-			? err.message
-			: String(err);
+const errorMessage = describeError;
+
+/** Every option of every command (`parseArgs`); a word not among them is refused with the nearest one. */
+const OPTIONS = /** @type {const} */ ({
+	url: { type: "string" },
+	key: { type: "string" },
+	yes: { type: "boolean", short: "y" },
+	watch: { type: "boolean" },
+	project: { type: "boolean" },
+	user: { type: "boolean" },
+	notify: { type: "boolean" },
+	team: { type: "boolean" },
+	type: { type: "string" },
+	description: { type: "string" },
+	session: { type: "string" },
+	agent: { type: "string" },
+	dir: { type: "string" },
+	merge: { type: "boolean" },
+	status: { type: "string" },
+	"admin-token": { type: "string" },
+	checkout: { type: "string" },
+	name: { type: "string" },
+	help: { type: "boolean", short: "h" },
+	version: { type: "boolean" },
+	undo: { type: "boolean" },
+	explain: { type: "boolean" },
+});
+
+/** The commands `main` knows, for "did you mean …?". */
+const COMMANDS = [
+	"setup",
+	"doctor",
+	"login",
+	"init",
+	"status",
+	"view",
+	"recall",
+	"remember",
+	"rebuild",
+	"review",
+	"enqueue",
+	"team",
+	"clear",
+	"reset",
+	"export",
+	"import",
+	"ingest",
+	"hooks",
+	"hook",
+	"help",
+];
 
 async function main() {
-	const { values, positionals } = parseArgs({
+	const { values, positionals, tokens } = parseArgs({
 		allowPositionals: true,
 		strict: false,
-		options: {
-			url: { type: "string" },
-			key: { type: "string" },
-			yes: { type: "boolean", short: "y" },
-			watch: { type: "boolean" },
-			project: { type: "boolean" },
-			user: { type: "boolean" },
-			notify: { type: "boolean" },
-			team: { type: "boolean" },
-			type: { type: "string" },
-			description: { type: "string" },
-			session: { type: "string" },
-			agent: { type: "string" },
-			dir: { type: "string" },
-			merge: { type: "boolean" },
-			status: { type: "string" },
-			"admin-token": { type: "string" },
-			checkout: { type: "string" },
-			name: { type: "string" },
-			help: { type: "boolean", short: "h" },
-			version: { type: "boolean" },
-		},
+		tokens: true,
+		options: OPTIONS,
 	});
 	const [command, ...rest] = positionals;
+	if (command === "hook") return hook(rest[0] ?? "", values); // a hook never refuses its command line
+	// An option no command knows (`--typ feedback`) would otherwise be read as a flag and a stray word.
+	for (const t of tokens ?? []) {
+		if (t.kind !== "option" || Object.hasOwn(OPTIONS, t.name)) continue;
+		const near = nearest(t.name, Object.keys(OPTIONS));
+		throw new Error(
+			`unknown option ${t.rawName}${near ? `; did you mean --${near}?` : ""} (\`cairn help\` lists every command and its options)`,
+		);
+	}
 	const dir = typeof values.dir === "string" ? values.dir : process.cwd();
-	if (command === "hook") return hook(rest[0] ?? "", values);
 	if (values.version) return out(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version);
 	if (values.help) return out(USAGE);
 	switch (command) {
 		case "login":
 			return login(values);
 		case "setup": {
+			if (values.undo) return undoSetup(dir, out);
 			const text = (/** @type {unknown} */ v) => (typeof v === "string" ? v : undefined);
 			return setup(
 				dir,
@@ -614,9 +687,14 @@ async function main() {
 				out,
 			);
 		}
-		case "doctor":
-			if (!report(await runChecks(dir), out)) process.exitCode = 1;
+		case "doctor": {
+			const given = {
+				url: typeof values.url === "string" ? values.url : undefined,
+				key: typeof values.key === "string" ? values.key : undefined,
+			};
+			if (!report(await runChecks(dir, given), out)) process.exitCode = 1;
 			return;
+		}
 		case "init":
 			return init(rest[0] ?? dir);
 		case "status":
@@ -658,8 +736,12 @@ async function main() {
 		case "help":
 			out(USAGE);
 			return;
-		default:
-			throw new Error(`unknown command "${String(command).slice(0, 40)}"; see \`cairn help\``);
+		default: {
+			const near = nearest(String(command), COMMANDS);
+			throw new Error(
+				`unknown command "${String(command).slice(0, 40)}"${near ? `; did you mean \`cairn ${near}\`?` : ""} (\`cairn help\` lists every command)`,
+			);
+		}
 	}
 }
 

@@ -6,7 +6,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { ApiError, client } from "./api.mjs";
 import { codexOnPath, listCodexHooks } from "./codex.mjs";
-import { readConfig } from "./config.mjs";
+import { keyNote, readConfig } from "./config.mjs";
 import { hookBudgetMs } from "./hook-output.mjs";
 import { CLAUDE_HOOKS, CODEX_HOOKS, cairnEvents, claudeSettingsPath, codexHooksPath } from "./hooks.mjs";
 import { repository } from "./project.mjs";
@@ -26,7 +26,8 @@ const onPath = (cmd) => {
 /**
  * Runs every check for the repository at `dir`.
  * @param {string} dir
- * @param {{ codex?: string | null }} [options] the `codex` program to ask about trust (default: the one on PATH)
+ * @param {{ codex?: string | null, url?: string, key?: string }} [options] the `codex` program to ask about trust
+ * (default: the one on PATH); a service URL and key to check instead of the saved login (`cairn doctor --url … --key …`)
  * @returns {Promise<Check[]>}
  */
 export async function runChecks(dir, options = {}) {
@@ -38,14 +39,18 @@ export async function runChecks(dir, options = {}) {
 		checks.push({ name, state: "fail", detail, fix });
 
 	const config = readConfig();
-	const url = (process.env.CAIRN_URL || config.url || "").replace(/\/+$/, "");
-	const key = process.env.CAIRN_KEY || config.key || "";
+	const url = (options.url || process.env.CAIRN_URL || config.url || "").replace(/\/+$/, "");
+	const key = options.key || process.env.CAIRN_KEY || config.key || "";
 	const repo = repository(dir);
 
 	// 1. Logged in.
 	if (!url || !key) {
 		fail("login", "no service URL or key saved", "run `cairn setup` (a local `npm start`) or `cairn login --url <url> --key <key>`");
-	} else ok("login", `${url}${process.env.CAIRN_URL || process.env.CAIRN_KEY ? " (from CAIRN_URL / CAIRN_KEY)" : ""}`);
+	} else
+		ok(
+			"login",
+			`${url}${options.url || options.key ? " (as given on the command line)" : process.env.CAIRN_URL || process.env.CAIRN_KEY ? " (from CAIRN_URL / CAIRN_KEY)" : ""}`,
+		);
 
 	// 2. The service answers; 3. the key is accepted; 4. the project is registered and memory is on.
 	let serviceUp = false;
@@ -57,7 +62,7 @@ export async function runChecks(dir, options = {}) {
 		try {
 			const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
 			serviceUp = res.ok;
-			if (res.ok) ok("service", `${url} answers`);
+			if (res.ok) ok("service", `${url} answers; console ${url}/console (sign in with your key)`);
 			else fail("service", `${url}/health answered HTTP ${res.status}`, "check the URL (`cairn login --url …`) and the deployment");
 		} catch {
 			fail(
@@ -74,11 +79,7 @@ export async function runChecks(dir, options = {}) {
 			ok("key", "accepted");
 		} catch (err) {
 			if (err instanceof ApiError && (err.status === 401 || err.status === 403))
-				fail(
-					"key",
-					`refused (${err.code})`,
-					"get a new key (`cairn setup` for a local service, or from your admin) and run `cairn login --url <url> --key <key>`",
-				);
+				fail("key", `refused (${err.code}) by ${url}`, options.key ? "check the key given with --key" : keyNote());
 			else fail("key", "could not be checked", "run `cairn doctor` again once the service answers");
 		}
 	} else skip("key", "the service is not reachable");

@@ -4,6 +4,7 @@
 import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { memoryOff } from "./api.mjs";
 import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
 import { injectRequest } from "./prompt-hook.mjs";
@@ -79,13 +80,16 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 	}
 	const project = await projectFor(api, cwd, { timeoutMs: left() });
 	const inject = async (/** @type {Record<string, unknown>} */ body) => {
-		const res = /** @type {{ text: string }} */ (
+		const res = /** @type {{ text: string, warnings?: string[] }} */ (
 			await api.post(
 				`/v1/projects/${project.id}/inject`,
 				{ ...body, ...(sessionId ? { sessionId } : {}), ...INJECT_LIMITS[agent] },
 				{ timeoutMs: left() },
 			)
 		);
+		// Memory switched off explains an empty block: one line on stderr, as for any other problem.
+		const off = memoryOff(res.warnings);
+		if (off) process.stderr.write(`cairn: ${off}\n`);
 		return res.text || null;
 	};
 

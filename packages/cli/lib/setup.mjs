@@ -4,14 +4,23 @@
 // Then: login, this repository registered with memory on, the Claude Code plugin (or hooks), the
 // Codex hooks and MCP entry — and it tells the user to trust the hooks in Codex, which only they can do.
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApiError, client } from "./api.mjs";
 import { codexOnPath } from "./codex.mjs";
 import { readConfig, writeConfig } from "./config.mjs";
-import { CLAUDE_HOOKS, CODEX_HOOKS, claudeSettingsPath, codexConfigPath, codexHooksPath, hookCommand, installHooks } from "./hooks.mjs";
+import {
+	CLAUDE_HOOKS,
+	CODEX_HOOKS,
+	claudeSettingsPath,
+	codexConfigPath,
+	codexHooksPath,
+	hookCommand,
+	installHooks,
+	uninstallHooks,
+} from "./hooks.mjs";
 import { projectFor, repository } from "./project.mjs";
 
 const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -22,6 +31,22 @@ export function checkoutOf(start = dirname(fileURLToPath(import.meta.url))) {
 		if (existsSync(join(dir, ".claude-plugin", "marketplace.json"))) return dir;
 	}
 	return null;
+}
+
+const DEFAULT_URL = "http://127.0.0.1:8787";
+
+/**
+ * The URL a checkout's running `npm start` serves at (scripts/start.mjs keeps it in .wrangler/cairn-dev.json
+ * while it runs), or null when none runs. @param {string} checkout
+ */
+export function devUrl(checkout) {
+	try {
+		const { url, pid } = JSON.parse(readFileSync(join(checkout, ".wrangler", "cairn-dev.json"), "utf8"));
+		process.kill(pid, 0); // throws when that launcher is gone (a file left by a killed one)
+		return typeof url === "string" && /^https?:\/\//.test(url) ? url : null;
+	} catch {
+		return null;
+	}
 }
 
 /** The local operator token from a checkout's `.dev.vars` (written by `npm start`). @param {string} checkout */
@@ -37,8 +62,8 @@ export function devAdminToken(checkout) {
  * @param {(s: string) => void} out
  */
 export async function setup(dir, options, out) {
-	const url = String(options.url || process.env.CAIRN_URL || "http://127.0.0.1:8787").replace(/\/+$/, "");
 	const checkout = options.checkout ? resolve(options.checkout) : checkoutOf();
+	const url = String(options.url || process.env.CAIRN_URL || (checkout ? devUrl(checkout) : null) || DEFAULT_URL).replace(/\/+$/, "");
 	let key = options.key || "";
 	if (!key) {
 		// A tenant and key of one's own on a local service, with the operator token: never against a deployment.
@@ -62,7 +87,10 @@ export async function setup(dir, options, out) {
 			headers: { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" },
 			body: JSON.stringify({ name, user }),
 		}).catch(() => null);
-		if (!res) throw new Error(`the service at ${url} does not answer: start it with \`npm start\` in the Cairn checkout`);
+		if (!res)
+			throw new Error(
+				`the service at ${url} does not answer: start it with \`npm start\` in the Cairn checkout, or pass the URL it runs at (--url http://127.0.0.1:8795)`,
+			);
 		if (res.status === 401 || res.status === 403)
 			throw new Error("the operator token was refused: check CAIRN_ADMIN_TOKEN in the checkout's .dev.vars");
 		if (!res.ok) throw new Error(`creating a tenant failed (HTTP ${res.status})`);
@@ -75,7 +103,11 @@ export async function setup(dir, options, out) {
 	try {
 		await api.get("/v1/projects");
 	} catch (err) {
-		throw new Error(err instanceof ApiError && err.status ? `the key was refused (${err.code})` : `the service at ${url} does not answer`);
+		throw new Error(
+			err instanceof ApiError && err.status
+				? `the key ${options.key ? "given with --key" : "just created"} was refused by ${url} (${err.code}): check it with whoever runs that service`
+				: `the service at ${url} does not answer: check the URL (--url) and that the service runs`,
+		);
 	}
 	const saved = writeConfig({ ...readConfig(), url, key });
 	out(`logged in to ${url}; saved to ${saved}`);
@@ -118,9 +150,65 @@ export async function setup(dir, options, out) {
 	out("");
 	out("Two things only you can do:");
 	out(
-		`  1. Codex runs a new hook only once you trust it: open Codex, run /hooks and trust Cairn's ${codexOnPath() ? "" : "(once Codex is installed) "}hooks.`,
+		codexOnPath()
+			? "  1. Codex runs a new hook only once you trust it: open Codex, run /hooks and trust Cairn's hooks."
+			: "  1. Codex runs a new hook only once you trust it: once Codex is installed, open it, run /hooks and trust Cairn's hooks.",
 	);
-	out(`  2. The MCP servers read the key from the environment: add to your shell profile`);
+	out("  2. The MCP servers read the key from the environment: add to your shell profile");
 	out(`       export CAIRN_URL=${url} CAIRN_KEY=${key}`);
-	out("Then `cairn doctor` checks everything.");
+	out("");
+	out("Next:");
+	out(`  - The console: ${url}/console — sign in with the key above (CAIRN_KEY).`);
+	out("  - Try a prompt as the agent sends it; --explain says why each memory was served or held back:");
+	out(`       ${tryPrompt(repo.root)}`);
+	out("  - `cairn doctor` checks everything.");
+	out("  - To undo: `cairn setup --undo` removes the hooks, the plugin, the MCP entry and the saved login (memories stay on the service).");
+}
+
+/** A shell command that feeds the prompt hook what Claude Code sends on UserPromptSubmit. @param {string} root */
+export function tryPrompt(root) {
+	const payload = JSON.stringify({
+		session_id: "try-cairn",
+		transcript_path: "",
+		cwd: root,
+		permission_mode: "default",
+		hook_event_name: "UserPromptSubmit",
+		prompt: "How do we run the tests here?",
+	});
+	return `echo '${payload.replaceAll("'", "'\\''")}' | ${hookCommand("user-prompt-submit", "claude", false)} --explain`;
+}
+
+/**
+ * `cairn setup --undo`: removes what setup installed for this user — the Claude Code plugin or hooks in
+ * ~/.claude/settings.json, the Codex hooks and MCP entry — and the saved login. Memories stay on the service.
+ * @param {string} dir @param {(s: string) => void} out
+ */
+export function undoSetup(dir, out) {
+	const repo = repository(dir);
+	const claude = spawnSync(process.platform === "win32" ? "where" : "which", ["claude"], { encoding: "utf8" }).status === 0;
+	if (claude) {
+		const r = spawnSync("claude", ["plugin", "uninstall", "cairn@cairn"], { encoding: "utf8" });
+		out(r.status === 0 ? "Claude Code: uninstalled the cairn plugin" : "Claude Code: no cairn plugin installed");
+	}
+	const claudeFile = claudeSettingsPath("user", repo.root);
+	out(
+		uninstallHooks(claudeFile).length
+			? `Claude Code: removed Cairn's hooks from ${claudeFile}`
+			: `Claude Code: no Cairn hooks in ${claudeFile}`,
+	);
+	const hooksFile = codexHooksPath("user", repo.root);
+	out(uninstallHooks(hooksFile).length ? `Codex: removed Cairn's hooks from ${hooksFile}` : `Codex: no Cairn hooks in ${hooksFile}`);
+	const configFile = codexConfigPath();
+	const toml = existsSync(configFile) ? readFileSync(configFile, "utf8") : "";
+	// The table setup appended: its header up to the next table (or the end).
+	const without = toml.replace(/\n?^\[mcp_servers\.cairn\]\n(?:(?!\[)[^\n]*\n?)*/m, "\n");
+	if (without !== toml) {
+		writeFileSync(configFile, `${without.replace(/\n{3,}/g, "\n\n").replace(/^\n+/, "")}`);
+		out(`Codex: removed the cairn MCP server from ${configFile}`);
+	}
+	const { url: _url, key: _key, ...rest } = readConfig();
+	out(`forgot the saved login in ${writeConfig(rest)}`);
+	out(
+		"Memories stay on the service (`cairn clear` deletes a project's before undoing); remove CAIRN_URL and CAIRN_KEY from your shell profile.",
+	);
 }

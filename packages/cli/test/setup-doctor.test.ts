@@ -22,7 +22,7 @@ beforeAll(() => {
 	expect(setup.status, setup.stderr).toBe(0);
 	expect(setup.stdout).toContain("created tenant doctor-tenant");
 	expect(setup.stdout).toContain("memories are on");
-	expect(setup.stdout).toContain("open Codex, run /hooks and trust Cairn's");
+	expect(setup.stdout).toMatch(/open (Codex|it), run \/hooks and trust Cairn's hooks\./);
 });
 
 describe("cairn setup", () => {
@@ -64,6 +64,7 @@ describe("cairn doctor", () => {
 		expect(doctor.status, doctor.stdout).toBe(0);
 		for (const name of ["login", "service", "key", "project", "claude hooks", "codex hooks", "uploads", "injection"])
 			expect(line(doctor.stdout, name).line, name).toMatch(/^ok /);
+		expect(line(doctor.stdout, "service").line).toContain(`console ${url}/console`);
 		expect(doctor.stdout).toContain("all checks passed");
 	});
 
@@ -73,6 +74,17 @@ describe("cairn doctor", () => {
 		expect(line(fresh.stdout, "login").fix).toBe("fix: run `cairn setup` (a local `npm start`) or `cairn login --url <url> --key <key>`");
 	});
 
+	it("checks the URL and key it is given instead of the saved login", () => {
+		const config = JSON.parse(readFileSync(join(user.home, ".config", "cairn", "config.json"), "utf8"));
+		const given = machine().run(["doctor", "--url", url, "--key", config.key], { cwd: repo });
+		expect(line(given.stdout, "login").line).toBe(`ok    login         ${url} (as given on the command line)`);
+		expect(line(given.stdout, "service").line).toContain(`${url} answers; console ${url}/console`);
+		expect(line(given.stdout, "key").line).toMatch(/^ok /);
+		const elsewhere = cairn(["doctor", "--url", "http://127.0.0.1:9"]);
+		expect(elsewhere.status).toBe(1);
+		expect(line(elsewhere.stdout, "service").line).toContain("http://127.0.0.1:9 does not answer");
+	});
+
 	it("service down: says to start it or fix the URL", () => {
 		const down = cairn(["doctor"], { CAIRN_URL: "http://127.0.0.1:9" });
 		expect(down.status).toBe(1);
@@ -80,11 +92,11 @@ describe("cairn doctor", () => {
 		expect(line(down.stdout, "service").fix).toContain("start the service (`npm start` in the Cairn checkout)");
 	});
 
-	it("key refused: says to get a new key", () => {
+	it("key refused: says where the key came from and how to replace it", () => {
 		const bad = cairn(["doctor"], { CAIRN_KEY: "cairn_not_a_real_key" });
 		expect(bad.status).toBe(1);
 		expect(line(bad.stdout, "key").line).toContain("refused (unauthorized)");
-		expect(line(bad.stdout, "key").fix).toContain("get a new key");
+		expect(line(bad.stdout, "key").fix).toContain("the key came from CAIRN_KEY in the environment, which overrides the saved login");
 	});
 
 	it("a repository not set up, then one with memory off: says to run cairn init", async () => {

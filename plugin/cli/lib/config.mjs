@@ -45,6 +45,17 @@ export function credentials() {
 	return { url: url.replace(/\/+$/, ""), key, config };
 }
 
+/**
+ * Where the key in use came from, and what to do about a refused one: `CAIRN_KEY` overrides the saved login.
+ */
+export function keyNote() {
+	const file = join(configDir(), "config.json");
+	const url = process.env.CAIRN_URL ? " (and the URL from CAIRN_URL)" : "";
+	return process.env.CAIRN_KEY
+		? `the key came from CAIRN_KEY in the environment${url}, which overrides the saved login in ${file}; unset CAIRN_KEY to use the saved login, or set it to a valid key`
+		: `the key came from the saved login in ${file}${url}; run \`cairn login --url <url> --key <key>\` with a valid key (or \`cairn setup\` against a local service)`;
+}
+
 /** Where per-session cursors, locks and the background log live. */
 export const stateDir = () => join(configDir(), "state");
 

@@ -61,3 +61,18 @@ export function detectAgent(payload) {
 export const emit = (s) => {
 	if (s) writeSync(1, `${s}\n`);
 };
+
+/** The payload an agent sends on stdin: one JSON object, or nothing. A parser's message would quote the input. @param {string} raw */
+export function parsePayload(raw) {
+	let payload;
+	try {
+		payload = raw.trim() ? JSON.parse(raw) : {};
+	} catch {
+		throw new Error(
+			'the hook payload on stdin is not JSON: the agent sends one JSON object per event (README, "Try the hooks by hand"); continuing without memory',
+		);
+	}
+	if (!payload || typeof payload !== "object" || Array.isArray(payload))
+		throw new Error('the hook payload on stdin is not a JSON object (README, "Try the hooks by hand"); continuing without memory');
+	return payload;
+}

@@ -4,9 +4,9 @@
 // only this module, its output helpers, the config reader and the transcript-tail reader.
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { ApiError } from "./api.mjs";
+import { describeError, memoryOff } from "./api.mjs";
 import { knownProject, readConfig } from "./config.mjs";
-import { detectAgent, emit, hookBudgetMs, hookOutput, INJECT_LIMITS } from "./hook-output.mjs";
+import { detectAgent, emit, hookBudgetMs, hookOutput, INJECT_LIMITS, parsePayload } from "./hook-output.mjs";
 import { postJson } from "./post-json.mjs";
 import { recentTools } from "./recent-tools.mjs";
 
@@ -50,13 +50,6 @@ async function projectId(cwd, service, timeoutMs) {
 	return (await projectFor(client({ ...service, timeoutMs }), cwd, { timeoutMs })).id;
 }
 
-const message = (/** @type {unknown} */ err) =>
-	err instanceof ApiError
-		? `${err.message}${err.code && err.status ? ` (${err.code})` : ""}`
-		: err instanceof Error
-			? err.message
-			: String(err);
-
 /**
  * Never blocks or breaks the agent: exits 0 in time whatever happens, at most one line on stderr, and
  * Codex always gets a JSON object its schema accepts.
@@ -65,6 +58,8 @@ const message = (/** @type {unknown} */ err) =>
 export async function promptHook(args) {
 	const started = performance.timeOrigin;
 	const flag = args.indexOf("--agent");
+	// --explain: why each candidate was served or held back, on stderr (stdout stays what the agent reads).
+	const explain = args.includes("--explain");
 	/** @type {"claude" | "codex" | null} */
 	let agent =
 		flag >= 0 && (args[flag + 1] === "claude" || args[flag + 1] === "codex") ? /** @type {"claude" | "codex"} */ (args[flag + 1]) : null;
@@ -79,11 +74,10 @@ export async function promptHook(args) {
 	const budget = hookBudgetMs("UserPromptSubmit");
 	setTimeout(() => finish(null, "hook timed out; continuing without memory"), Math.max(0, started + budget - 40 - Date.now())).unref();
 	try {
-		const raw = await readStdin();
-		const payload = raw.trim() ? JSON.parse(raw) : {};
-		if (!payload || typeof payload !== "object") throw new Error("the hook payload is not a JSON object");
+		const payload = parsePayload(await readStdin());
 		agent ??= detectAgent(payload);
-		if (typeof payload.prompt !== "string" || !payload.prompt) return finish(null, null);
+		if (typeof payload.prompt !== "string" || !payload.prompt)
+			return finish(null, explain ? "the payload has no prompt: nothing to look up" : null);
 		const config = readConfig();
 		const url = process.env.CAIRN_URL || config.url;
 		const key = process.env.CAIRN_KEY || config.key;
@@ -95,10 +89,14 @@ export async function promptHook(args) {
 				? resolve(payload.cwd)
 				: process.cwd();
 		const id = await projectId(dir, service, Math.max(100, deadline - Date.now()));
-		const body = injectRequest({ agent, payload, deadline });
+		const body = { ...injectRequest({ agent, payload, deadline }), ...(explain ? { trace: true } : {}) };
 		const res = await postJson(service, `/v1/projects/${id}/inject`, body, Math.max(100, deadline - Date.now()));
-		finish(res && typeof res.text === "string" && res.text ? res.text : null, null);
+		if (explain) {
+			const { explainInject } = await import("./explain.mjs");
+			for (const line of explainInject(res)) process.stderr.write(`cairn: ${line}\n`);
+		}
+		finish(res && typeof res.text === "string" && res.text ? res.text : null, explain ? null : memoryOff(res?.warnings));
 	} catch (err) {
-		finish(null, message(err));
+		finish(null, describeError(err));
 	}
 }

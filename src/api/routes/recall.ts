@@ -41,6 +41,21 @@ const RecallBody = z
 	})
 	.openapi("RecallRequest");
 
+const RecallTraceSchema = z
+	.object({
+		terms: z.array(z.string()),
+		concepts: z.array(z.string()).openapi({ description: "The concepts the query names (the concept map of software work)" }),
+		candidates: z.array(z.record(z.string(), z.unknown())).openapi({
+			description:
+				"Every candidate: `name`, `scope`, `score` and its factors (`bm25`, `typePrior`, `freshness`, `coverage`), `decision` (returned, or why not), and what it matched: `matchedTerms` (query words), `concepts` (the query's concepts it is about), `cues` (its cues holding a query word), `dated` (written when the query says), `neighbourOf`, `similarity`; per prompt also `evidence`, `held` and `about`",
+		}),
+		note: z.string().optional(),
+		weights: z.record(z.string(), z.unknown()).optional().openapi({
+			description: "Per-prompt recall: the weight of each word and concept of the prompt in this project",
+		}),
+	})
+	.openapi("RecallTrace");
+
 const RecalledMemorySchema = z.object({
 	name: z.string(),
 	type: MemoryTypeSchema,
@@ -79,14 +94,7 @@ recallRoutes.openapi(
 					memories: z.array(RecalledMemorySchema),
 					warnings: z.array(z.string()),
 					fallbackReason: z.string().optional(),
-					trace: z
-						.object({
-							terms: z.array(z.string()),
-							concepts: z.array(z.string()).openapi({ description: "The concepts the query names (the concept map of software work)" }),
-							candidates: z.array(z.record(z.string(), z.unknown())),
-							note: z.string().optional(),
-						})
-						.optional(),
+					trace: RecallTraceSchema.optional(),
 				}),
 			),
 			...errors(400, 401, 403, 404),
@@ -201,6 +209,10 @@ const InjectBody = z
 				description:
 					"Session start: what the session is about, as the hook reads it from git (folder name, branch, recent commit subjects, files changed on the branch). Ranks the index's facts and lets through the topic files the relevance decision is sure of; only paths and subjects, never file contents",
 			}),
+		trace: z.boolean().optional().openapi({
+			description:
+				"Return recall's trace in `recall.trace`: every candidate with its decision (served or why held back) and what it matched — words, concepts, cues, dates",
+		}),
 	})
 	.openapi("InjectRequest");
 
@@ -242,6 +254,7 @@ export const InjectResultSchema = z
 					.string()
 					.optional()
 					.openapi({ description: "Why the model selector's answer is not the one served (no time left, failure)" }),
+				trace: RecallTraceSchema.optional().openapi({ description: "With `trace: true`: why each candidate was served or held back" }),
 			})
 			.optional()
 			.openapi({ description: "How the recalled memories were chosen (present when a query was given)" }),

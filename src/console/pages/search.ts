@@ -4,7 +4,37 @@ import { type Loose, seg } from "../api";
 import { type ConsolePage, failure, loadProject, render } from "../context";
 import { apiErrorNotice, empty, memoryPath, notice, projectPath, SCOPES, selectOptions } from "../view";
 
-const fmt = (n: unknown) => (typeof n === "number" ? (Number.isInteger(n) ? String(n) : n.toFixed(3)) : n == null ? "" : String(n));
+/** A number as the trace shows it: three decimals, or three significant digits when smaller (a BM25 of 1.2e-6 is not 0.000). */
+export const fmt = (n: unknown) =>
+	typeof n === "number"
+		? Number.isInteger(n)
+			? String(n)
+			: Math.abs(n) < 0.0005 && n !== 0
+				? n.toPrecision(3)
+				: n.toFixed(3)
+		: n == null
+			? ""
+			: String(n);
+
+/** A service warning, with the fix when it is the one that empties every answer: memory switched off. */
+export const warningText = (w: string, projectId: string) =>
+	w.includes("memories.enabled")
+		? html`${w}. Nothing is recalled or injected until it is on: turn on <code>memories.enabled</code> in <a href="${projectPath(projectId, "settings")}">Settings</a>, or run <code>cairn init</code> in the repository.`
+		: w;
+
+/** What a traced candidate matched: words, the concepts and cues that brought it in, the time the query names. */
+export function matchedCell(t: Loose) {
+	const list = (v: unknown) => (Array.isArray(v) ? (v as string[]) : []);
+	const parts = [
+		list(t.matchedTerms).length ? html`<div>words: ${list(t.matchedTerms).join(", ")}</div>` : "",
+		list(t.concepts).length ? html`<div>concepts: ${list(t.concepts).join(", ")}</div>` : "",
+		list(t.cues).length ? html`<div>cues: ${list(t.cues).map((c, i) => html`${i ? "; " : ""}“${c}”`)}</div>` : "",
+		t.dated ? html`<div>written when the query says</div>` : "",
+		typeof t.neighbourOf === "string" ? html`<div>written next to ${t.neighbourOf}</div>` : "",
+		typeof t.similarity === "number" ? html`<div>meaning: similarity ${fmt(t.similarity)}</div>` : "",
+	].filter(Boolean);
+	return parts.length ? parts : html`<span class="muted">nothing</span>`;
+}
 
 export const searchRoutes: ConsolePage = (app) => {
 	app.get("/projects/:projectId/search", async (c) => {
@@ -47,7 +77,7 @@ export const searchRoutes: ConsolePage = (app) => {
 			`Search · ${project.name}`,
 			html`${form}
 <div class="stats"><div>Engine: <strong>${r.data.engine}</strong></div><div>Retrieval: <strong>${r.data.retrieval}</strong></div>${r.data.fallbackReason ? html`<div>Fallback: ${r.data.fallbackReason}</div>` : ""}${r.data.retrievalNote ? html`<div>${r.data.retrievalNote}</div>` : ""}</div>
-${((r.data.warnings ?? []) as string[]).map((w) => notice("info", w))}
+${((r.data.warnings ?? []) as string[]).map((w) => notice("info", warningText(w, project.id)))}
 <h2>Results</h2>
 ${
 	memories.length === 0
@@ -58,14 +88,14 @@ ${
 			)}</ol>`
 }
 <h2 id="trace">Why: the recall trace</h2>
-<p class="small muted">Query terms: ${((r.data.trace?.terms ?? []) as string[]).map((t) => html`<code>${t}</code> `)}. Score = BM25 × type prior × freshness (and coverage of the query's terms).</p>
+<p class="small muted">Query terms: ${((r.data.trace?.terms ?? []) as string[]).map((t) => html`<code>${t}</code> `)}${((r.data.trace?.concepts ?? []) as string[]).length ? html`; concepts: ${((r.data.trace?.concepts ?? []) as string[]).map((t) => html`<code>${t}</code> `)}` : ""}. Score = BM25 (words, and at half weight the cue index of cues and concepts) × type prior × freshness (and coverage of the query's terms).</p>
 ${
 	trace.length === 0
 		? empty("No candidate matched any query term.")
-		: html`<div class="table-wrap" tabindex="0" role="region" aria-label="Scrollable table"><table data-testid="trace"><thead><tr><th scope="col">Memory</th><th scope="col">Scope</th><th scope="col">Decision</th><th scope="col">Score</th>${columns.map((k) => html`<th scope="col">${k}</th>`)}<th scope="col">Matched terms</th></tr></thead>
+		: html`<div class="table-wrap" tabindex="0" role="region" aria-label="Scrollable table"><table data-testid="trace"><thead><tr><th scope="col">Memory</th><th scope="col">Scope</th><th scope="col">Decision</th><th scope="col">Score</th>${columns.map((k) => html`<th scope="col">${k}</th>`)}<th scope="col">Matched</th></tr></thead>
 <tbody>${trace.map(
 				(t) =>
-					html`<tr><td>${t.name}</td><td>${t.scope}</td><td>${t.decision}</td><td>${fmt(t.score)}</td>${columns.map((k) => html`<td>${fmt(t[k])}</td>`)}<td>${Array.isArray(t.matchedTerms) ? t.matchedTerms.join(", ") : ""}</td></tr>`,
+					html`<tr><td>${t.name}</td><td>${t.scope}</td><td>${t.decision}</td><td>${fmt(t.score)}</td>${columns.map((k) => html`<td>${fmt(t[k])}</td>`)}<td>${matchedCell(t)}</td></tr>`,
 			)}</tbody></table></div>`
 }`,
 			extra,
