@@ -70,6 +70,9 @@ describe("events and evidence", () => {
 	});
 });
 
+/** What a prompt's block put in front of the model: its files, then the lines it offered. */
+const reached = (parts: Loose) => [...parts.memories, ...parts.offered].map((m: Loose) => m.name as string);
+
 describe("what a session is served", () => {
 	it("a colleague's recall and inject under my session id do not change what my session is handed", async () => {
 		await putMemory(tenant.token, projectId, "pnpm-only", "pnpm install; pnpm test.", {
@@ -96,22 +99,23 @@ describe("what a session is served", () => {
 							json: { query, sessionId, include: "memories", onlyNew: true },
 						}),
 					)
-				).parts.memories.length,
-			(n) => n === 0,
+				).parts,
+			(parts) => reached(parts).length === 0,
 		);
 		// Mine has not: it gets the memory, once.
 		const mine = await json(
 			await call(`${base()}/inject`, { token: tenant.token, json: { query, sessionId, include: "memories", onlyNew: true } }),
 		);
-		expect(mine.parts.memories.map((m: Loose) => m.name)).toEqual(["pnpm-only"]);
+		// A file or, when the decision is less sure, its line: either way once.
+		expect(reached(mine.parts)).toEqual(["pnpm-only"]);
 		await until(
 			async () =>
 				(
 					await json(
 						await call(`${base()}/inject`, { token: tenant.token, json: { query, sessionId, include: "memories", onlyNew: true } }),
 					)
-				).parts.memories.length,
-			(n) => n === 0,
+				).parts,
+			(parts) => reached(parts).length === 0,
 		);
 	});
 });

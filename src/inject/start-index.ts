@@ -89,6 +89,6 @@ export function topicMap(view: StartView, listed: Record<Kind, number>): string 
 	return [
 		"Not listed above:",
 		...lines,
-		'When a task touches one of these, search with memory_recall (MCP) or `cairn recall "<words>"`, and open a file with memory_read memory://root/<name>.md (team: memory://root/team/<name>.md). Every memory: memory://root/MEMORY.md.',
+		'When a task touches one of these, search with memory_recall (MCP) or `cairn recall "<words>"`, and open a file with memory_read memory://root/<name>.md (for a line marked team, put team/ before the name). Every memory: memory://root/MEMORY.md.',
 	].join("\n");
 }

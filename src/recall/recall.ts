@@ -94,7 +94,8 @@ export interface TraceEntry extends Omit<ScoredMemory["trace"], "coverage"> {
 		| "not selected by model"
 		| "not relevant enough"
 		| "below the best match"
-		| "offered as a line";
+		| "offered as a line"
+		| "line already shown";
 }
 
 export interface RecallResult {
@@ -378,6 +379,8 @@ export async function recall(
 	for (const t of trace) {
 		if (chosen.some((c) => c.row.name === t.name && c.row.scope === t.scope)) t.decision = "returned";
 		else if (offered.some((c) => c.row.name === t.name && c.row.scope === t.scope)) t.decision = "offered as a line";
+		else if (listed.has(t.name) && offerable.some((c) => c.row.name === t.name && c.row.scope === t.scope))
+			t.decision = "line already shown";
 	}
 	const result: RecallResult = {
 		engine,

@@ -36,6 +36,7 @@ const HELD = {
 	"not relevant enough": "what it matched weighs too little for this prompt",
 	"below the best match": "its evidence is well below the best match's",
 	"offered as a line": "its line was left out to fit the hook's size budget",
+	"line already shown": "its line was already shown to this session",
 };
 
 /**

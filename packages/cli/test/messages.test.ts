@@ -190,19 +190,22 @@ describe("why, on demand", () => {
 		expect(served.status).toBe(0);
 		expect(JSON.parse(served.stdout).hookSpecificOutput.additionalContext).toContain("memory://root/package-manager.md");
 		expect(served.stderr).toMatch(/cairn: prompt: words .*lodash [\d.]+; concepts deps/);
+		// Its file when the decision is sure, else its line offered beside the files: either way said.
 		expect(served.stderr).toMatch(
-			/cairn: served {2}package-manager: evidence [\d.]+, coverage [\d.]+; matched words npm, install.*; concepts deps/,
+			/cairn: (served {2}|line {4})package-manager: (offered as an index line \(not sure enough for its file\); )?evidence [\d.]+, coverage [\d.]+; matched words npm, install.*; concepts deps/,
 		);
 
 		const again = cairn(["hook", "user-prompt-submit", "--agent", "codex", "--explain"], { input: promptPayload(prompt, repo, session) });
 		expect(JSON.parse(again.stdout)).toEqual({});
-		expect(again.stderr).toMatch(/cairn: held {4}package-manager: already handed to this session/);
+		expect(again.stderr).toMatch(
+			/cairn: held {4}package-manager: (already handed to this session|its line was already shown to this session)/,
+		);
 
 		const weak = cairn(["hook", "user-prompt-submit", "--agent", "codex", "--explain"], {
 			input: promptPayload("Can we ship to production on Friday afternoon?"),
 		});
 		expect(weak.stderr).toMatch(
-			/cairn: held {4}deploy-freeze: what it matched weighs too little for this prompt; evidence [\d.]+, coverage [\d.]+; matched words friday/,
+			/cairn: (held {4}deploy-freeze: what it matched weighs too little for this prompt|line {4}deploy-freeze: offered as an index line \(not sure enough for its file\)); evidence [\d.]+, coverage [\d.]+; matched words friday/,
 		);
 
 		const nothing = cairn(["hook", "user-prompt-submit", "--agent", "claude", "--explain"], { input: promptPayload("zxqv wibble") });
