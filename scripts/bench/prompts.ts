@@ -38,19 +38,25 @@ export function figures(set: string, lang: string, prompts: Served[]): PromptFig
 	};
 }
 
-/** Figures per set and language, then per set over both languages. */
-export function promptFigures(results: PromptSetResult[]): PromptFigures[] {
-	const rows: PromptFigures[] = [];
+/** `make` per set and language, then per set over both languages. */
+function perSetAndLanguage<T>(
+	results: PromptSetResult[],
+	make: (set: string, lang: string, prompts: PromptSetResult["prompts"]) => T,
+): T[] {
+	const rows: T[] = [];
 	for (const set of [...new Set(results.map((r) => r.set))]) {
 		const all = results.filter((r) => r.set === set).flatMap((r) => r.prompts);
 		for (const lang of ["en", "ko"]) {
 			const some = all.filter((p) => p.lang === lang);
-			if (some.length > 0) rows.push(figures(set, lang, some));
+			if (some.length > 0) rows.push(make(set, lang, some));
 		}
-		rows.push(figures(set, "all", all));
+		rows.push(make(set, "all", all));
 	}
 	return rows;
 }
+
+/** Figures per set and language, then per set over both languages. */
+export const promptFigures = (results: PromptSetResult[]): PromptFigures[] => perSetAndLanguage(results, figures);
 
 const pct = (x: number, of: number) => (of ? `${((x / of) * 100).toFixed(1)} %` : "–");
 
@@ -118,18 +124,7 @@ export function front(set: string, lang: string, prompts: Fronted[]): FrontFigur
 }
 
 /** In-front figures per set and language, then per set over both languages. */
-export function frontFigures(results: PromptSetResult[]): FrontFigures[] {
-	const rows: FrontFigures[] = [];
-	for (const set of [...new Set(results.map((r) => r.set))]) {
-		const all = results.filter((r) => r.set === set).flatMap((r) => r.prompts);
-		for (const lang of ["en", "ko"]) {
-			const some = all.filter((p) => p.lang === lang);
-			if (some.length > 0) rows.push(front(set, lang, some));
-		}
-		rows.push(front(set, "all", all));
-	}
-	return rows;
-}
+export const frontFigures = (results: PromptSetResult[]): FrontFigures[] => perSetAndLanguage(results, front);
 
 /** The markdown table of `frontFigures`. */
 export function frontTable(rows: FrontFigures[]): string[] {
