@@ -160,7 +160,6 @@ describe("inject", () => {
 		expect(body.text).toContain(`- ${300 - body.parts.listed.facts} more project facts and references, about:`);
 		expect(body.text).toMatch(/about: fact 300, billing 150, shipping 150/);
 		expect(body.text).toContain("search with memory_recall (MCP)");
-		expect(body.warnings.join(" ")).toContain("the index lists");
 		// MEMORY.md itself keeps the spec's caps.
 		const res = await call(`/v1/projects/${pid}/index`, { token: tenant.token });
 		const file = await res.text();
@@ -277,9 +276,9 @@ describe("inject", () => {
 			body: "Migration tests flake on CI runners. Rerun once; investigate only a second failure.",
 		});
 		const full = await inject(pid, { query: "migration tests are flaky on CI" });
-		expect(full.chars).toBeGreaterThan(9_500);
-		const cut = await inject(pid, { query: "migration tests are flaky on CI", maxChars: 9_500 });
-		expect(cut.chars).toBeLessThanOrEqual(9_500);
+		expect(full.chars).toBeGreaterThan(5_000);
+		const cut = await inject(pid, { query: "migration tests are flaky on CI", maxChars: 5_000 });
+		expect(cut.chars).toBeLessThanOrEqual(5_000);
 		expect(cut.text.length).toBe(cut.chars);
 		expect(cut.parts.memories[0].name).toBe("flaky-migrations");
 		expect(cut.text).toContain("memory://root/flaky-migrations.md");

@@ -129,10 +129,11 @@ const blockResult = (
 const empty = (warnings: string[]): InjectResult => blockResult("", false, warnings, {}, []);
 
 /**
- * The start block's index reads at most this many rows of each type by standing (more than a block lists:
- * about 60–80 lines fit 9,500 characters); recall's candidates for the session's context join them.
+ * The start block's index reads at most this many rows of each type by standing: every rule a project is
+ * likely to have (they compete for the block), and for facts, which can number thousands, a few of the
+ * most served (about 60–80 lines fit 9,500 characters; recall's candidates for the session's context join them).
  */
-const START_ROWS = 100;
+const START_ROWS = { rules: 200, facts: 60 };
 
 const ageShort = (days: number) =>
 	days < 1 ? "today" : days < 60 ? `${days} day${days === 1 ? "" : "s"} old` : `${Math.round(days / 30)} months old`;

@@ -40,7 +40,7 @@ import { enqueueSessions, scanProjectIdleSessions } from "../pipeline/triggers";
 import { backfillVectors, type CandidateOptions, findCandidates } from "../search/candidates";
 import { findMemory, resolveMemoryUrl } from "../search/resolve";
 import { recordServed, servedTo } from "../search/served";
-import { startView } from "../search/start-view";
+import { type Kind, startView } from "../search/start-view";
 import { readSessionMemory, refreshSessionMemory } from "../session-memory/session-memory";
 import { deadLetterCount, listSessions, markEnded, requireOwnSession, sessionsWithPendingTurns } from "../sessions/sessions";
 import type { ProjectContext } from "../storage/context";
@@ -242,7 +242,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/** The session-start block's index rows: every header the caller may see in `scopes`, the first `limit` of each kind by standing, counts and topics. */
-	startView(ctx: ProjectContext, scopes: MemoryScope[], limit: number) {
+	startView(ctx: ProjectContext, scopes: MemoryScope[], limit: Record<Kind, number>) {
 		return this.run(ctx.projectId, () => startView(this.db, ctx, scopes, limit));
 	}
 

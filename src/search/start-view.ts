@@ -33,7 +33,7 @@ export type Kind = "rules" | "facts";
 export const kindOf = (type: MemoryType): Kind => (type === "feedback" || type === "user" ? "rules" : "facts");
 
 export interface StartView {
-	/** The first `limit` rows of each kind by standing. */
+	/** The first rows of each kind by standing (`limit`). */
 	rules: HeaderRow[];
 	facts: HeaderRow[];
 	/** Memories the caller may see, per type. */
@@ -61,11 +61,16 @@ const summaries = new Map<string, Summary>();
 const SUMMARIES_KEPT = 64;
 
 /**
- * The view. Rows: per type, the first `limit` by use (most served, then most recently changed) through
- * the (project, type, times served, updated) index, never every memory's row (team memory is ranked up
- * by the Worker among them). Counts and topics: one pass over the names, cached as above.
+ * The view. Rows: per type of rule, the first `limit.rules` by use (cited or read, then served); per type
+ * of fact, the first `limit.facts` most served through the (project, type, times served, updated) index,
+ * never every fact's row (team memory is ranked up by the Worker among them). Counts and topics: one pass over the names, cached as above.
  */
-export async function startView(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[], limit: number): Promise<StartView> {
+export async function startView(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	scopes: MemoryScope[],
+	limit: Record<Kind, number>,
+): Promise<StartView> {
 	const view: StartView = {
 		rules: [],
 		facts: [],
@@ -75,13 +80,23 @@ export async function startView(db: ProjectDb, ctx: ProjectContext, scopes: Memo
 	if (scopes.length === 0) return view;
 	const columns =
 		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at";
+	// Rules and preferences are few and all compete for the block: by use first (cited or read), then by how
+	// often served. Facts can be many: the most served through the index, few of them (recall's candidates
+	// for the session's context join them in the Worker).
 	const statements = MEMORY_TYPES.map((type) =>
-		db
-			.prepare(
-				`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
-				 ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?4`,
-			)
-			.bind(ctx.projectId, type, ctx.userId, limit),
+		kindOf(type) === "rules"
+			? db
+					.prepare(
+						`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
+						 ORDER BY m.cited_sessions + m.read_sessions DESC, m.times_served DESC, m.updated_at DESC LIMIT ?4`,
+					)
+					.bind(ctx.projectId, type, ctx.userId, limit.rules)
+			: db
+					.prepare(
+						`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
+						 ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?4`,
+					)
+					.bind(ctx.projectId, type, ctx.userId, limit.facts),
 	);
 	const generation = await db.prepare("SELECT index_generation AS g FROM projects WHERE id = ?").bind(ctx.projectId).first<{ g: number }>();
 	const key = `${ctx.projectId}/${ctx.userId}/${scopes.join(",")}/${generation?.g ?? 0}`;
@@ -96,8 +111,8 @@ export async function startView(db: ProjectDb, ctx: ProjectContext, scopes: Memo
 		seen.add(row.id);
 		view[kindOf(row.type)].push(row);
 	}
-	view.rules = view.rules.sort(standing).slice(0, limit);
-	view.facts = view.facts.sort(standing).slice(0, limit);
+	view.rules = view.rules.sort(standing).slice(0, limit.rules);
+	view.facts = view.facts.sort(standing).slice(0, limit.facts);
 	return { ...view, ...summary };
 }
 

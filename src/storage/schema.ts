@@ -263,6 +263,9 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 1 while only its line was shown, 0 once its body was. The prompt block offers no line twice and
 	// still serves a body whose line alone was shown.
 	`ALTER TABLE session_served ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;`,
+	// 18: the session-start block's rules by use (cited or read, then served; src/search/start-view.ts), read
+	// through an index in that order rather than by sorting every rule of the project.
+	`CREATE INDEX memories_use ON memories (project_id, type, cited_sessions + read_sessions, times_served, updated_at);`,
 ];
 
 /**

@@ -277,11 +277,9 @@ recallRoutes.openapi(
 		const ctx = c.get("projectContext");
 		const request = c.req.valid("json");
 		const result = await buildInjection(c.env, ctx, request);
-		// What a session-start block lists is recorded before it is answered: the session's first prompt
-		// must not be offered those lines again. A prompt's block is recorded off the response path.
-		const record = recordServedMemories(c.env, ctx, result.servedIds, request.sessionId, result.listedIds);
-		if (request.include !== "memories" && request.sessionId) await record;
-		else c.executionCtx.waitUntil(record);
+		// Recorded off the response path; the call to the project's object leaves before the answer does, so
+		// the session's next request (its first prompt) finds what this block listed.
+		c.executionCtx.waitUntil(recordServedMemories(c.env, ctx, result.servedIds, request.sessionId, result.listedIds));
 		const { servedIds: _ids, listedIds: _listed, ...body } = result;
 		return c.json(body, 200);
 	},
