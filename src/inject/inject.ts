@@ -3,6 +3,7 @@ import readPathTemplate from "../../prompts/read_path.md";
 import { CairnError } from "../errors";
 import { fillTemplate } from "../lib/template";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
+import { memoryUrl } from "../memory/paths";
 import { memoryContentOf } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
 import { projectStore } from "../project/client";
@@ -234,7 +235,7 @@ export async function buildInjection(
 		const cut = surelyWithin(content, PER_MEMORY_TOKENS)
 			? { text: content, truncated: false }
 			: truncateToTokens(content, PER_MEMORY_TOKENS);
-		const path = memoryPath(m.row);
+		const path = memoryUrl(m.row.scope, m.row.name);
 		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
 		if (cut.truncated) truncated = true;
 		memoryBlocks.push({
@@ -257,8 +258,8 @@ export async function buildInjection(
 		// Index lines of the next candidates, for the agent (a model) to judge: path, description, age.
 		const offered = (recalled?.offered ?? []).map((m) => ({
 			id: m.row.id,
-			line: `- ${memoryPath(m.row)} — ${m.row.description.replace(/\s+/g, " ").trim()} (${ageShort(m.ageDays)})`,
-			info: { name: m.row.name, path: memoryPath(m.row), type: m.row.type, ageDays: m.ageDays },
+			line: `- ${memoryUrl(m.row.scope, m.row.name)} — ${m.row.description.replace(/\s+/g, " ").trim()} (${ageShort(m.ageDays)})`,
+			info: { name: m.row.name, path: memoryUrl(m.row.scope, m.row.name), type: m.row.type, ageDays: m.ageDays },
 		}));
 		const assemble = () =>
 			[
@@ -335,15 +336,17 @@ export async function buildInjection(
 		rows[kindOf(m.row.type)].push(m.row);
 	}
 	const inBlock = new Set(memoryBlocks.map((m) => m.id));
-	const scopeOn = (scope: string) =>
-		featureOff(settings, `${scope} memory`, [scope === "team" ? "memories.teamMemory" : "memories.personalMemory"]) === null;
-	const listable = (rows: HeaderRow[]) => rows.filter((r) => !inBlock.has(r.id) && scopeOn(r.scope));
+	const scopesOn = new Set(
+		(["personal", "team"] as const).filter(
+			(scope) => featureOff(settings, `${scope} memory`, [scope === "team" ? "memories.teamMemory" : "memories.personalMemory"]) === null,
+		),
+	);
+	const listable = (rows: HeaderRow[]) => rows.filter((r) => !inBlock.has(r.id) && scopesOn.has(r.scope));
 	const now = Date.now();
 	const ruleRows = rankHeaders(listable(rows.rules), relevance, now);
 	const factRows = rankHeaders(listable(rows.facts), relevance, now);
 	const ruleLines = ruleRows.map(headerLine);
 	const factLines = factRows.map(headerLine);
-	const inBlockOf = (kind: "rules" | "facts") => memoryBlocks.filter((m) => kindOf(m.info.type as MemoryType) === kind).length;
 
 	// Daily logs in assistant mode.
 	const logBlocks: { block: string; date: string; tokens: number }[] = [];
@@ -369,9 +372,9 @@ export async function buildInjection(
 	let sessionText = sessionMemory;
 	const summaryPart = (n: number) => summaryLines.slice(0, n).join("\n").trimEnd();
 	const indexPart = (k: typeof kept) => {
-		const listedRules = k.rules + inBlockOf("rules");
-		const listedFacts = k.facts + inBlockOf("facts");
-		const map = view ? topicMap(view, { rules: listedRules, facts: listedFacts }) : "";
+		// Files in the block count as listed (the memories dropped to fit, step 2 below, are named by the map).
+		const inBlockRules = memoryBlocks.filter((m) => kindOf(m.info.type as MemoryType) === "rules").length;
+		const map = view ? topicMap(view, { rules: k.rules + inBlockRules, facts: k.facts + memoryBlocks.length - inBlockRules }) : "";
 		if (!view || k.rules + k.facts === 0) return map ? `## Memory index (Cairn)\n\n${map}` : "";
 		return [
 			"## Memory index (Cairn: rules first, then what this work is likely to need)",
@@ -469,6 +472,3 @@ export async function buildInjection(
 	);
 	return { ...block, ...recallInfo };
 }
-
-/** A memory's URL: memory://root/<name>.md, or memory://root/team/<name>.md. */
-const memoryPath = (row: { name: string; scope: string }) => `memory://root/${row.scope === "team" ? "team/" : ""}${row.name}.md`;

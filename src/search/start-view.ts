@@ -83,20 +83,17 @@ export async function startView(
 	// Rules and preferences are few and all compete for the block: by use first (cited or read), then by how
 	// often served. Facts can be many: the most served through the index, few of them (recall's candidates
 	// for the session's context join them in the Worker).
+	const order = (kind: Kind) =>
+		kind === "rules"
+			? "m.cited_sessions + m.read_sessions DESC, m.times_served DESC, m.updated_at DESC"
+			: "m.times_served DESC, m.updated_at DESC";
 	const statements = MEMORY_TYPES.map((type) =>
-		kindOf(type) === "rules"
-			? db
-					.prepare(
-						`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
-						 ORDER BY m.cited_sessions + m.read_sessions DESC, m.times_served DESC, m.updated_at DESC LIMIT ?4`,
-					)
-					.bind(ctx.projectId, type, ctx.userId, limit.rules)
-			: db
-					.prepare(
-						`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
-						 ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?4`,
-					)
-					.bind(ctx.projectId, type, ctx.userId, limit.facts),
+		db
+			.prepare(
+				`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
+				 ORDER BY ${order(kindOf(type))} LIMIT ?4`,
+			)
+			.bind(ctx.projectId, type, ctx.userId, limit[kindOf(type)]),
 	);
 	const generation = await db.prepare("SELECT index_generation AS g FROM projects WHERE id = ?").bind(ctx.projectId).first<{ g: number }>();
 	const key = `${ctx.projectId}/${ctx.userId}/${scopes.join(",")}/${generation?.g ?? 0}`;
@@ -105,12 +102,7 @@ export async function startView(
 		if (summaries.size >= SUMMARIES_KEPT) summaries.delete(summaries.keys().next().value as string);
 		summaries.set(key, summary);
 	}
-	const seen = new Set<number>();
-	for (const row of results.flatMap((r) => r.results)) {
-		if (seen.has(row.id)) continue;
-		seen.add(row.id);
-		view[kindOf(row.type)].push(row);
-	}
+	for (const row of results.flatMap((r) => r.results)) view[kindOf(row.type)].push(row);
 	view.rules = view.rules.sort(standing).slice(0, limit.rules);
 	view.facts = view.facts.sort(standing).slice(0, limit.facts);
 	return { ...view, ...summary };
