@@ -66,6 +66,14 @@ export function familySamples(perFamily = 40, seed = 25): FamilySample[] {
 		const id = `${int(1, 9)}${pick(DIGITS, int(16, 18))}`;
 		return context(`${b64url(id)}.${pick(B64URL, 6)}.${pick(B64URL, int(27, 38))}`);
 	});
+	// The same tokens where code and configuration put them: after a dot or an auth scheme, with the
+	// longer signatures of newer tokens; and user tokens behind two-factor authentication ("mfa.").
+	add("discord bot token in code", () => {
+		const id = `${int(1, 9)}${pick(DIGITS, int(16, 19))}`;
+		const tok = `${b64url(id)}.${pick(B64URL, oneOf([6, 7]))}.${pick(B64URL, oneOf([27, 38, 44]))}`;
+		return oneOf([`client.login(${tok})`, `Authorization: Bot ${tok}`, `cfg.${tok}`, `"token": "${tok}"`, `DISCORD_TOKEN=${tok}`]);
+	});
+	add("discord mfa token", () => context(`mfa.${pick(B64URL, 84)}`));
 	// JWTs: three segments, two (unsigned), or split by a line break or spaces around a dot.
 	const header = () => b64url(JSON.stringify({ alg: oneOf(["HS256", "RS256", "ES256", "none"]), typ: "JWT" }));
 	const payload = () =>
@@ -88,6 +96,23 @@ export function familySamples(perFamily = 40, seed = 25): FamilySample[] {
 		])();
 		return `-----BEGIN ${kind}PRIVATE KEY-----${body}`;
 	});
+	// Passwords in URLs: more schemes, an empty user, a "%" or percent-encoded characters in the password.
+	add("url password, other schemes", () => {
+		const scheme = oneOf(["amqps", "smtp", "sftp", "wss", "ldap", "clickhouse", "git+https", "redis", "postgresql", "jdbc:mysql"]);
+		const user = oneOf(["", "app", "svc-deploy", "default", "mailer"]);
+		const raw = `${pick(ALNUM, int(6, 14))}${oneOf(["%", "!", "#", "@", "/"])}${pick(ALNUM, int(3, 8))}`;
+		const password = oneOf([raw.replace(/[#@/]/g, "%"), encodeURIComponent(raw), `%${pick(ALNUM, int(8, 16))}`]);
+		return `${scheme}://${user}:${password}@${oneOf(["mq.internal:5671", "smtp.example.com:587", "db:5432", "10.1.2.3"])}/x`;
+	});
+	// A token as the whole user-info of a clone or API URL.
+	add("url token user-info", () => {
+		const token = oneOf([() => pick(ALNUM, 40), () => pick(HEX, 40), () => pick(B64URL, int(24, 60))])();
+		return oneOf([
+			`git clone https://${token}@github.com/acme/api.git`,
+			`remote: https://${token}@git.example.com/team/app.git`,
+			`curl https://${token}@api.example.net/v2/items`,
+		]);
+	});
 	// Passwords in URLs.
 	add("url password", () => {
 		const scheme = oneOf(["https", "http", "postgres", "mysql", "redis", "amqp", "mongodb+srv", "ftp"]);
@@ -97,9 +122,34 @@ export function familySamples(perFamily = 40, seed = 25): FamilySample[] {
 	// GitLab token families: personal, runner authentication and registration, incoming mail, deploy,
 	// feed, SCIM, trigger, CI job, OAuth application, agent, feature flags.
 	add("gitlab", () => {
-		const prefix = oneOf(["glpat-", "glrt-", "glimt-", "gldt-", "glft-", "glsoat-", "glptt-", "glcbt-", "gloas-", "glagent-", "glffct-"]);
+		const prefix = oneOf([
+			"glpat-",
+			"glrt-",
+			"glrtr-",
+			"glimt-",
+			"gldt-",
+			"glft-",
+			"glsoat-",
+			"glptt-",
+			"glcbt-",
+			"gloas-",
+			"glagent-",
+			"glffct-",
+			"glwt-",
+		]);
 		const body = prefix === "glcbt-" ? `${int(1, 99)}_${pick(B64URL, 20)}` : pick(B64URL, oneOf([20, 25, 27, 40, 64]));
 		return context(`${prefix}${body}`);
+	});
+	// GitLab tokens inside URLs and addresses: an incoming-mail token in a reply address, a token in a path.
+	add("gitlab in urls and addresses", () => {
+		const prefix = oneOf(["glimt-", "glpat-", "glrt-", "glrtr-", "glft-", "gldt-", "glptt-"]);
+		const token = `${prefix}${pick(prefix === "glimt-" ? "abcdefghijklmnopqrstuvwxyz0123456789" : B64URL, oneOf([20, 25, 27]))}`;
+		return oneOf([
+			`Reply to incoming+acme-web-${int(1, 9999)}-${token}-issue@gitlab.example.com`,
+			`https://gitlab.example.com/-/incoming/${token}`,
+			`https://gitlab.example.com/api/v4/projects/${int(1, 999)}/trigger/pipeline?token=${token}&ref=main`,
+			`https://gitlab.example.com/dashboard/projects.atom?feed_token=${token}`,
+		]);
 	});
 	add("gitlab runner registration", () => context(`GR1348941${pick(B64URL, 20)}`));
 	// The other families the policy lists, in their providers' formats.

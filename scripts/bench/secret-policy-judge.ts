@@ -19,6 +19,7 @@ const PREFIXES: [string, string][] = [
 	...[
 		"glpat-",
 		"glrt-",
+		"glrtr-",
 		"GR1348941",
 		"glcbt-",
 		"glimt-",
@@ -156,12 +157,23 @@ const JWT_RE = /(?<![A-Za-z0-9_-])eyJ([A-Za-z0-9_-]{5,})\s{0,8}\.\s{0,8}(eyJ[A-Z
 const KEY_HEADER_RE = /-----BEGIN ?(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----/;
 const URL_RE = /\b([a-z][a-z0-9+.-]{1,20}):\/\/([^\s:/?#@"'<>]{0,128}):([^\s/?#@"'<>]{1,256})@[A-Za-z0-9[]/gi;
 
+const URL_TOKEN_RE = /\b([a-z][a-z0-9+.-]{1,20}):\/\/([A-Za-z0-9_-]{20,256})@([A-Za-z0-9.-]+)/gi;
+
 /** Formats a provider documents without a distinctive prefix, in the context the provider gives them. */
 const CONTEXT_FORMATS: [RegExp, string][] = [
 	// Microsoft Entra client secrets: three characters, a digit, "Q~", then 31 or more.
 	[/(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/, "azure-ad-client-secret"],
 	// Discord bot tokens: a base64 user id, a dot, 6 characters, a dot, 27 or more (three base64url parts).
-	[/(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{20,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/, "discord"],
+	[/(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{20,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,64}(?![A-Za-z0-9_-])/, "discord"],
+	// Discord user tokens behind two-factor authentication: "mfa." and 84 base64url characters.
+	[/(?<![A-Za-z0-9_.-])mfa\.[A-Za-z0-9_-]{84}(?![A-Za-z0-9_-])/, "discord"],
+	// GitLab tokens inside a reply address or a URL path ("incoming+grp-app-42-glimt-…-issue@…", "/-/incoming/glimt-…").
+	[
+		/(?<![A-Za-z0-9_])gl(?:pat|rt|rtr|cbt|imt|dt|ft|oas|soat|ptt|agent|ffct|wt|cst)-(?=[A-Za-z0-9_-]{0,300}[0-9A-Z])[A-Za-z0-9_-]{20,300}/,
+		"gitlab",
+	],
+	// AWS access key ids in their real format: a prefix and 16 base32 characters, digits or not.
+	[/(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Z0-9])/, "aws"],
 	// Slack incoming webhooks and Discord webhooks: the URL is the credential.
 	[/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9]{8,}\/[A-Za-z0-9]{8,}\/[A-Za-z0-9]{8,}/, "slack"],
 	[/discord(?:app)?\.com\/api\/webhooks\/\d{8,}\/[A-Za-z0-9_-]{20,}/, "discord"],
@@ -201,7 +213,7 @@ export function judge(text: string): Verdict {
 	for (const m of text.matchAll(URL_RE)) {
 		const password = m[3] ?? "";
 		if (/^(?:file|data|blob|mailto|urn)$/i.test(m[1] ?? "")) continue;
-		if (isPlaceholder(password) || /^\$|^%|^\{/.test(password)) continue;
+		if (isPlaceholder(password) || /^\$|^%[A-Za-z_]+%$|^\{/.test(password)) continue;
 		// The word standing for the value ("user:password@host", "admin:secret@") is the placeholder the
 		// policy's own example uses.
 		if (/^(?:password|passwd|pwd|secret|token|changeme|mypassword)$/i.test(password)) continue;
@@ -209,6 +221,12 @@ export function judge(text: string): Verdict {
 		// ("abc", "1111", "foo") are what setup guides write in place of a value.
 		if (password === m[2] || /^(?:abc|foo|bar|baz|test|123|1234|12345)$/i.test(password) || /^(.)\1{3,}$/.test(password)) continue;
 		return { verdict: "secret", family: "url-password" };
+	}
+	// URL user-info that is a token by itself ("https://<token>@github.com/…"); a Sentry DSN's public key is not.
+	for (const m of text.matchAll(URL_TOKEN_RE)) {
+		const token = m[2] ?? "";
+		if (/^(?:file|data|mailto|urn|ssh|git)$/i.test(m[1] ?? "") || /sentry|ingest\./i.test(m[3] ?? "")) continue;
+		if (!isPlaceholder(token) && /[0-9]/.test(token) && /[A-Za-z]/.test(token)) return { verdict: "secret", family: "url-password" };
 	}
 	// A provider's prefix followed by at least 8 token characters.
 	for (const m of text.matchAll(PREFIX_RE)) {

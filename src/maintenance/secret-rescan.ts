@@ -18,7 +18,8 @@ import { cuesOf, secretScanText } from "../memory/store";
 import { findSecrets, ruleNames } from "../security/secrets";
 import type { ProjectEnv } from "../storage/env";
 
-export const SECRET_POLICY_VERSION = 1;
+// 2: GitLab prefixes in addresses and paths, Discord `mfa.` tokens, tokens as a URL's user-info, `%` in URL passwords.
+export const SECRET_POLICY_VERSION = 2;
 /** Memories examined per visit of a project (each one scan of its text from the search index). */
 export const RESCAN_PER_VISIT = 200;
 

@@ -26,9 +26,10 @@ export const PROVIDER_PREFIXES = [
 	"ghs_",
 	"ghr_",
 	// GitLab: personal, runner authentication and registration, CI job, incoming mail, deploy, feed,
-	// OAuth application secret, SCIM, trigger, agent, feature-flag client tokens.
+	// OAuth application secret, SCIM, trigger, agent, feature-flag client and workspace tokens.
 	"glpat-",
 	"glrt-",
+	"glrtr-",
 	"glcbt-",
 	"glimt-",
 	"gldt-",
@@ -38,6 +39,8 @@ export const PROVIDER_PREFIXES = [
 	"glptt-",
 	"glagent-",
 	"glffct-",
+	"glwt-",
+	"glcst-",
 	"GR1348941",
 	// Slack: bot, user, workspace, refresh, session, legacy OAuth, configuration, app-level tokens.
 	"xoxb-",

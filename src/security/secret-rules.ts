@@ -681,7 +681,7 @@ export function acceptUrlCredential(_value: string, m: RegExpExecArray): boolean
 	if (!password || /^(?:file|data|blob|about|javascript|mailto|urn)$/.test(scheme)) return false;
 	// Templates: "${DB_PASS}", "$(cat pw)", "$PASSWORD", "%PASSWORD%", "{{ pass }}", "<password>".
 	if (
-		/^\$(?:\{|\(|[A-Z_][A-Z0-9_]*$|[a-z_][a-z0-9_]*$|\d$)|^[%{<[]/.test(password) ||
+		/^\$(?:\{|\(|[A-Z_][A-Z0-9_]*$|[a-z_][a-z0-9_]*$|\d$)|^[{<[]|^%[A-Za-z_][A-Za-z0-9_]*%$/.test(password) ||
 		/\$\{|\{\{|<[A-Za-z_]|%[A-Z_]+%/.test(user + password)
 	)
 		return false;
@@ -761,6 +761,8 @@ function commandScanner(command: RegExp, flag: RegExp, check: (value: string) =>
 // ---------------------------------------------------------------------------------------------
 // The rules
 
+/** The token prefixes GitLab documents (without the `-`). */
+const GITLAB_PREFIX = /^gl(?:pat|dt|rt|rtr|ptt|cbt|imt|agent|oas|soat|ffct|ft|wt|cst)$/;
 const B = "(?<![A-Za-z./])"; // a prefix must not continue a word, a file name or a path
 /** For prefixes that also occur inside base64 ("EAAA" in an ssh-rsa key): not inside a base64 run. */
 const BB = "(?<![A-Za-z0-9+/=._-])";
@@ -843,9 +845,18 @@ export const SECRET_RULES: SecretRule[] = [
 	// Source hosts and package registries
 	token("github-token", re(`${B}gh[pousr]_[A-Za-z0-9]{36,251}${E}`), { prefix: /^gh._/ }),
 	token("github-fine-grained-pat", re(`${B}github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}${E}`), { prefix: /^github_pat_/ }),
-	token("gitlab-token", re(`${B}gl(?:pat|dt|rt|ptt|cbt|imt|agent|oas|soat|ffct|ft|wt)-[A-Za-z0-9_.-]{20,300}${E_}`), {
-		prefix: /^gl[a-z]+-/,
-	}),
+	// GitLab's token prefixes (`glpat-`, `glrt-`, `glrtr-`, `glimt-`, `glcbt-`, …, and any it adds): `gl`, a
+	// few letters and `-`. A path or URL may precede it (`/-/incoming/glimt-…`); a prefix GitLab has not
+	// documented yet needs a random body of at least 20 characters.
+	{
+		id: "gitlab-token",
+		pattern: re(`(?<![A-Za-z0-9_])(gl[a-z]{2,7})-[A-Za-z0-9_.-]{20,300}${E_}`),
+		accept: (v, m, text) => {
+			const body = v.slice((m[1]?.length ?? 0) + 1);
+			if (looksLikePlaceholder(body) || looksLikePlaceholder(v) || truncatedAfter(text, m.index + v.length)) return false;
+			return GITLAB_PREFIX.test(m[1] ?? "") ? true : isRandomToken(body.replace(/\.\d{2}\.[a-z0-9]{1,12}$/, ""), 20);
+		},
+	},
 	token("gitlab-runner-registration", re(`${B}GR1348941[A-Za-z0-9_-]{20}${E_}`), { prefix: /^GR1348941/ }),
 	token("npm-token", re(`${B}npm_[A-Za-z0-9]{36}${E}`), { prefix: /^npm_/ }),
 	token("pypi-token", re(`${B}pypi-AgE[A-Za-z0-9_-]{50,1000}`), { prefix: /^pypi-AgE[A-Za-z0-9]{0,20}/, minBits: 3.5 }),
@@ -874,9 +885,12 @@ export const SECRET_RULES: SecretRule[] = [
 	{
 		id: "discord-bot-token",
 		// Three base64url parts; the first is the bot's numeric user id in base64.
-		pattern: re(`(?<![A-Za-z0-9_.-])([MNO][A-Za-z0-9_-]{22,27})\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40}${E_}`),
+		// A dot may precede it (`config.<token>`): the first part decoding to a user id is what tells.
+		pattern: re(`(?<![A-Za-z0-9_-])([MNO][A-Za-z0-9_-]{22,27})\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,64}${E_}`),
 		accept: (_v, m) => /^\d{17,20}$/.test(decodeBase64(m[1] ?? "") ?? "") && !looksLikePlaceholder(m[0].split(".")[2] ?? ""),
 	},
+	// Discord user tokens of accounts with two-factor authentication: `mfa.` and 84 base64url characters.
+	token("discord-mfa-token", re(`(?<![A-Za-z0-9_.-])mfa\\.[A-Za-z0-9_-]{84}${E_}`), { prefix: /^mfa\./, minBits: 4 }),
 	{
 		id: "discord-webhook",
 		pattern: re(`(?:discord|discordapp)\\.com/api(?:/v\\d{1,2})?/webhooks/\\d{17,20}/([A-Za-z0-9_-]{60,80})${E_}`),
@@ -1171,6 +1185,19 @@ export const SECRET_RULES: SecretRule[] = [
 		pre: 1,
 		group: 3,
 		accept: (v, m) => acceptUrlCredential(v, m),
+	},
+	{
+		// A token as the whole user-info: `https://<token>@github.com/org/repo.git`. A Sentry DSN's key is
+		// public by design and stays.
+		id: "token-in-url",
+		pattern: re(`:\\/\\/(?<=(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{1,24}):\\/\\/)([A-Za-z0-9_-]{20,256})@([A-Za-z0-9.-]{1,253})`),
+		pre: 1,
+		group: 2,
+		accept: (v, m) =>
+			!/^(?:file|data|mailto|urn|ssh|git)$/i.test(m[1] ?? "") &&
+			!/(?:^|\.)sentry(?:\.|$)|ingest\./i.test(m[3] ?? "") &&
+			!looksLikePlaceholder(v) &&
+			isRandomToken(v, 20),
 	},
 	{
 		id: "oracle-jdbc-password",
