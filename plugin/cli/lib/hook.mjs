@@ -5,6 +5,7 @@ import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { memoryOff } from "./api.mjs";
+import { checkCitedCode, saveCited } from "./code-check.mjs";
 import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
 import { injectRequest } from "./prompt-hook.mjs";
@@ -50,6 +51,32 @@ export function findRollout(threadId) {
 		return null;
 	};
 	return walk(root);
+}
+
+/**
+ * The paths the caller's memories cite (`GET …/citations`); null when the service could not say in time.
+ * @param {ReturnType<import("./api.mjs").client>} api @param {string} projectId @param {number} timeoutMs
+ * @returns {Promise<import("./code-check.mjs").CitedPath[] | null>}
+ */
+async function listCited(api, projectId, timeoutMs) {
+	try {
+		const res = /** @type {{ paths?: unknown }} */ (await api.request("GET", `/v1/projects/${projectId}/citations`, { timeoutMs }));
+		return Array.isArray(res?.paths) ? /** @type {import("./code-check.mjs").CitedPath[]} */ (res.paths) : null;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * The session start's check of cited code, saved for the prompt hooks that follow; null when nothing is cited.
+ * @param {{ id: string, root: string }} project @param {import("./code-check.mjs").CitedPath[] | null} cited @param {number} timeoutMs
+ */
+function codeForStart(project, cited, timeoutMs) {
+	if (!cited) return null;
+	saveCited(project.id, project.root, cited);
+	if (cited.length === 0) return null;
+	const code = checkCitedCode(project.root, cited, { renames: true, timeoutMs });
+	return code && code.files.length > 0 ? code : null;
 }
 
 /**
@@ -113,10 +140,17 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 						() => null,
 					)
 				: Promise.resolve(null);
+		// The paths memories cite are asked for while git reads the context; their blob ids then ride along the injection.
+		const cited = listCited(api, project.id, left());
 		const { folder, branch, commits, files } = repositoryContext(cwd);
 		const context = { folder, ...(branch ? { branch } : {}), commits, files };
+		const code = codeForStart(project, await cited, Math.min(1500, left() / 3));
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
-		const text = await inject({ context, ...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}) });
+		const text = await inject({
+			context,
+			...(code ? { code } : {}),
+			...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}),
+		});
 		await Promise.race([pull, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
 		return text;
 	}

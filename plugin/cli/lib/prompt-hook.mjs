@@ -1,10 +1,12 @@
 // @ts-check
 // `cairn hook user-prompt-submit`: every prompt waits for it, so it is built to start fast. Once the
-// project is known it runs no subprocess and makes one request (node:http, not fetch), and it loads
-// only this module, its output helpers, the config reader and the transcript-tail reader.
+// project is known it makes one request (node:http, not fetch) and runs at most one subprocess (`git
+// ls-files` for the paths memories cite, when the session start listed any), and it loads only this
+// module, its output helpers, the config reader, the transcript-tail reader and the code check.
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { describeError, memoryOff } from "./api.mjs";
+import { indexBlobs, savedCited } from "./code-check.mjs";
 import { knownProject, readConfig } from "./config.mjs";
 import { detectAgent, emit, hookBudgetMs, hookOutput, INJECT_LIMITS, parsePayload } from "./hook-output.mjs";
 import { postJson } from "./post-json.mjs";
@@ -51,6 +53,19 @@ async function projectId(cwd, service, timeoutMs) {
 }
 
 /**
+ * The blob ids now of the paths the session start listed (one `git ls-files`), so the memories of this
+ * prompt's block are marked by the code as it is now; renames are the session start's to follow.
+ * @param {string} projectId
+ */
+function citedCodeNow(projectId) {
+	const saved = savedCited(projectId);
+	if (!saved || saved.paths.length === 0) return null;
+	const now = indexBlobs(saved.root, saved.paths, 500);
+	if (!now) return null;
+	return { files: saved.paths.map((path) => ({ path, blob: now.get(path) ?? null })), renames: false };
+}
+
+/**
  * Never blocks or breaks the agent: exits 0 in time whatever happens, at most one line on stderr, and
  * Codex always gets a JSON object its schema accepts.
  * @param {string[]} args what follows `hook user-prompt-submit` on the command line
@@ -89,7 +104,8 @@ export async function promptHook(args) {
 				? resolve(payload.cwd)
 				: process.cwd();
 		const id = await projectId(dir, service, Math.max(100, deadline - Date.now()));
-		const body = { ...injectRequest({ agent, payload, deadline }), ...(explain ? { trace: true } : {}) };
+		const code = citedCodeNow(id);
+		const body = { ...injectRequest({ agent, payload, deadline }), ...(code ? { code } : {}), ...(explain ? { trace: true } : {}) };
 		const res = await postJson(service, `/v1/projects/${id}/inject`, body, Math.max(100, deadline - Date.now()));
 		if (explain) {
 			const { explainInject } = await import("./explain.mjs");
