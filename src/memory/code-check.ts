@@ -58,10 +58,15 @@ export interface CodeMark {
 	gone: string[];
 }
 
-/** What the hooks are asked to check: every path the caller's memories cite; `since` when its write-time blob is wanted. */
+/**
+ * What the hooks are asked to check: every path the caller's memories cite; `since` when its write-time
+ * blob is wanted; `unchecked` when a citation of it was never checked (a hook that remembers what it sent
+ * last sends the paths so flagged, and otherwise only what changed).
+ */
 export interface CitedPath {
 	path: string;
 	since?: string;
+	unchecked?: true;
 }
 
 const VISIBLE = "m.project_id = ?1 AND (m.scope = 'team' OR m.owner_id = ?2)";
@@ -82,17 +87,22 @@ export function citationStatements(db: ProjectDb, projectId: string, ref: RowRef
 	];
 }
 
-/** Every path the caller's memories (personal and team) cite, with `since` where the blob at write time is still to be set. */
+/**
+ * Every path the caller's memories (personal and team) cite, with `since` where the blob at write time is
+ * still to be set (never checked; a path found untracked is compared from when it first appears).
+ */
 export async function citedPaths(db: ProjectDb, ctx: ProjectContext): Promise<{ paths: CitedPath[]; truncated: boolean }> {
 	const { results } = await db
 		.prepare(
-			`SELECT c.path, min(CASE WHEN c.base_blob IS NULL THEN c.written_at END) AS since FROM code_citations c
+			`SELECT c.path, min(CASE WHEN c.base_blob IS NULL AND c.state = 'unchecked' THEN c.written_at END) AS since, max(c.state = 'unchecked') AS unchecked FROM code_citations c
 			 JOIN memories m ON m.id = c.memory_id WHERE ${VISIBLE} AND m.archived_at IS NULL
 			 GROUP BY c.path ORDER BY c.path LIMIT ?3`,
 		)
 		.bind(ctx.projectId, ctx.userId, MAX_CHECKED_PATHS + 1)
-		.all<{ path: string; since: string | null }>();
-	const paths = results.slice(0, MAX_CHECKED_PATHS).map((r) => (r.since ? { path: r.path, since: r.since } : { path: r.path }));
+		.all<{ path: string; since: string | null; unchecked: number }>();
+	const paths = results
+		.slice(0, MAX_CHECKED_PATHS)
+		.map((r): CitedPath => ({ path: r.path, ...(r.since ? { since: r.since } : {}), ...(r.unchecked ? { unchecked: true as const } : {}) }));
 	return { paths, truncated: results.length > MAX_CHECKED_PATHS };
 }
 

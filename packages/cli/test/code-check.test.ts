@@ -3,7 +3,7 @@
 // changed; the next session's hooks — Claude Code's and Codex's, with the payloads they send — mark each
 // memory (or not) in their blocks, and only paths and blob ids leave the machine.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, gitRepo, type Loose, machine, slowService, tenant } from "./helpers.ts";
@@ -133,6 +133,8 @@ describe("a memory about code knows its code", () => {
 		const env = { CAIRN_URL: service.url, CAIRN_KEY: key };
 		const blocks: Record<string, string> = {};
 		for (const agent of ["claude", "codex"] as const) {
+			// Each agent's hook does the whole check: what the last one told the service is forgotten first.
+			rmSync(join(user.home, ".config", "cairn", "citations"), { recursive: true, force: true });
 			// Not spawnSync: the recording stand-in answers on this process's event loop.
 			const run = await user.runAsync(["hook", "session-start", "--agent", agent], {
 				cwd: repo,
@@ -181,6 +183,26 @@ describe("a memory about code knows its code", () => {
 			}
 		const never = checks[0].files.find((f: Loose) => f.path === "src/importer/main.ts");
 		expect(never).toEqual({ path: "src/importer/main.ts", blob: null, blobAtWrite: null });
+		// The second hook finds the blobs at write time set by the first: the same paths and blob ids, nothing asked of history.
+		const current = (code: Loose) => code.files.map((f: Loose) => [f.path, f.blob, f.movedTo ?? null]);
+		expect(current(checks[1])).toEqual(current(checks[0]));
+		expect(checks[1].files.filter((f: Loose) => "blobAtWrite" in f).map((f: Loose) => f.path)).toEqual([]);
+
+		// The next session start tells the service only what changed since — here nothing — and its block says the same.
+		const cache = join(user.home, ".config", "cairn", "citations", `${projectId}.json`);
+		expect(existsSync(cache)).toBe(true);
+		expect(Object.keys(JSON.parse(readFileSync(cache, "utf8")).known).sort()).toEqual(checks[0].files.map((f: Loose) => f.path).sort());
+		const again = await slowService({ delayMs: 0, match: /^$/ });
+		const next = await user.runAsync(["hook", "session-start", "--agent", "claude"], {
+			cwd: repo,
+			env: { CAIRN_URL: again.url, CAIRN_KEY: key },
+			input: payload("claude", "SessionStart", "claude-code-4", { source: "startup" }),
+		});
+		await again.close();
+		const injected = again.events.filter((e) => e.path.endsWith("/inject")).map((e) => JSON.parse(e.body));
+		expect(injected).toHaveLength(1);
+		expect(injected[0].code).toBeUndefined();
+		expect(marks(contextOf(next.stdout))).toEqual(marks(claude));
 	});
 
 	it("the prompt hooks of both agents say it next to the memory they serve, with the code as it is at that prompt", async () => {

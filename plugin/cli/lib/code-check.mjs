@@ -120,18 +120,21 @@ function renamesOf(root, wanted, timeout) {
 }
 
 /**
- * @typedef {{ path: string, since?: string }} CitedPath
+ * @typedef {{ path: string, since?: string, unchecked?: boolean }} CitedPath
  * @typedef {{ path: string, blob: string | null, blobAtWrite?: string | null, movedTo?: string, movedBlob?: string | null }} CheckedFile
+ * @typedef {{ blob: string | null, movedTo?: string, movedBlob?: string | null }} Known what the service was last told of a path
  */
 
 /**
  * The check of `cited` (as `GET …/citations` lists them) in the repository at `root`: null when git is
  * not there. `renames`: follow paths no longer tracked (session start, `cairn doctor`; the prompt hook
- * skips it). Paths whose blob at write time could not be read this time are left out, for the next check.
- * @param {string} root @param {CitedPath[]} cited @param {{ renames?: boolean, timeoutMs?: number }} [options]
+ * skips it) — not again for a path `known` to be gone already. Paths whose blob at write time could not
+ * be read this time are left out, for the next check.
+ * @param {string} root @param {CitedPath[]} cited
+ * @param {{ renames?: boolean, timeoutMs?: number, known?: Record<string, Known> }} [options]
  * @returns {{ files: CheckedFile[], renames: boolean } | null}
  */
-export function checkCitedCode(root, cited, { renames = true, timeoutMs = 1500 } = {}) {
+export function checkCitedCode(root, cited, { renames = true, timeoutMs = 1500, known = {} } = {}) {
 	if (cited.length === 0) return { files: [], renames };
 	const deadline = Date.now() + timeoutMs;
 	const left = () => Math.max(50, deadline - Date.now());
@@ -171,8 +174,16 @@ export function checkCitedCode(root, cited, { renames = true, timeoutMs = 1500 }
 		}
 		files.push(file);
 	}
-	// A path gone that was there when written: did git see it renamed?
-	const gone = new Set(files.filter((f) => f.blob === null && f.blobAtWrite !== null).map((f) => f.path));
+	// A path gone that was there when written: did git see it renamed? What an earlier check found stands.
+	/** @type {Set<string>} */
+	const gone = new Set();
+	for (const f of files) {
+		if (f.blob !== null || f.blobAtWrite === null) continue;
+		const before = known[f.path];
+		if (before && before.blob === null && !f.blobAtWrite) {
+			if (before.movedTo) Object.assign(f, { movedTo: before.movedTo, movedBlob: before.movedBlob ?? null });
+		} else gone.add(f.path);
+	}
 	if (renames && gone.size > 0) {
 		const moved = renamesOf(root, gone, left());
 		const targets = [...new Set(moved.values())];
@@ -188,30 +199,61 @@ export function checkCitedCode(root, cited, { renames = true, timeoutMs = 1500 }
 	return { files, renames };
 }
 
-// The prompt hook checks the paths the last session start listed, without a request of its own.
+/**
+ * What the service has not been told yet: files whose blob or rename differs from `known`, and every
+ * path it asks for (`since`, `unchecked`). The rest it already has.
+ * @param {CheckedFile[]} files @param {Record<string, Known>} known @param {CitedPath[]} [cited]
+ */
+export function untold(files, known, cited = []) {
+	const asked = new Set(cited.filter((c) => c.since || c.unchecked).map((c) => c.path));
+	return files.filter((f) => {
+		const k = known[f.path];
+		return (
+			asked.has(f.path) ||
+			!k ||
+			k.blob !== f.blob ||
+			(k.movedTo ?? null) !== (f.movedTo ?? null) ||
+			(k.movedBlob ?? null) !== (f.movedBlob ?? null)
+		);
+	});
+}
+
+/** `known` with what `files` told the service. @param {Record<string, Known>} known @param {CheckedFile[]} files */
+export function told(known, files) {
+	/** @type {Record<string, Known>} */
+	const next = { ...known };
+	for (const f of files) next[f.path] = { blob: f.blob, ...(f.movedTo ? { movedTo: f.movedTo, movedBlob: f.movedBlob ?? null } : {}) };
+	return next;
+}
+
+// What the service was told of each cited path, per project: the session start and the prompt hooks send only what changed.
 const cacheFile = (/** @type {string} */ projectId) => join(configDir(), "citations", `${projectId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`);
 
-/** Saves what the session start listed, for the prompt hooks that follow. @param {string} projectId @param {string} root @param {CitedPath[]} cited */
-export function saveCited(projectId, root, cited) {
+/**
+ * Saves what the service now knows of the cited paths at `root` (only paths it lists stay).
+ * @param {string} projectId @param {string} root @param {Record<string, Known>} known @param {CitedPath[]} [cited]
+ */
+export function saveCited(projectId, root, known, cited) {
 	try {
+		const keep = cited ? new Set(cited.map((c) => c.path)) : null;
+		const entries = Object.entries(known).filter(([path]) => !keep || keep.has(path));
 		const file = cacheFile(projectId);
 		mkdirSync(join(configDir(), "citations"), { recursive: true, mode: 0o700 });
 		const temp = `${file}.${process.pid}.tmp`;
-		// Paths still waiting for their blob at write time are the session start's to set.
-		writeFileSync(temp, JSON.stringify({ root, paths: cited.filter((c) => !c.since).map((c) => c.path) }), { mode: 0o600 });
+		writeFileSync(temp, JSON.stringify({ root, known: Object.fromEntries(entries) }), { mode: 0o600 });
 		renameSync(temp, file);
 	} catch {
-		// the prompt hook then checks nothing: the marks of the session start stand
+		// the next check then tells the service everything again
 	}
 }
 
-/** @param {string} projectId @returns {{ root: string, paths: string[] } | null} */
+/** @param {string} projectId @returns {{ root: string, known: Record<string, Known> } | null} */
 export function savedCited(projectId) {
 	try {
 		const file = cacheFile(projectId);
 		if (!existsSync(file)) return null;
 		const saved = JSON.parse(readFileSync(file, "utf8"));
-		return typeof saved?.root === "string" && Array.isArray(saved.paths) ? saved : null;
+		return typeof saved?.root === "string" && saved.known && typeof saved.known === "object" ? saved : null;
 	} catch {
 		return null;
 	}
@@ -229,10 +271,11 @@ export function savedCited(projectId) {
  */
 export async function codeReport(api, projectId, root) {
 	const listed = /** @type {{ paths: CitedPath[] }} */ (await api.get(`/v1/projects/${projectId}/citations`));
-	saveCited(projectId, root, listed.paths);
+	// Everything, renames looked for afresh: what a person asks for should not rest on what a hook remembers.
 	const code = checkCitedCode(root, listed.paths, { renames: true, timeoutMs: 10_000 });
 	if (!code) return null;
 	const res = /** @type {{ memories: CodeMark[] }} */ (await api.post(`/v1/projects/${projectId}/citations/check`, code));
+	saveCited(projectId, root, told({}, code.files), listed.paths);
 	return res.memories;
 }
 

@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { memoryOff } from "./api.mjs";
-import { checkCitedCode, saveCited } from "./code-check.mjs";
+import { checkCitedCode, saveCited, savedCited, told, untold } from "./code-check.mjs";
 import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
 import { injectRequest } from "./prompt-hook.mjs";
@@ -68,15 +68,21 @@ async function listCited(api, projectId, timeoutMs) {
 }
 
 /**
- * The session start's check of cited code, saved for the prompt hooks that follow; null when nothing is cited.
+ * The session start's check of cited code: what the service has not been told yet (null: nothing), and
+ * how to remember it once the service has it.
  * @param {{ id: string, root: string }} project @param {import("./code-check.mjs").CitedPath[] | null} cited @param {number} timeoutMs
  */
 function codeForStart(project, cited, timeoutMs) {
 	if (!cited) return null;
-	saveCited(project.id, project.root, cited);
-	if (cited.length === 0) return null;
-	const code = checkCitedCode(project.root, cited, { renames: true, timeoutMs });
-	return code && code.files.length > 0 ? code : null;
+	const saved = savedCited(project.id);
+	const known = saved?.root === project.root ? saved.known : {};
+	const code = checkCitedCode(project.root, cited, { renames: true, timeoutMs, known });
+	if (!code) return null;
+	const files = untold(code.files, known, cited);
+	return {
+		files,
+		remember: () => saveCited(project.id, project.root, told(known, code.files), cited),
+	};
 }
 
 /**
@@ -148,9 +154,10 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
 		const text = await inject({
 			context,
-			...(code ? { code } : {}),
+			...(code?.files.length ? { code: { files: code.files, renames: true } } : {}),
 			...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}),
 		});
+		code?.remember();
 		await Promise.race([pull, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
 		return text;
 	}

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { describeError, memoryOff } from "./api.mjs";
-import { indexBlobs, savedCited } from "./code-check.mjs";
+import { indexBlobs, saveCited, savedCited, told, untold } from "./code-check.mjs";
 import { knownProject, readConfig } from "./config.mjs";
 import { detectAgent, emit, hookBudgetMs, hookOutput, INJECT_LIMITS, parsePayload } from "./hook-output.mjs";
 import { postJson } from "./post-json.mjs";
@@ -53,16 +53,28 @@ async function projectId(cwd, service, timeoutMs) {
 }
 
 /**
- * The blob ids now of the paths the session start listed (one `git ls-files`), so the memories of this
- * prompt's block are marked by the code as it is now; renames are the session start's to follow.
+ * What changed in the cited code since the service was last told (one `git ls-files` of the paths the
+ * session start checked), so the memories of this prompt's block are marked by the code as it is now;
+ * renames are the session start's to follow. Null when nothing changed.
  * @param {string} projectId
  */
 function citedCodeNow(projectId) {
 	const saved = savedCited(projectId);
-	if (!saved || saved.paths.length === 0) return null;
-	const now = indexBlobs(saved.root, saved.paths, 500);
+	const paths = saved ? Object.keys(saved.known) : [];
+	if (!saved || paths.length === 0) return null;
+	const now = indexBlobs(saved.root, paths, 500);
 	if (!now) return null;
-	return { files: saved.paths.map((path) => ({ path, blob: now.get(path) ?? null })), renames: false };
+	const files = paths.map((path) => {
+		const blob = now.get(path) ?? null;
+		const before = saved.known[path];
+		// Still gone: where the session start followed it stands.
+		return blob === null && before?.blob === null && before.movedTo
+			? { path, blob, movedTo: before.movedTo, movedBlob: before.movedBlob ?? null }
+			: { path, blob };
+	});
+	const changed = untold(files, saved.known);
+	if (changed.length === 0) return null;
+	return { files: changed, remember: () => saveCited(projectId, saved.root, told(saved.known, changed)) };
 }
 
 /**
@@ -105,8 +117,13 @@ export async function promptHook(args) {
 				: process.cwd();
 		const id = await projectId(dir, service, Math.max(100, deadline - Date.now()));
 		const code = citedCodeNow(id);
-		const body = { ...injectRequest({ agent, payload, deadline }), ...(code ? { code } : {}), ...(explain ? { trace: true } : {}) };
+		const body = {
+			...injectRequest({ agent, payload, deadline }),
+			...(code ? { code: { files: code.files, renames: false } } : {}),
+			...(explain ? { trace: true } : {}),
+		};
 		const res = await postJson(service, `/v1/projects/${id}/inject`, body, Math.max(100, deadline - Date.now()));
+		if (res && typeof res.text === "string") code?.remember();
 		if (explain) {
 			const { explainInject } = await import("./explain.mjs");
 			for (const line of explainInject(res)) process.stderr.write(`cairn: ${line}\n`);

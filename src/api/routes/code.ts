@@ -75,7 +75,13 @@ codeRoutes.openapi(
 			200: jsonResponse(
 				"The cited paths",
 				z.object({
-					paths: z.array(z.object({ path: z.string(), since: z.string().optional() })),
+					paths: z.array(
+						z.object({
+							path: z.string(),
+							since: z.string().optional().openapi({ description: "Send its blob id in the last commit before then (`blobAtWrite`)" }),
+							unchecked: z.boolean().optional().openapi({ description: "A citation of it was never checked: send it even when it looks unchanged" }),
+						}),
+					),
 					truncated: z.boolean(),
 				}),
 			),
