@@ -181,6 +181,15 @@ describe("the check from the repository", () => {
 		const after = await cited();
 		// Nothing left to set: the path never tracked is compared from when it first appears.
 		expect(after.paths.filter((p: Loose) => p.since || p.unchecked)).toEqual([]);
+
+		// The same list again is not sent again; a new citation changes the stamp.
+		const same = await json(await call(`/v1/projects/${projectId}/citations?known=${after.stamp}`, { token: tenant.token }));
+		expect(same).toEqual({ stamp: after.stamp, unchanged: true, paths: [], truncated: false });
+		await putMemory(tenant.token, projectId, "new-one", "Backoff lives in src/queue/backoff.ts.", { type: "project" });
+		const changed = await json(await call(`/v1/projects/${projectId}/citations?known=${after.stamp}`, { token: tenant.token }));
+		expect(changed.unchanged).toBe(false);
+		expect(changed.paths.find((p: Loose) => p.path === "src/queue/backoff.ts")).toMatchObject({ unchecked: true });
+		await expectError(await call(`/v1/projects/${projectId}/citations?known=x%00y`, { token: tenant.token }), 400, "invalid_request");
 	});
 
 	it("marks changed, moved and gone code next to the memory in the start block, leaves the others alone, and offers the gone one for review", async () => {

@@ -89,21 +89,35 @@ export function citationStatements(db: ProjectDb, projectId: string, ref: RowRef
 
 /**
  * Every path the caller's memories (personal and team) cite, with `since` where the blob at write time is
- * still to be set (never checked; a path found untracked is compared from when it first appears).
+ * still to be set (never checked; a path found untracked is compared from when it first appears), and a
+ * stamp of that list: given the stamp a hook has, an unchanged list is not sent again.
  */
-export async function citedPaths(db: ProjectDb, ctx: ProjectContext): Promise<{ paths: CitedPath[]; truncated: boolean }> {
+export async function citedPaths(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	knownStamp?: string,
+): Promise<{ stamp: string; unchanged: boolean; paths: CitedPath[]; truncated: boolean }> {
+	const from = `FROM code_citations c JOIN memories m ON m.id = c.memory_id WHERE ${VISIBLE} AND m.archived_at IS NULL`;
+	// Rows added or dropped move the count or the last row id; a check moves the unchecked count.
+	const sums = await db
+		.prepare(`SELECT count(*) AS n, coalesce(max(c.rowid), 0) AS last, coalesce(sum(c.state = 'unchecked'), 0) AS fresh ${from}`)
+		.bind(ctx.projectId, ctx.userId)
+		.first<{ n: number; last: number; fresh: number }>();
+	const stamp = `${sums?.n ?? 0}.${sums?.last ?? 0}.${sums?.fresh ?? 0}`;
+	if (knownStamp === stamp) return { stamp, unchanged: true, paths: [], truncated: false };
 	const { results } = await db
 		.prepare(
-			`SELECT c.path, min(CASE WHEN c.base_blob IS NULL AND c.state = 'unchecked' THEN c.written_at END) AS since, max(c.state = 'unchecked') AS unchecked FROM code_citations c
-			 JOIN memories m ON m.id = c.memory_id WHERE ${VISIBLE} AND m.archived_at IS NULL
-			 GROUP BY c.path ORDER BY c.path LIMIT ?3`,
+			`SELECT c.path, min(CASE WHEN c.base_blob IS NULL AND c.state = 'unchecked' THEN c.written_at END) AS since,
+			 max(c.state = 'unchecked') AS unchecked ${from} GROUP BY c.path ORDER BY c.path LIMIT ?3`,
 		)
 		.bind(ctx.projectId, ctx.userId, MAX_CHECKED_PATHS + 1)
 		.all<{ path: string; since: string | null; unchecked: number }>();
 	const paths = results
 		.slice(0, MAX_CHECKED_PATHS)
-		.map((r): CitedPath => ({ path: r.path, ...(r.since ? { since: r.since } : {}), ...(r.unchecked ? { unchecked: true as const } : {}) }));
-	return { paths, truncated: results.length > MAX_CHECKED_PATHS };
+		.map(
+			(r): CitedPath => ({ path: r.path, ...(r.since ? { since: r.since } : {}), ...(r.unchecked ? { unchecked: true as const } : {}) }),
+		);
+	return { stamp, unchanged: false, paths, truncated: results.length > MAX_CHECKED_PATHS };
 }
 
 interface CitationRow {

@@ -248,8 +248,8 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/** Every path the caller's memories cite, for a check from the repository (src/memory/code-check.ts). */
-	citedPaths(ctx: ProjectContext) {
-		return this.run(ctx.projectId, () => citedPaths(this.db, ctx));
+	citedPaths(ctx: ProjectContext, knownStamp?: string) {
+		return this.run(ctx.projectId, () => citedPaths(this.db, ctx, knownStamp));
 	}
 
 	/** Applies a check of cited code from the repository (when given) and returns the marks of the memories whose code changed or went. */

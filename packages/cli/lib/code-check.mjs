@@ -5,8 +5,8 @@
 // contents. A bounded number of git calls: one `ls-files`; for blobs at write time one `log` and one
 // `ls-tree` per distinct commit (at most MAX_BASE_COMMITS); for renames one `log`, only when a path is gone.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { configDir } from "./config.mjs";
 
 /** Distinct commits read for blobs at write time per check; paths of older commits wait for the next one. */
@@ -230,24 +230,54 @@ export function told(known, files) {
 const cacheFile = (/** @type {string} */ projectId) => join(configDir(), "citations", `${projectId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`);
 
 /**
- * Saves what the service now knows of the cited paths at `root` (only paths it lists stay).
- * @param {string} projectId @param {string} root @param {Record<string, Known>} known @param {CitedPath[]} [cited]
+ * What names git's index as it is now (its file's time, size and inode): `ls-files -s` reads only the
+ * index, so while this is the same the blob ids it gives are too, and no git command need run. Null when
+ * there is no index to look at.
+ * @param {string} root
  */
-export function saveCited(projectId, root, known, cited) {
+export function indexStamp(root) {
+	try {
+		let dir = join(root, ".git");
+		if (!statSync(dir).isDirectory()) {
+			// A worktree or a submodule: `.git` is a file naming the real git directory.
+			const named = /^gitdir:\s*(.+)$/m.exec(readFileSync(dir, "utf8"))?.[1]?.trim();
+			if (!named) return null;
+			dir = resolve(root, named);
+		}
+		const s = statSync(join(dir, "index"));
+		return `${s.mtimeMs}:${s.size}:${s.ino}`;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * @typedef {{ root: string, known: Record<string, Known>, stamp?: string, index?: string }} Saved what the
+ * service was told (`known`), the stamp of the cited list it answered, and the index it was read from
+ */
+
+/**
+ * Saves what the service now knows of the cited paths at `root`; with `cited`, only the paths it lists stay.
+ * @param {string} projectId @param {string} root @param {Record<string, Known>} known
+ * @param {{ cited?: CitedPath[], stamp?: string | null, index?: string | null }} [extra]
+ */
+export function saveCited(projectId, root, known, { cited, stamp, index } = {}) {
 	try {
 		const keep = cited ? new Set(cited.map((c) => c.path)) : null;
 		const entries = Object.entries(known).filter(([path]) => !keep || keep.has(path));
 		const file = cacheFile(projectId);
 		mkdirSync(join(configDir(), "citations"), { recursive: true, mode: 0o700 });
 		const temp = `${file}.${process.pid}.tmp`;
-		writeFileSync(temp, JSON.stringify({ root, known: Object.fromEntries(entries) }), { mode: 0o600 });
+		/** @type {Saved} */
+		const saved = { root, known: Object.fromEntries(entries), ...(stamp ? { stamp } : {}), ...(index ? { index } : {}) };
+		writeFileSync(temp, JSON.stringify(saved), { mode: 0o600 });
 		renameSync(temp, file);
 	} catch {
 		// the next check then tells the service everything again
 	}
 }
 
-/** @param {string} projectId @returns {{ root: string, known: Record<string, Known> } | null} */
+/** @param {string} projectId @returns {Saved | null} */
 export function savedCited(projectId) {
 	try {
 		const file = cacheFile(projectId);
@@ -275,7 +305,7 @@ export async function codeReport(api, projectId, root) {
 	const code = checkCitedCode(root, listed.paths, { renames: true, timeoutMs: 10_000 });
 	if (!code) return null;
 	const res = /** @type {{ memories: CodeMark[] }} */ (await api.post(`/v1/projects/${projectId}/citations/check`, code));
-	saveCited(projectId, root, told({}, code.files), listed.paths);
+	saveCited(projectId, root, told({}, code.files), { cited: listed.paths });
 	return res.memories;
 }
 

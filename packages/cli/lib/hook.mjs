@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { memoryOff } from "./api.mjs";
-import { checkCitedCode, saveCited, savedCited, told, untold } from "./code-check.mjs";
+import { checkCitedCode, indexStamp, saveCited, savedCited, told, untold } from "./code-check.mjs";
 import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
 import { injectRequest } from "./prompt-hook.mjs";
@@ -54,34 +54,46 @@ export function findRollout(threadId) {
 }
 
 /**
- * The paths the caller's memories cite (`GET …/citations`); null when the service could not say in time.
- * @param {ReturnType<import("./api.mjs").client>} api @param {string} projectId @param {number} timeoutMs
- * @returns {Promise<import("./code-check.mjs").CitedPath[] | null>}
+ * The paths the caller's memories cite (`GET …/citations`, `known`: the stamp of the list this machine
+ * has); null when the service could not say in time.
+ * @param {ReturnType<import("./api.mjs").client>} api @param {string} projectId @param {number} timeoutMs @param {string | undefined} known
+ * @returns {Promise<{ stamp?: string, unchanged?: boolean, paths: import("./code-check.mjs").CitedPath[] } | null>}
  */
-async function listCited(api, projectId, timeoutMs) {
+async function listCited(api, projectId, timeoutMs, known) {
 	try {
-		const res = /** @type {{ paths?: unknown }} */ (await api.request("GET", `/v1/projects/${projectId}/citations`, { timeoutMs }));
-		return Array.isArray(res?.paths) ? /** @type {import("./code-check.mjs").CitedPath[]} */ (res.paths) : null;
+		const query = known ? `?known=${encodeURIComponent(known)}` : "";
+		const res = /** @type {any} */ (await api.request("GET", `/v1/projects/${projectId}/citations${query}`, { timeoutMs }));
+		return Array.isArray(res?.paths) ? res : null;
 	} catch {
 		return null;
 	}
 }
 
 /**
- * The session start's check of cited code: what the service has not been told yet (null: nothing), and
- * how to remember it once the service has it.
- * @param {{ id: string, root: string }} project @param {import("./code-check.mjs").CitedPath[] | null} cited @param {number} timeoutMs
+ * The session start's check of cited code: what the service has not been told yet, and how to remember
+ * it once the service has it. With the same cited list and the same git index as last time, no git
+ * command runs and nothing is sent.
+ * @param {{ id: string, root: string }} project @param {import("./code-check.mjs").Saved | null} saved
+ * @param {Awaited<ReturnType<typeof listCited>>} listed @param {number} timeoutMs
  */
-function codeForStart(project, cited, timeoutMs) {
-	if (!cited) return null;
-	const saved = savedCited(project.id);
-	const known = saved?.root === project.root ? saved.known : {};
+function codeForStart(project, saved, listed, timeoutMs) {
+	if (!listed) return null;
+	const known = saved?.known ?? {};
+	const cited = listed.unchanged && saved ? Object.keys(known).map((path) => ({ path })) : listed.paths;
+	const index = indexStamp(project.root);
+	if (listed.unchanged && index && index === saved?.index) return null;
 	const code = checkCitedCode(project.root, cited, { renames: true, timeoutMs, known });
 	if (!code) return null;
-	const files = untold(code.files, known, cited);
+	// A list checked only in part (blobs at write time left for later) is asked for whole next time.
+	const whole = code.files.length === cited.length;
 	return {
-		files,
-		remember: () => saveCited(project.id, project.root, told(known, code.files), cited),
+		files: untold(code.files, known, cited),
+		remember: () =>
+			saveCited(project.id, project.root, told(known, code.files), {
+				cited,
+				stamp: whole ? listed.stamp : null,
+				index: whole ? index : null,
+			}),
 	};
 }
 
@@ -147,10 +159,12 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 					)
 				: Promise.resolve(null);
 		// The paths memories cite are asked for while git reads the context; their blob ids then ride along the injection.
-		const cited = listCited(api, project.id, left());
+		const saved = savedCited(project.id);
+		const mine = saved?.root === project.root ? saved : null;
+		const cited = listCited(api, project.id, left(), mine?.stamp);
 		const { folder, branch, commits, files } = repositoryContext(cwd);
 		const context = { folder, ...(branch ? { branch } : {}), commits, files };
-		const code = codeForStart(project, await cited, Math.min(1500, left() / 3));
+		const code = codeForStart(project, mine, await cited, Math.min(1500, left() / 3));
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
 		const text = await inject({
 			context,

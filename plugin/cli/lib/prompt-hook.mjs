@@ -6,7 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { describeError, memoryOff } from "./api.mjs";
-import { indexBlobs, saveCited, savedCited, told, untold } from "./code-check.mjs";
+import { indexBlobs, indexStamp, saveCited, savedCited, told, untold } from "./code-check.mjs";
 import { knownProject, readConfig } from "./config.mjs";
 import { detectAgent, emit, hookBudgetMs, hookOutput, INJECT_LIMITS, parsePayload } from "./hook-output.mjs";
 import { postJson } from "./post-json.mjs";
@@ -62,6 +62,9 @@ function citedCodeNow(projectId) {
 	const saved = savedCited(projectId);
 	const paths = saved ? Object.keys(saved.known) : [];
 	if (!saved || paths.length === 0) return null;
+	// The index as it was at the last check: the blob ids are too, and no git command need run.
+	const index = indexStamp(saved.root);
+	if (index && index === saved.index) return null;
 	const now = indexBlobs(saved.root, paths, 500);
 	if (!now) return null;
 	const files = paths.map((path) => {
@@ -73,8 +76,13 @@ function citedCodeNow(projectId) {
 			: { path, blob };
 	});
 	const changed = untold(files, saved.known);
-	if (changed.length === 0) return null;
-	return { files: changed, remember: () => saveCited(projectId, saved.root, told(saved.known, changed)) };
+	const remember = () => saveCited(projectId, saved.root, told(saved.known, changed), { stamp: saved.stamp, index });
+	// Nothing to send, but the index read is remembered: the next prompt runs no git either.
+	if (changed.length === 0) {
+		remember();
+		return null;
+	}
+	return { files: changed, remember };
 }
 
 /**

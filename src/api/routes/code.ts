@@ -69,17 +69,31 @@ codeRoutes.openapi(
 		path: "/v1/projects/{projectId}/citations",
 		scope: "read",
 		summary: "The repository paths the caller's memories cite, for a check from the repository",
-		description: `At most ${MAX_CHECKED_PATHS}, by path. \`since\`: the blob id the file had in the last commit before then is wanted (a citation read from a memory's text, not checked yet).`,
-		request: { params: ProjectParams },
+		description: `At most ${MAX_CHECKED_PATHS}, by path. \`since\`: the blob id the file had in the last commit before then is wanted (a citation read from a memory's text, not checked yet). With \`known\`, the stamp of an earlier answer: when the list is the same, \`unchanged\` and no paths.`,
+		request: {
+			params: ProjectParams,
+			query: z.object({
+				known: z
+					.string()
+					.regex(/^\d{1,12}\.\d{1,12}\.\d{1,12}$/, "known must be a stamp from an earlier answer")
+					.optional()
+					.openapi({ param: { name: "known", in: "query" }, description: "The `stamp` of the list the caller has" }),
+			}),
+		},
 		responses: {
 			200: jsonResponse(
 				"The cited paths",
 				z.object({
+					stamp: z.string().openapi({ description: "Names this list: send it as `known` next time" }),
+					unchanged: z.boolean().openapi({ description: "The list is the one `known` names: no paths are sent" }),
 					paths: z.array(
 						z.object({
 							path: z.string(),
 							since: z.string().optional().openapi({ description: "Send its blob id in the last commit before then (`blobAtWrite`)" }),
-							unchecked: z.boolean().optional().openapi({ description: "A citation of it was never checked: send it even when it looks unchanged" }),
+							unchecked: z
+								.boolean()
+								.optional()
+								.openapi({ description: "A citation of it was never checked: send it even when it looks unchanged" }),
 						}),
 					),
 					truncated: z.boolean(),
@@ -88,7 +102,7 @@ codeRoutes.openapi(
 			...errors(400, 401, 403, 404),
 		},
 	}),
-	async (c) => c.json(await projectOf(c).store.citedPaths(c.get("projectContext")), 200),
+	async (c) => c.json(await projectOf(c).store.citedPaths(c.get("projectContext"), c.req.valid("query").known), 200),
 );
 
 codeRoutes.openapi(
