@@ -185,10 +185,18 @@ describe("the check from the repository", () => {
 		// The same list again is not sent again; a new citation changes the stamp.
 		const same = await json(await call(`/v1/projects/${projectId}/citations?known=${after.stamp}`, { token: tenant.token }));
 		expect(same).toEqual({ stamp: after.stamp, unchanged: true, paths: [], truncated: false });
+		expect((await inject({ context: { folder: "shop" }, code: { files: [], stamp: after.stamp } })).cited).toEqual({
+			stamp: after.stamp,
+			unchanged: true,
+		});
 		await putMemory(tenant.token, projectId, "new-one", "Backoff lives in src/queue/backoff.ts.", { type: "project" });
 		const changed = await json(await call(`/v1/projects/${projectId}/citations?known=${after.stamp}`, { token: tenant.token }));
 		expect(changed.unchanged).toBe(false);
 		expect(changed.paths.find((p: Loose) => p.path === "src/queue/backoff.ts")).toMatchObject({ unchecked: true });
+		expect((await inject({ query: "backoff", include: "memories", code: { files: [], stamp: after.stamp } })).cited).toEqual({
+			stamp: changed.stamp,
+			unchanged: false,
+		});
 		await expectError(await call(`/v1/projects/${projectId}/citations?known=x%00y`, { token: tenant.token }), 400, "invalid_request");
 	});
 

@@ -87,6 +87,8 @@ export interface InjectResult {
 	listedIds: number[];
 	/** How the recalled memories were chosen, and why not by the model when one was wanted. */
 	recall?: { engine: Engine; fallbackReason?: string; trace?: RecallResult["trace"] };
+	/** With a code check that named its cited list: whether the list is still that one (src/memory/code-check.ts). */
+	cited?: { stamp: string; unchanged: boolean };
 }
 
 export const DEFAULT_INJECT_TOKENS = 16_000;
@@ -183,16 +185,17 @@ export async function buildInjection(
 	const sessionId = request.sessionId;
 	// Settings (D1), the summary (R2) and the index's rows (the project's object), concurrently. What this
 	// session was already handed is read by recall, in the same call as its candidates.
-	const [settings, summaryObject, view, codeMarks] = await Promise.all([
+	const [settings, summaryObject, view, code] = await Promise.all([
 		effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
 		// The summary without lines about memories changed or deleted since it was written (never a dead memory:// path).
 		memoriesOnly ? Promise.resolve(null) : store.summary(ctx),
 		memoriesOnly ? Promise.resolve(null) : store.startView(ctx, ["personal", "team"], START_ROWS),
 		store.checkCode(ctx, request.code ?? null),
 	]);
-	const marks = new Map(codeMarks.map((m) => [m.id, m]));
+	const marks = new Map(code.marks.map((m) => [m.id, m]));
+	const cited = code.cited ? { cited: code.cited } : {};
 	const memoryOff = featureOff(settings, "memory", ["memories.enabled"]);
-	if (memoryOff !== null) return empty([`${memoryOff}; nothing injected`]);
+	if (memoryOff !== null) return { ...empty([`${memoryOff}; nothing injected`]), ...cited };
 	const maxTokens = request.maxTokens ?? DEFAULT_INJECT_TOKENS;
 	const maxChars = request.maxChars ?? Number.POSITIVE_INFINITY;
 	const warnings: string[] = [];
@@ -305,6 +308,7 @@ export async function buildInjection(
 				offered.map((o) => o.id),
 			),
 			...recallInfo,
+			...cited,
 		};
 	}
 
@@ -482,5 +486,5 @@ export async function buildInjection(
 		memoryBlocks.map((m) => m.id),
 		listedRows.map((r) => r.id),
 	);
-	return { ...block, ...recallInfo };
+	return { ...block, ...recallInfo, ...cited };
 }

@@ -45,6 +45,8 @@ export interface CodeCheck {
 	files: CheckedFile[];
 	/** Whether renames were looked for: without, a path already known to be moved stays moved. */
 	renames?: boolean;
+	/** The stamp of the cited list the caller checked (citedPaths): the answer says whether it still names the list. */
+	stamp?: string;
 }
 
 /** A memory's mark: which of its cited paths changed, moved (to where) or went. */
@@ -87,6 +89,17 @@ export function citationStatements(db: ProjectDb, projectId: string, ref: RowRef
 	];
 }
 
+const CITED = `FROM code_citations c JOIN memories m ON m.id = c.memory_id WHERE ${VISIBLE} AND m.archived_at IS NULL`;
+
+/** Names the caller's cited list: rows added or dropped move the count or the last row id, a check moves the unchecked count. */
+export async function citedStamp(db: ProjectDb, ctx: ProjectContext): Promise<string> {
+	const sums = await db
+		.prepare(`SELECT count(*) AS n, coalesce(max(c.rowid), 0) AS last, coalesce(sum(c.state = 'unchecked'), 0) AS fresh ${CITED}`)
+		.bind(ctx.projectId, ctx.userId)
+		.first<{ n: number; last: number; fresh: number }>();
+	return `${sums?.n ?? 0}.${sums?.last ?? 0}.${sums?.fresh ?? 0}`;
+}
+
 /**
  * Every path the caller's memories (personal and team) cite, with `since` where the blob at write time is
  * still to be set (never checked; a path found untracked is compared from when it first appears), and a
@@ -97,18 +110,12 @@ export async function citedPaths(
 	ctx: ProjectContext,
 	knownStamp?: string,
 ): Promise<{ stamp: string; unchanged: boolean; paths: CitedPath[]; truncated: boolean }> {
-	const from = `FROM code_citations c JOIN memories m ON m.id = c.memory_id WHERE ${VISIBLE} AND m.archived_at IS NULL`;
-	// Rows added or dropped move the count or the last row id; a check moves the unchecked count.
-	const sums = await db
-		.prepare(`SELECT count(*) AS n, coalesce(max(c.rowid), 0) AS last, coalesce(sum(c.state = 'unchecked'), 0) AS fresh ${from}`)
-		.bind(ctx.projectId, ctx.userId)
-		.first<{ n: number; last: number; fresh: number }>();
-	const stamp = `${sums?.n ?? 0}.${sums?.last ?? 0}.${sums?.fresh ?? 0}`;
+	const stamp = await citedStamp(db, ctx);
 	if (knownStamp === stamp) return { stamp, unchanged: true, paths: [], truncated: false };
 	const { results } = await db
 		.prepare(
 			`SELECT c.path, min(CASE WHEN c.base_blob IS NULL AND c.state = 'unchecked' THEN c.written_at END) AS since,
-			 max(c.state = 'unchecked') AS unchecked ${from} GROUP BY c.path ORDER BY c.path LIMIT ?3`,
+			 max(c.state = 'unchecked') AS unchecked ${CITED} GROUP BY c.path ORDER BY c.path LIMIT ?3`,
 		)
 		.bind(ctx.projectId, ctx.userId, MAX_CHECKED_PATHS + 1)
 		.all<{ path: string; since: string | null; unchecked: number }>();
@@ -305,8 +312,18 @@ export async function codeMarks(db: ProjectDb, ctx: ProjectContext, limit = 2_00
 	return [...marks.values()];
 }
 
-/** Applies a check when one is given, then returns the marks: what a block, `cairn doctor` and the console read. */
-export async function checkCode(db: ProjectDb, ctx: ProjectContext, check: CodeCheck | null): Promise<CodeMark[]> {
+/**
+ * Applies a check when one is given, then returns the marks (what a block, `cairn doctor` and the console
+ * read) and, when the check named the cited list it was made from, whether that list is still the list.
+ */
+export async function checkCode(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	check: CodeCheck | null,
+): Promise<{ marks: CodeMark[]; cited?: { stamp: string; unchanged: boolean } }> {
 	if (check) await applyCodeCheck(db, ctx, check);
-	return codeMarks(db, ctx);
+	const marks = await codeMarks(db, ctx);
+	if (!check?.stamp) return { marks };
+	const stamp = await citedStamp(db, ctx);
+	return { marks, cited: { stamp, unchanged: stamp === check.stamp } };
 }

@@ -124,14 +124,17 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 		return notes.length ? `Cairn team memory: ${notes.join("\n")}` : null;
 	}
 	const project = await projectFor(api, cwd, { timeoutMs: left() });
+	/** @type {{ cited?: { stamp: string, unchanged: boolean } }} */
+	let answer = {};
 	const inject = async (/** @type {Record<string, unknown>} */ body) => {
-		const res = /** @type {{ text: string, warnings?: string[] }} */ (
+		const res = /** @type {{ text: string, warnings?: string[], cited?: { stamp: string, unchanged: boolean } }} */ (
 			await api.post(
 				`/v1/projects/${project.id}/inject`,
 				{ ...body, ...(sessionId ? { sessionId } : {}), ...INJECT_LIMITS[agent] },
 				{ timeoutMs: left() },
 			)
 		);
+		answer = res;
 		// Memory switched off explains an empty block: one line on stderr, as for any other problem.
 		const off = memoryOff(res.warnings);
 		if (off) process.stderr.write(`cairn: ${off}\n`);
@@ -159,19 +162,25 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 					)
 				: Promise.resolve(null);
 		// The paths memories cite are asked for while git reads the context; their blob ids then ride along the injection.
+		// With the cited list this machine last checked and git's index as it was then, nothing is asked of git
+		// or listed before the block: the injection only names the list, and its answer says whether it changed.
 		const saved = savedCited(project.id);
 		const mine = saved?.root === project.root ? saved : null;
-		const cited = listCited(api, project.id, left(), mine?.stamp);
+		const index = indexStamp(project.root);
+		const quiet = mine?.stamp && index && index === mine.index ? mine : null;
+		const cited = quiet ? Promise.resolve(null) : listCited(api, project.id, left(), mine?.stamp);
 		const { folder, branch, commits, files } = repositoryContext(cwd);
 		const context = { folder, ...(branch ? { branch } : {}), commits, files };
-		const code = codeForStart(project, mine, await cited, Math.min(1500, left() / 3));
+		const code = quiet ? null : codeForStart(project, mine, await cited, Math.min(1500, left() / 3));
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
 		const text = await inject({
 			context,
-			...(code?.files.length ? { code: { files: code.files, renames: true } } : {}),
+			...(quiet ? { code: { files: [], stamp: quiet.stamp } } : code?.files.length ? { code: { files: code.files, renames: true } } : {}),
 			...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}),
 		});
 		code?.remember();
+		// Memories cite paths this machine did not check yet: the next session start lists and checks them.
+		if (quiet && answer.cited?.unchanged === false) saveCited(project.id, project.root, quiet.known, { index: quiet.index });
 		await Promise.race([pull, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
 		return text;
 	}

@@ -201,8 +201,41 @@ describe("a memory about code knows its code", () => {
 		await again.close();
 		const injected = again.events.filter((e) => e.path.endsWith("/inject")).map((e) => JSON.parse(e.body));
 		expect(injected).toHaveLength(1);
-		expect(injected[0].code).toBeUndefined();
+		// No listing, no git: the injection names the list it checked last, and nothing changed.
+		expect(injected[0].code).toEqual({ files: [], stamp: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
+		expect(again.events.filter((e) => e.path.includes("/citations"))).toEqual([]);
+		expect(next.stderr).toBe("");
 		expect(marks(contextOf(next.stdout))).toEqual(marks(claude));
+
+		// A memory written since cites a file that changed after it was written: the next session start hears the
+		// list changed, and the one after lists and checks it.
+		expect(
+			(
+				await call("PUT", `/v1/projects/${projectId}/memories/session-refresh`, {
+					type: "project",
+					description: "About session refresh",
+					body: "refreshSession in src/auth/session.ts extends the TTL.",
+				})
+			).status,
+		).toBe(201);
+		write("src/auth/session.ts", "export const SESSION_TTL_HOURS = 24;\n");
+		git(["commit", "-qam", "Longer sessions"], later());
+		for (const id of ["claude-code-5", "claude-code-6"]) {
+			const run = await user.runAsync(["hook", "session-start", "--agent", "claude"], {
+				cwd: repo,
+				input: payload("claude", "SessionStart", id, { source: "startup" }),
+			});
+			expect(run.status, run.stderr).toBe(0);
+		}
+		const last = await user.runAsync(["hook", "session-start", "--agent", "claude"], {
+			cwd: repo,
+			input: payload("claude", "SessionStart", "claude-code-7", { source: "startup" }),
+		});
+		expect(lineOf(contextOf(last.stdout), "session-refresh")).toContain("cites src/auth/session.ts, changed since this was written");
+		expect(lineOf(contextOf(last.stdout), "session-ttl")).toContain("cites src/auth/session.ts, changed since this was written");
+		// Put back for the tests that follow.
+		write("src/auth/session.ts", "export const SESSION_TTL_HOURS = 12;\n");
+		git(["commit", "-qam", "Sessions back to 12 hours"], later());
 	});
 
 	it("the prompt hooks of both agents say it next to the memory they serve, with the code as it is at that prompt", async () => {

@@ -13,6 +13,17 @@ const route = taggedRoutes("memories");
 /** A check of 5,000 paths with blob ids and renames is about 700 KB of JSON. */
 export const CODE_CHECK_BODY_LIMIT = 1024 * 1024;
 
+const CitedStampSchema = z.string().regex(/^\d{1,12}\.\d{1,12}\.\d{1,12}$/, "a stamp must be one from GET …/citations");
+
+export const CitedAnswerSchema = z
+	.object({
+		stamp: z.string(),
+		unchanged: z
+			.boolean()
+			.openapi({ description: "false: memories cite paths this check did not know of — list them again (GET …/citations)" }),
+	})
+	.openapi("CitedAnswer");
+
 /** What the repository says of the cited paths: paths and git blob ids only, never file contents. */
 export const CodeCheckSchema = z
 	.object({
@@ -35,6 +46,9 @@ export const CodeCheckSchema = z
 			.boolean()
 			.optional()
 			.openapi({ description: "Whether renames were looked for (a path known to be moved stays moved otherwise)" }),
+		stamp: CitedStampSchema.optional().openapi({
+			description: "The `stamp` of the cited list checked: the answer's `cited.unchanged` says whether it still names the list",
+		}),
 	})
 	.strict()
 	.openapi("CodeCheck");
@@ -73,11 +87,10 @@ codeRoutes.openapi(
 		request: {
 			params: ProjectParams,
 			query: z.object({
-				known: z
-					.string()
-					.regex(/^\d{1,12}\.\d{1,12}\.\d{1,12}$/, "known must be a stamp from an earlier answer")
-					.optional()
-					.openapi({ param: { name: "known", in: "query" }, description: "The `stamp` of the list the caller has" }),
+				known: CitedStampSchema.optional().openapi({
+					param: { name: "known", in: "query" },
+					description: "The `stamp` of the list the caller has",
+				}),
 			}),
 		},
 		responses: {
@@ -116,12 +129,15 @@ codeRoutes.openapi(
 			"Send each cited path's current git blob id (null: not tracked), and for a path gone where git followed it. Paths and ids only. The same check can ride along a session-start or prompt inject (`code`).",
 		request: { params: ProjectParams, body: jsonBody(CodeCheckSchema) },
 		responses: {
-			200: jsonResponse("The memories whose cited code changed or went", z.object({ memories: z.array(CodeMarkSchema) })),
+			200: jsonResponse(
+				"The memories whose cited code changed or went",
+				z.object({ memories: z.array(CodeMarkSchema), cited: CitedAnswerSchema.optional() }),
+			),
 			...errors(400, 401, 403, 404, 413),
 		},
 	}),
 	async (c) => {
-		const marks = await projectOf(c).store.checkCode(c.get("projectContext"), c.req.valid("json"));
-		return c.json({ memories: marks.map(toMarkBody) }, 200);
+		const { marks, cited } = await projectOf(c).store.checkCode(c.get("projectContext"), c.req.valid("json"));
+		return c.json({ memories: marks.map(toMarkBody), ...(cited ? { cited } : {}) }, 200);
 	},
 );

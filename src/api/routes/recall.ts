@@ -7,7 +7,7 @@ import { recordServedMemories } from "../../recall/usage";
 import { type AppEnv, projectOf } from "../context";
 import { taggedRoutes } from "../route";
 import { errors, jsonBody, jsonResponse, ProjectParams } from "../schemas";
-import { CODE_CHECK_BODY_LIMIT, CodeCheckSchema } from "./code";
+import { CitedAnswerSchema, CODE_CHECK_BODY_LIMIT, CodeCheckSchema } from "./code";
 
 export const recallRoutes = new OpenAPIHono<AppEnv>();
 const route = taggedRoutes("recall");
@@ -251,6 +251,9 @@ export const InjectResultSchema = z
 				.object({ rules: z.number().int(), facts: z.number().int(), ofRules: z.number().int(), ofFacts: z.number().int() })
 				.openapi({ description: "Session-start block: how many index lines of each kind it lists, of how many memories" }),
 			logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
+		}),
+		cited: CitedAnswerSchema.optional().openapi({
+			description: "With `code.stamp`: whether the cited list the check was made from is still the list (false: list it again)",
 		}),
 		recall: z
 			.object({
