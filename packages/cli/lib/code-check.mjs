@@ -5,8 +5,9 @@
 // contents. A bounded number of git calls: one `ls-files`; for blobs at write time one `log` and one
 // `ls-tree` per distinct commit (at most MAX_BASE_COMMITS); for renames one `log`, only when a path is gone.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { citationsFile, savedHead } from "./code-head.mjs";
 import { configDir } from "./config.mjs";
 
 /** Distinct commits read for blobs at write time per check; paths of older commits wait for the next one. */
@@ -88,14 +89,15 @@ function commitsAt(root, times, timeout) {
 }
 
 /**
- * Renames git saw in recent history, old path → newest path (chains followed), for the paths asked.
+ * Renames git saw in recent history, old path → newest path (chains followed), for the paths asked; null
+ * when git could not say in time.
  * @param {string} root @param {Set<string>} wanted @param {number} timeout
  */
 function renamesOf(root, wanted, timeout) {
 	/** @type {Map<string, string>} */
 	const renamed = new Map();
 	const out = git(["log", "-M", "--diff-filter=R", "--name-status", "-z", "--format=", "-n", "1000", "HEAD"], root, timeout);
-	if (out === null) return renamed;
+	if (out === null) return null;
 	const fields = out.split("\0").map((f) => f.replace(/^\n+/, ""));
 	/** @type {Map<string, string>} */
 	const next = new Map();
@@ -186,6 +188,8 @@ export function checkCitedCode(root, cited, { renames = true, timeoutMs = 1500, 
 	}
 	if (renames && gone.size > 0) {
 		const moved = renamesOf(root, gone, left());
+		// Not known whether they moved: left out, for the next check, rather than called gone.
+		if (moved === null) return { files: files.filter((f) => !gone.has(f.path)), renames };
 		const targets = [...new Set(moved.values())];
 		const at = targets.length > 0 ? (indexBlobs(root, targets, left()) ?? new Map()) : new Map();
 		for (const f of files) {
@@ -226,30 +230,7 @@ export function told(known, files) {
 	return next;
 }
 
-// What the service was told of each cited path, per project: the session start and the prompt hooks send only what changed.
-const cacheFile = (/** @type {string} */ projectId) => join(configDir(), "citations", `${projectId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`);
-
-/**
- * What names git's index as it is now (its file's time, size and inode): `ls-files -s` reads only the
- * index, so while this is the same the blob ids it gives are too, and no git command need run. Null when
- * there is no index to look at.
- * @param {string} root
- */
-export function indexStamp(root) {
-	try {
-		let dir = join(root, ".git");
-		if (!statSync(dir).isDirectory()) {
-			// A worktree or a submodule: `.git` is a file naming the real git directory.
-			const named = /^gitdir:\s*(.+)$/m.exec(readFileSync(dir, "utf8"))?.[1]?.trim();
-			if (!named) return null;
-			dir = resolve(root, named);
-		}
-		const s = statSync(join(dir, "index"));
-		return `${s.mtimeMs}:${s.size}:${s.ino}`;
-	} catch {
-		return null;
-	}
-}
+export { indexStamp, savedHead } from "./code-head.mjs";
 
 /**
  * @typedef {{ root: string, known: Record<string, Known>, stamp?: string, index?: string }} Saved what the
@@ -265,13 +246,18 @@ export function saveCited(projectId, root, known, { cited, stamp, index } = {}) 
 	try {
 		const keep = cited ? new Set(cited.map((c) => c.path)) : null;
 		const entries = Object.entries(known).filter(([path]) => !keep || keep.has(path));
-		const file = cacheFile(projectId);
 		mkdirSync(join(configDir(), "citations"), { recursive: true, mode: 0o700 });
-		const temp = `${file}.${process.pid}.tmp`;
-		/** @type {Saved} */
-		const saved = { root, known: Object.fromEntries(entries), ...(stamp ? { stamp } : {}), ...(index ? { index } : {}) };
-		writeFileSync(temp, JSON.stringify(saved), { mode: 0o600 });
-		renameSync(temp, file);
+		/** @type {import("./code-head.mjs").Head} */
+		const head = { root, ...(stamp ? { stamp } : {}), ...(index ? { index } : {}) };
+		// What was told first, then the head that vouches for it: a head never names a state not written.
+		const write = (/** @type {string} */ file, /** @type {unknown} */ value) => {
+			const temp = `${file}.${process.pid}.tmp`;
+			writeFileSync(temp, JSON.stringify(value), { mode: 0o600 });
+			renameSync(temp, file);
+		};
+		rmSync(citationsFile(projectId, ".head.json"), { force: true });
+		write(citationsFile(projectId), { root, known: Object.fromEntries(entries) });
+		write(citationsFile(projectId, ".head.json"), head);
 	} catch {
 		// the next check then tells the service everything again
 	}
@@ -280,10 +266,11 @@ export function saveCited(projectId, root, known, { cited, stamp, index } = {}) 
 /** @param {string} projectId @returns {Saved | null} */
 export function savedCited(projectId) {
 	try {
-		const file = cacheFile(projectId);
-		if (!existsSync(file)) return null;
+		const head = savedHead(projectId);
+		const file = citationsFile(projectId);
+		if (!head || !existsSync(file)) return null;
 		const saved = JSON.parse(readFileSync(file, "utf8"));
-		return typeof saved?.root === "string" && saved.known && typeof saved.known === "object" ? saved : null;
+		return saved?.root === head.root && saved.known && typeof saved.known === "object" ? { ...head, known: saved.known } : null;
 	} catch {
 		return null;
 	}

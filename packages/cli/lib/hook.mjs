@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { memoryOff } from "./api.mjs";
-import { checkCitedCode, indexStamp, saveCited, savedCited, told, untold } from "./code-check.mjs";
+import { checkCitedCode, indexStamp, saveCited, savedCited, savedHead, told, untold } from "./code-check.mjs";
 import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
 import { injectRequest } from "./prompt-hook.mjs";
@@ -164,14 +164,14 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 		// The paths memories cite are asked for while git reads the context; their blob ids then ride along the injection.
 		// With the cited list this machine last checked and git's index as it was then, nothing is asked of git
 		// or listed before the block: the injection only names the list, and its answer says whether it changed.
-		const saved = savedCited(project.id);
-		const mine = saved?.root === project.root ? saved : null;
+		const head = savedHead(project.id);
 		const index = indexStamp(project.root);
-		const quiet = mine?.stamp && index && index === mine.index ? mine : null;
-		const cited = quiet ? Promise.resolve(null) : listCited(api, project.id, left(), mine?.stamp);
+		const quiet = head?.root === project.root && head.stamp && index && index === head.index ? head : null;
+		const mine = quiet ? null : savedCited(project.id);
+		const cited = quiet ? Promise.resolve(null) : listCited(api, project.id, left(), mine?.root === project.root ? mine.stamp : undefined);
 		const { folder, branch, commits, files } = repositoryContext(cwd);
 		const context = { folder, ...(branch ? { branch } : {}), commits, files };
-		const code = quiet ? null : codeForStart(project, mine, await cited, Math.min(1500, left() / 3));
+		const code = quiet ? null : codeForStart(project, mine?.root === project.root ? mine : null, await cited, Math.min(1500, left() / 3));
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
 		const text = await inject({
 			context,
@@ -180,7 +180,10 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 		});
 		code?.remember();
 		// Memories cite paths this machine did not check yet: the next session start lists and checks them.
-		if (quiet && answer.cited?.unchanged === false) saveCited(project.id, project.root, quiet.known, { index: quiet.index });
+		if (quiet && answer.cited?.unchanged === false) {
+			const known = savedCited(project.id)?.known;
+			if (known) saveCited(project.id, project.root, known, { index: quiet.index });
+		}
 		await Promise.race([pull, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
 		return text;
 	}

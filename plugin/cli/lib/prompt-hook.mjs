@@ -1,12 +1,13 @@
 // @ts-check
 // `cairn hook user-prompt-submit`: every prompt waits for it, so it is built to start fast. Once the
 // project is known it makes one request (node:http, not fetch) and runs at most one subprocess (`git
-// ls-files` for the paths memories cite, when the session start listed any), and it loads only this
-// module, its output helpers, the config reader, the transcript-tail reader and the code check.
+// ls-files` for the paths memories cite, only when git's index changed since they were last checked), and
+// it loads only this module, its output helpers, the config reader, the transcript-tail reader and the
+// cited-code head (the code check itself only when the index changed).
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { describeError, memoryOff } from "./api.mjs";
-import { indexBlobs, indexStamp, saveCited, savedCited, told, untold } from "./code-check.mjs";
+import { indexStamp, savedHead } from "./code-head.mjs";
 import { knownProject, readConfig } from "./config.mjs";
 import { detectAgent, emit, hookBudgetMs, hookOutput, INJECT_LIMITS, parsePayload } from "./hook-output.mjs";
 import { postJson } from "./post-json.mjs";
@@ -58,13 +59,16 @@ async function projectId(cwd, service, timeoutMs) {
  * renames are the session start's to follow. Null when nothing changed.
  * @param {string} projectId
  */
-function citedCodeNow(projectId) {
+async function citedCodeNow(projectId) {
+	// The index as it was at the last check: the blob ids are too, and nothing more is read or run.
+	const head = savedHead(projectId);
+	if (!head) return null;
+	const index = indexStamp(head.root);
+	if (index && index === head.index) return null;
+	const { indexBlobs, savedCited, saveCited, told, untold } = await import("./code-check.mjs");
 	const saved = savedCited(projectId);
 	const paths = saved ? Object.keys(saved.known) : [];
 	if (!saved || paths.length === 0) return null;
-	// The index as it was at the last check: the blob ids are too, and no git command need run.
-	const index = indexStamp(saved.root);
-	if (index && index === saved.index) return null;
 	const now = indexBlobs(saved.root, paths, 500);
 	if (!now) return null;
 	const files = paths.map((path) => {
@@ -124,7 +128,7 @@ export async function promptHook(args) {
 				? resolve(payload.cwd)
 				: process.cwd();
 		const id = await projectId(dir, service, Math.max(100, deadline - Date.now()));
-		const code = citedCodeNow(id);
+		const code = await citedCodeNow(id);
 		const body = {
 			...injectRequest({ agent, payload, deadline }),
 			...(code ? { code: { files: code.files, renames: false } } : {}),
