@@ -2,7 +2,7 @@
 // text, listed for a check from the repository, marked by the check, said next to the memory in the
 // start and prompt blocks, a memory whose code is gone offered for review; bad input refused.
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { backfillCitations, citationsFromText } from "../src/memory/citations";
 import type { ProjectCoordinator } from "../src/project/object";
@@ -307,5 +307,67 @@ describe("memories written before citations existed", () => {
 		);
 		expect(memory.memory.citations).toEqual([{ path: "src/payments/refund.ts", symbol: "computeRefund", source: "text" }]);
 		expect((await cited()).paths.map((p: Loose) => p.path)).toEqual(["src/payments/refund.ts"]);
+	});
+});
+
+describe("the console", () => {
+	/** A console request through the real entry point; redirects are returned, not followed. */
+	async function visit(path: string, jar: string | null, form?: Record<string, string>) {
+		const headers = new Headers();
+		if (jar) headers.set("Cookie", jar);
+		let body: string | undefined;
+		if (form) {
+			body = new URLSearchParams(form).toString();
+			headers.set("Content-Type", "application/x-www-form-urlencoded");
+			headers.set("Origin", "https://cairn.test");
+		}
+		return exports.default.fetch(
+			new Request(`https://cairn.test${path}`, { method: form ? "POST" : "GET", headers, body, redirect: "manual" }),
+		);
+	}
+	async function signIn() {
+		const res = await visit("/console/sign-in", null, { key: tenant.token });
+		expect(res.status).toBe(303);
+		const jar = (res.headers.get("Set-Cookie") ?? "").split(";")[0] as string;
+		const page = await (await visit("/console/projects", jar)).text();
+		return { jar, csrf: /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "" };
+	}
+
+	it("shows a memory's cited code and what the check found, filters the list by it, and edits the citations", async () => {
+		await putMemory(tenant.token, projectId, "queue-retries", "src/queue/worker.ts sets MAX_RETRIES = 5.", { type: "project" });
+		await putMemory(tenant.token, projectId, "commit-style", "Imperative commit subjects.", { type: "feedback" });
+		await check({ files: [{ path: "src/queue/worker.ts", blob: BLOB("3"), blobAtWrite: BLOB("2") }] });
+		const { jar, csrf } = await signIn();
+
+		const page = await (await visit(`/console/projects/${projectId}/memories/queue-retries?scope=personal`, jar)).text();
+		expect(page).toContain('data-testid="memory-citations"');
+		expect(page).toContain("<code>src/queue/worker.ts</code> · <code>MAX_RETRIES</code>");
+		expect(page).toContain("Some of it changed, moved or went since this was written");
+
+		const changed = await (await visit(`/console/projects/${projectId}?code=changed`, jar)).text();
+		expect(changed).toContain("queue-retries");
+		expect(changed).toContain("code changed");
+		expect(changed).not.toContain(">commit-style<");
+		expect((await visit(`/console/projects/${projectId}?code=nonsense`, jar)).status).toBe(400);
+
+		// The writer's own citations, as edited in the form; the text's path joins them no more.
+		const saved = await visit(`/console/projects/${projectId}/memories/queue-retries?scope=personal`, jar, {
+			_csrf: csrf,
+			version: "1",
+			type: "project",
+			description: "About queue-retries",
+			body: "src/queue/worker.ts sets MAX_RETRIES = 5.",
+			citations: "src/queue/worker.ts#MAX_RETRIES:3\nsrc/queue/backoff.ts",
+			"citations-before": "",
+		});
+		expect(saved.status).toBe(303);
+		const memory = await json(
+			await call(`/v1/projects/${projectId}/memories/queue-retries`, { token: tenant.token, headers: { Accept: "application/json" } }),
+		);
+		expect(memory.memory.citations).toEqual([
+			{ path: "src/queue/worker.ts", symbol: "MAX_RETRIES", lines: "3", source: "writer" },
+			{ path: "src/queue/backoff.ts", source: "writer" },
+		]);
+		expect(memory.memory.codeState).toBeNull();
 	});
 });
