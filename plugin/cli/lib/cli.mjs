@@ -41,7 +41,8 @@ const USAGE = `cairn — long-term memory for coding agents
   cairn setup --undo                      remove the plugin, hooks, MCP entry and saved login setup added
   cairn doctor [--url <url>] [--key <key>]
                                           check service, key, project, hooks, Codex trust, uploads and the
-                                          hooks' round trip; each problem with its fix (exit 1 when any)
+                                          hooks' round trip; each problem with its fix (exit 1 when any);
+                                          list the memories whose cited code changed since written
   cairn login --url <url> --key <key>     save the service URL and API key (~/.config/cairn, mode 600)
   cairn init [dir]                        register this repository as a project and turn memory on
   cairn status                            pipeline state, where settings come from, the last background upload
