@@ -98,6 +98,53 @@ async function setUpUser(name: string) {
 	return { user, repo, key, env, projectId };
 }
 
+/**
+ * A memory about code that the repository changed since it was written, and one about code that did not
+ * change: what both agents' next sessions must mark, and leave alone, alike.
+ */
+async function codeThatMovedOn(setup: Awaited<ReturnType<typeof setUpUser>>) {
+	const git = (...args: string[]) =>
+		run("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+			cwd: setup.repo,
+			env: { PATH: process.env.PATH ?? "" },
+		});
+	mkdirSync(join(setup.repo, "src", "queue"), { recursive: true });
+	writeFileSync(join(setup.repo, "src", "queue", "worker.ts"), "export const MAX_RETRIES = 5;\n");
+	writeFileSync(join(setup.repo, "src", "queue", "backoff.ts"), "export const BACKOFF_MS = 250;\n");
+	expect((await git("add", ".")).status).toBe(0);
+	expect((await git("commit", "-q", "-m", "Queue worker")).status).toBe(0);
+	for (const [name, body] of [
+		["queue-retries", "src/queue/worker.ts sets MAX_RETRIES = 5: the queue worker retries a job five times."],
+		["queue-backoff", "BACKOFF_MS in src/queue/backoff.ts is 250: the queue worker waits that long between retries."],
+	]) {
+		const res = await api(setup.key, "PUT", `/v1/projects/${setup.projectId}/memories/${name}`, {
+			type: "feedback",
+			description: `How the queue worker ${name === "queue-retries" ? "retries" : "backs off"}`,
+			body,
+		});
+		expect(res.status).toBe(201);
+	}
+	writeFileSync(join(setup.repo, "src", "queue", "worker.ts"), "export const MAX_RETRIES = 7;\n");
+	const later = new Date(Date.now() + 60_000).toISOString();
+	const commit = await run("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "More retries"], {
+		cwd: setup.repo,
+		env: { PATH: process.env.PATH ?? "", GIT_COMMITTER_DATE: later, GIT_AUTHOR_DATE: later },
+	});
+	expect(commit.status).toBe(0);
+}
+const CHANGED_MARK = "cites src/queue/worker.ts, changed since this was written — check it";
+/** What the start block (as the model request carries it, JSON-escaped) says of the two memories: its line, or its file's heading and the two lines under it. */
+const marksIn = (text: string) => {
+	const lines = text.split("\\n");
+	return ["queue-retries", "queue-backoff"].map((name) => {
+		const at = lines.findIndex((l) => l.includes(name));
+		if (at < 0) return "absent";
+		const said = lines[at]?.includes("### ") ? lines.slice(at, at + 3).join("\n") : (lines[at] ?? "");
+		return said.includes("cites") ? "marked" : "unmarked";
+	});
+};
+const agreed: Record<string, string[]> = {};
+
 describe("Claude Code 2.1.197 with the Cairn plugin", () => {
 	let setup: Awaited<ReturnType<typeof setUpUser>>;
 	let agentEnv: Record<string, string>;
@@ -190,6 +237,24 @@ describe("Claude Code 2.1.197 with the Cairn plugin", () => {
 		expect(body).toContain("SessionStart hook additional context");
 		expect(body).toContain("This session so far");
 		expect(body).toContain("# Memory Guidance");
+	});
+	it("a memory about code the repository changed since is marked in the block the model gets", async () => {
+		await codeThatMovedOn(setup);
+		const before = mock.requests.length;
+		const session = await run(join(BIN, "claude"), ["-p", "how many times does the queue worker retry a job?"], {
+			cwd: setup.repo,
+			env: agentEnv,
+		});
+		expect(session.status, session.stderr).toBe(0);
+		const start = mock.requests
+			.slice(before)
+			.filter((r) => r.path.endsWith("/v1/messages"))
+			.map((r) => JSON.stringify(r.body))
+			.find((b) => b.includes("SessionStart hook additional context"));
+		expect(start, "no model request carried the SessionStart block").toBeDefined();
+		expect(start).toContain(CHANGED_MARK);
+		agreed.claude = marksIn(start ?? "");
+		expect(agreed.claude).toEqual(["marked", "unmarked"]);
 	});
 });
 
@@ -299,5 +364,23 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 			return sessions.find((s) => s.agent === "codex" && s.turns > 0);
 		}, 15_000);
 		expect(uploaded.turns).toBeGreaterThan(0);
+	});
+	it("a memory about code the repository changed since is marked the same way as in Claude Code", async () => {
+		await codeThatMovedOn(setup);
+		const before = mock.requests.length;
+		const session = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", "how many times does the queue worker retry a job?"], {
+			cwd: setup.repo,
+			env: agentEnv,
+		});
+		expect(session.status, session.stderr).toBe(0);
+		const input = mock.requests.slice(before).find((r) => r.path.endsWith("/v1/responses"))?.body.input as Loose[];
+		const start = (input ?? [])
+			.filter((i) => i.role === "developer")
+			.map((i) => JSON.stringify(i.content))
+			.find((t) => t.includes("# Memory Guidance"));
+		expect(start, "no developer input carried the SessionStart block").toBeDefined();
+		expect(start).toContain(CHANGED_MARK);
+		expect(marksIn(start ?? "")).toEqual(["marked", "unmarked"]);
+		if (agreed.claude) expect(marksIn(start ?? "")).toEqual(agreed.claude);
 	});
 });

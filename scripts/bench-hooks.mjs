@@ -13,6 +13,12 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { devUrl } from "../packages/cli/lib/setup.mjs";
 
+// CAIRN_BENCH_HOOKS=cited: the session-start and prompt hooks with 1,000 memories citing 2,000 paths instead (bench-hooks-cited.mjs).
+if (process.env.CAIRN_BENCH_HOOKS === "cited") {
+	await import("./bench-hooks-cited.mjs");
+	process.exit(0);
+}
+
 const url = (process.env.CAIRN_URL ?? devUrl(process.cwd()) ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
 const runs = Number(process.env.CAIRN_BENCH_RUNS ?? 20);
 const adminToken =

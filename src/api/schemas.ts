@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { CitationsInputSchema } from "../memory/citations";
 import {
 	MemoryBodySchema,
 	MemoryCuesSchema,
@@ -49,6 +50,16 @@ export const ProjectParams = z.object({ projectId: ProjectIdParam });
 
 export const ScopeQuery = MemoryScopeSchema.optional().openapi({ param: { name: "scope", in: "query" } });
 
+const CitationSchema = z
+	.object({
+		path: z.string(),
+		symbol: z.string().optional(),
+		lines: z.string().optional(),
+		blob: z.string().optional(),
+		source: z.enum(["writer", "text"]),
+	})
+	.openapi("Citation");
+
 export const MemoryMetadataSchema = z
 	.object({
 		name: z.string(),
@@ -87,6 +98,14 @@ export const MemoryMetadataSchema = z
 		cuesSource: z
 			.enum(["written", "derived"])
 			.openapi({ description: "written: by a model or a person; derived: from the concept map when none were written" }),
+		citations: z.array(CitationSchema).openapi({
+			description:
+				"The repository code the memory is about: paths (with a symbol or lines where known) and the git blob id its writer saw; 'text' citations were read from the memory's text",
+		}),
+		codeState: z.enum(["current", "changed", "gone"]).nullable().openapi({
+			description:
+				"What the last check of the cited code from the repository found: current, changed (or moved), gone; null when nothing it cites is tracked or it cites nothing",
+		}),
 	})
 	.openapi("MemoryMetadata");
 
@@ -98,6 +117,10 @@ export const MemoryJsonBodySchema = z
 		cues: MemoryCuesSchema.optional().openapi({
 			description:
 				"When the memory applies, e.g. 'adding or upgrading a dependency'. Absent: cues written earlier are kept, else derived from the concept map; [] derives them again",
+		}),
+		citations: CitationsInputSchema.optional().openapi({
+			description:
+				"The repository code the memory is about, each a path relative to the repository root with an optional symbol, line range and git blob id. Absent: citations written earlier are kept and the paths the text names join them; [] removes them",
 		}),
 	})
 	.openapi("MemoryInput");

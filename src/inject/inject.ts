@@ -2,6 +2,7 @@ import type { LanguageModel } from "ai";
 import readPathTemplate from "../../prompts/read_path.md";
 import { CairnError } from "../errors";
 import { fillTemplate } from "../lib/template";
+import type { CodeCheck } from "../memory/code-check";
 import { listDailyLogs, readDailyLog } from "../memory/daily-log";
 import { memoryUrl } from "../memory/paths";
 import { memoryContentOf } from "../memory/store";
@@ -12,6 +13,7 @@ import { type HeaderRow, kindOf } from "../search/start-view";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
 import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "../text/tokens";
+import { codeNote, withCodeNote } from "./code-note";
 import { fence } from "./fence";
 import { contextQuery, headerLine, rankHeaders, type SessionContext, topicMap } from "./start-index";
 
@@ -40,6 +42,8 @@ export interface InjectRequest {
 	context?: SessionContext;
 	/** Return recall's trace: why each candidate was served or held back. */
 	trace?: boolean;
+	/** What the repository says of the cited code (src/memory/code-check.ts): applied before the block is built. */
+	code?: CodeCheck;
 }
 
 export interface OfferedMemory {
@@ -83,6 +87,8 @@ export interface InjectResult {
 	listedIds: number[];
 	/** How the recalled memories were chosen, and why not by the model when one was wanted. */
 	recall?: { engine: Engine; fallbackReason?: string; trace?: RecallResult["trace"] };
+	/** With a code check that named its cited list: whether the list is still that one (src/memory/code-check.ts). */
+	cited?: { stamp: string; unchanged: boolean };
 }
 
 export const DEFAULT_INJECT_TOKENS = 16_000;
@@ -179,14 +185,17 @@ export async function buildInjection(
 	const sessionId = request.sessionId;
 	// Settings (D1), the summary (R2) and the index's rows (the project's object), concurrently. What this
 	// session was already handed is read by recall, in the same call as its candidates.
-	const [settings, summaryObject, view] = await Promise.all([
+	const [settings, summaryObject, view, code] = await Promise.all([
 		effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
 		// The summary without lines about memories changed or deleted since it was written (never a dead memory:// path).
 		memoriesOnly ? Promise.resolve(null) : store.summary(ctx),
 		memoriesOnly ? Promise.resolve(null) : store.startView(ctx, ["personal", "team"], START_ROWS),
+		store.checkCode(ctx, request.code ?? null),
 	]);
+	const marks = new Map(code.marks.map((m) => [m.id, m]));
+	const cited = code.cited ? { cited: code.cited } : {};
 	const memoryOff = featureOff(settings, "memory", ["memories.enabled"]);
-	if (memoryOff !== null) return empty([`${memoryOff}; nothing injected`]);
+	if (memoryOff !== null) return { ...empty([`${memoryOff}; nothing injected`]), ...cited };
 	const maxTokens = request.maxTokens ?? DEFAULT_INJECT_TOKENS;
 	const maxChars = request.maxChars ?? Number.POSITIVE_INFINITY;
 	const warnings: string[] = [];
@@ -236,7 +245,8 @@ export async function buildInjection(
 			? { text: content, truncated: false }
 			: truncateToTokens(content, PER_MEMORY_TOKENS);
 		const path = memoryUrl(m.row.scope, m.row.name);
-		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
+		const note = codeNote(marks.get(m.row.id));
+		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}${note ? `\nCode: ${note}` : ""}\n\n${fence(cut.text)}`;
 		if (cut.truncated) truncated = true;
 		memoryBlocks.push({
 			block,
@@ -258,7 +268,10 @@ export async function buildInjection(
 		// Index lines of the next candidates, for the agent (a model) to judge: path, description, age.
 		const offered = (recalled?.offered ?? []).map((m) => ({
 			id: m.row.id,
-			line: `- ${memoryUrl(m.row.scope, m.row.name)} — ${m.row.description.replace(/\s+/g, " ").trim()} (${ageShort(m.ageDays)})`,
+			line: withCodeNote(
+				`- ${memoryUrl(m.row.scope, m.row.name)} — ${m.row.description.replace(/\s+/g, " ").trim()} (${ageShort(m.ageDays)})`,
+				marks.get(m.row.id),
+			),
 			info: { name: m.row.name, path: memoryUrl(m.row.scope, m.row.name), type: m.row.type, ageDays: m.ageDays },
 		}));
 		const assemble = () =>
@@ -295,6 +308,7 @@ export async function buildInjection(
 				offered.map((o) => o.id),
 			),
 			...recallInfo,
+			...cited,
 		};
 	}
 
@@ -341,12 +355,14 @@ export async function buildInjection(
 			(scope) => featureOff(settings, `${scope} memory`, [scope === "team" ? "memories.teamMemory" : "memories.personalMemory"]) === null,
 		),
 	);
-	const listable = (rows: HeaderRow[]) => rows.filter((r) => !inBlock.has(r.id) && scopesOn.has(r.scope));
+	// A memory whose cited files are all gone leaves the index (it waits in the review queue).
+	const listable = (rows: HeaderRow[]) =>
+		rows.filter((r) => !inBlock.has(r.id) && scopesOn.has(r.scope) && marks.get(r.id)?.state !== "gone");
 	const now = Date.now();
 	const ruleRows = rankHeaders(listable(rows.rules), relevance, now);
 	const factRows = rankHeaders(listable(rows.facts), relevance, now);
-	const ruleLines = ruleRows.map(headerLine);
-	const factLines = factRows.map(headerLine);
+	const ruleLines = ruleRows.map((r) => withCodeNote(headerLine(r), marks.get(r.id)));
+	const factLines = factRows.map((r) => withCodeNote(headerLine(r), marks.get(r.id)));
 
 	// Daily logs in assistant mode.
 	const logBlocks: { block: string; date: string; tokens: number }[] = [];
@@ -470,5 +486,5 @@ export async function buildInjection(
 		memoryBlocks.map((m) => m.id),
 		listedRows.map((r) => r.id),
 	);
-	return { ...block, ...recallInfo };
+	return { ...block, ...recallInfo, ...cited };
 }

@@ -12,6 +12,7 @@ const PROJECT_TABLES = [
 	"session_writes",
 	"session_served",
 	"session_used",
+	"code_citations",
 	"session_chunks",
 	"session_records",
 	"sessions",

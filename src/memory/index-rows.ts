@@ -72,6 +72,7 @@ export const dropStatements = (db: ProjectDb, id: number): ProjectStatement[] =>
 	db.prepare("DELETE FROM memories_grams WHERE rowid = ?").bind(id),
 	db.prepare("DELETE FROM memories_cues WHERE rowid = ?").bind(id),
 	db.prepare("DELETE FROM memory_vectors WHERE memory_id = ?").bind(id),
+	db.prepare("DELETE FROM code_citations WHERE memory_id = ?").bind(id),
 ];
 
 /**

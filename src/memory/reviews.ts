@@ -13,6 +13,9 @@
  *   sessions and never cited or read. Approving archives it (src/memory/archive-rows.ts: no longer
  *   served, never deleted); rejecting keeps it, and it is proposed again only after as many more
  *   unused sessions.
+ * - `code`: a check from the repository (src/memory/code-check.ts) found every file the memory cites
+ *   gone. Approving deletes the memory (op `delete`); updating it withdraws the item; rejecting keeps it
+ *   and drops its citations of the gone files.
  *
  * Items live in the project's object (`review_items`, schema version 8), one pending item per owner,
  * kind and memory: a newer proposal replaces the pending one (a new id; the old one is gone). Approval
@@ -27,6 +30,7 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
 import { archiveMemory } from "./archive";
+import { dismissGoneStatements } from "./code-check";
 import {
 	assertScopeWritable,
 	deleteMemory,
@@ -41,7 +45,7 @@ import {
 } from "./store";
 import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, parseTopicFile, validateFields } from "./topic-file";
 
-export const REVIEW_KINDS = ["change", "promote", "secret", "archive"] as const;
+export const REVIEW_KINDS = ["change", "promote", "secret", "archive", "code"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
@@ -358,7 +362,7 @@ export async function decideReview(
 	let memory: MemoryMetadata | null = null;
 	let promote: ReviewProposal | null = null;
 	if (decision === "approve") ({ memory, promote } = await apply(env, ctx, row, guard));
-	else if (row.kind === "change" || row.kind === "secret" || row.kind === "archive") {
+	else if (row.kind === "change" || row.kind === "secret" || row.kind === "archive" || row.kind === "code") {
 		const current = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
 		memory = current ? toMetadata(current) : null;
 	}
@@ -388,6 +392,8 @@ export async function decideReview(
 			),
 		...(promote ? reviewStatements(db, ctx, [promote], row.run_id, now) : []),
 	];
+	if (row.kind === "code" && decision === "reject")
+		statements.push(...dismissGoneStatements(db, ctx.projectId, row.memory_scope, row.owner_id, row.memory_name));
 	if (row.kind === "promote" && decision === "reject") {
 		statements.push(
 			db
@@ -402,6 +408,10 @@ export async function decideReview(
 	} catch (err) {
 		if (isGuardFailure(err)) throw decidedMeanwhile();
 		throw err;
+	}
+	if (row.kind === "code" && memory) {
+		const kept = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
+		memory = kept ? toMetadata(kept) : null;
 	}
 	return { item: await getReview(db, ctx, id), memory };
 }

@@ -10,6 +10,8 @@ import type { ProjectEnv } from "../storage/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/sql";
 import { deriveCues } from "../text/concepts";
 import { restoreStatements } from "./archive-rows";
+import { type Citation, citationsOf, resolveCitations, validateCitations } from "./citations";
+import { type CodeState, citationStatements } from "./code-check";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "./index-rows";
 import { visibleIn } from "./lexical";
 import { packRange } from "./packs";
@@ -67,6 +69,10 @@ export interface MemoryMetadata {
 	cues: string[];
 	/** Whether the cues were written (by a model or a person) or derived from the concept map. */
 	cuesSource: CueSource;
+	/** The repository code it is about, as written (src/memory/citations.ts). */
+	citations: Citation[];
+	/** What the last check of that code found: current, changed (or moved), gone; null when nothing it cites is tracked. */
+	codeState: CodeState | null;
 }
 
 export function toMetadata(row: MemoryRow): MemoryMetadata {
@@ -93,6 +99,8 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		proposedScope: row.proposed_scope ?? null,
 		cues: cuesOf(row),
 		cuesSource: row.cues_source ?? "derived",
+		citations: citationsOf(row),
+		codeState: row.code_state ?? null,
 	};
 }
 
@@ -121,6 +129,11 @@ export interface WriteInput {
 	 * already stored are kept, otherwise cues are derived from the concept map. An empty list derives.
 	 */
 	cues?: string[];
+	/**
+	 * The code it is about (validated by CitationsInputSchema). Given: stored as written ([] removes them).
+	 * Absent: the writer's citations already stored are kept and the paths its text names join them.
+	 */
+	citations?: Citation[];
 }
 
 /** A session and the turns in it (`t<seq>`) that a version rests on. */
@@ -185,6 +198,7 @@ export async function assertScopeWritable(env: Env, ctx: ProjectContext, scope: 
 export interface CheckedWrite {
 	file: TopicFile;
 	givenCues: string[] | undefined;
+	givenCitations?: Citation[];
 }
 
 /**
@@ -192,13 +206,16 @@ export interface CheckedWrite {
  * import, consolidation): the name, the fields (a single-line description), the size, the cues and the
  * secret scan (422 naming rules, never the secret).
  */
-export async function checkWrite(input: Pick<WriteInput, "file" | "cues">): Promise<CheckedWrite> {
+export async function checkWrite(input: Pick<WriteInput, "file" | "cues" | "citations">): Promise<CheckedWrite> {
 	assertValidName(input.file.name);
 	const file: TopicFile = { ...input.file, ...validateFields(input.file) };
 	assertBodySize(file.body);
 	const givenCues = input.cues === undefined ? undefined : validateCues(input.cues);
 	await assertNoSecrets(file, givenCues);
-	return { file, givenCues };
+	// Citations a writer gives are the writer's, whatever their `source` says.
+	const givenCitations =
+		input.citations === undefined ? undefined : validateCitations(input.citations.map(({ source: _source, ...c }) => c));
+	return { file, givenCues, ...(givenCitations ? { givenCitations } : {}) };
 }
 
 /**
@@ -251,8 +268,10 @@ export async function planWrite(
 	const hash = await sha256Hex(content);
 	const cues = resolveCues(file, checked.givenCues, current);
 	const cuesJson = JSON.stringify(cues.cues);
+	const citations = resolveCitations(file, checked.givenCitations, current);
 	if (current && current.content_hash === hash) {
-		if (current.cues === cuesJson && current.cues_source === cues.source) return { kind: "unchanged", current };
+		const sameCitations = JSON.stringify(citations) === JSON.stringify(citationsOf(current));
+		if (current.cues === cuesJson && current.cues_source === cues.source && sameCitations) return { kind: "unchanged", current };
 		return {
 			kind: "cues",
 			current,
@@ -264,6 +283,7 @@ export async function planWrite(
 					.prepare("UPDATE memories SET cues = ?, cues_source = ? WHERE id = ? AND version = ?")
 					.bind(cuesJson, cues.source, current.id, current.version),
 				...cueStatements(db, rowById(current.id), { ...file, cues: cues.cues }),
+				...(sameCitations ? [] : citationStatements(db, ctx.projectId, rowById(current.id), citations, now)),
 			],
 		};
 	}
@@ -342,6 +362,16 @@ export async function planWrite(
 			];
 	statements.push(
 		db.prepare(`UPDATE memories SET cues = ?, cues_source = ? WHERE ${identity}`).bind(cuesJson, cues.source, ...identityArgs),
+	);
+	// The code it cites, on the memory and on this version (history keeps what each version cited).
+	statements.push(
+		...citationStatements(db, ctx.projectId, searchRow, citations, now),
+		db
+			.prepare(
+				`UPDATE memory_versions SET citations = ?
+				 WHERE memory_id = (SELECT id FROM memories WHERE ${identity}) AND version = (SELECT version FROM memories WHERE ${identity})`,
+			)
+			.bind(JSON.stringify(citations), ...identityArgs, ...identityArgs),
 	);
 	if (input.provenance) {
 		statements.push(

@@ -15,6 +15,7 @@ import { sweepProjectOrphans } from "../maintenance/sweep";
 import { restoreMemory } from "../memory/archive";
 import { type BatchWrite, writeMemories } from "../memory/batch";
 import { clearProjectMemory } from "../memory/clear";
+import { type CodeCheck, checkCode, citedPaths } from "../memory/code-check";
 import { memoryEvents } from "../memory/events";
 import { getIndex } from "../memory/index-file";
 import { importLegacyRows, type LegacyRows } from "../memory/legacy";
@@ -244,6 +245,16 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	/** The session-start block's index rows: every header the caller may see in `scopes`, the first `limit` of each kind by standing, counts and topics. */
 	startView(ctx: ProjectContext, scopes: MemoryScope[], limit: Record<Kind, number>) {
 		return this.run(ctx.projectId, () => startView(this.db, ctx, scopes, limit));
+	}
+
+	/** Every path the caller's memories cite, for a check from the repository (src/memory/code-check.ts). */
+	citedPaths(ctx: ProjectContext, knownStamp?: string) {
+		return this.run(ctx.projectId, () => citedPaths(this.db, ctx, knownStamp));
+	}
+
+	/** Applies a check of cited code from the repository (when given) and returns the marks of the memories whose code changed or went. */
+	checkCode(ctx: ProjectContext, check: CodeCheck | null) {
+		return this.run(ctx.projectId, () => checkCode(this.db, ctx, check));
 	}
 
 	/** Embeds up to `limit` memories that have no vector for their current content (resumable; see backfillVectors). */

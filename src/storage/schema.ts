@@ -1,4 +1,5 @@
 import { randomId } from "../lib/ids";
+import { backfillCitations } from "../memory/citations";
 import { CONCEPT_MAP_VERSION, conceptColumn, deriveCues } from "../text/concepts";
 import { gramText } from "../text/grams";
 
@@ -266,7 +267,33 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 18: the session-start block's rules by use (cited or read, then served; src/search/start-view.ts), read
 	// through an index in that order rather than by sorting every rule of the project.
 	`CREATE INDEX memories_use ON memories (project_id, type, cited_sessions + read_sessions, times_served, updated_at);`,
+	// Code citations (src/memory/citations.ts, src/memory/code-check.ts): the repository paths a memory is
+	// about as written (a JSON array of {path, symbol?, lines?, blob?, source}) on the memory and on each
+	// version; per cited path, the blob id it is compared with (the writer's, or the one the file had when
+	// the memory was written, set by the first check from the repository), the last check's state and a
+	// rename's new path; `code_state` on the memory sums them up for blocks, `cairn doctor` and the console.
+	// The citations of memories already stored are read from their text by the step below.
+	`ALTER TABLE memories ADD COLUMN citations TEXT NOT NULL DEFAULT '[]';
+	ALTER TABLE memories ADD COLUMN code_state TEXT;
+	ALTER TABLE memory_versions ADD COLUMN citations TEXT NOT NULL DEFAULT '[]';
+	CREATE TABLE code_citations (
+		memory_id INTEGER NOT NULL,
+		project_id TEXT NOT NULL,
+		path TEXT NOT NULL,
+		base_blob TEXT,
+		written_at TEXT NOT NULL,
+		state TEXT NOT NULL DEFAULT 'unchecked',
+		current_blob TEXT,
+		moved_to TEXT,
+		checked_at TEXT,
+		PRIMARY KEY (memory_id, path)
+	);
+	CREATE INDEX code_citations_path ON code_citations (project_id, path);
+	CREATE INDEX memories_code_state ON memories (project_id, code_state) WHERE code_state IS NOT NULL;`,
 ];
+
+/** The version that adds code citations, found by its table rather than by a number other migrations would shift. */
+const citationsVersion = PROJECT_MIGRATIONS.findIndex((m) => m.includes("CREATE TABLE code_citations")) + 1;
 
 /**
  * Data steps that run right after a version's SQL, in the same transaction: work SQL alone cannot do
@@ -319,6 +346,8 @@ export const PROJECT_MIGRATION_STEPS: Readonly<Record<number, (sql: SqlStorage) 
 			"UPDATE memories SET served_sessions = (SELECT count(*) FROM session_served s WHERE s.memory_id = memories.id) WHERE id IN (SELECT memory_id FROM session_served)",
 		);
 	},
+	// Code citations: the version that adds them (the last entry of PROJECT_MIGRATIONS when it was written).
+	[citationsVersion]: backfillCitations,
 };
 
 export const PROJECT_SCHEMA_VERSION = PROJECT_MIGRATIONS.length;

@@ -5,6 +5,7 @@ import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { memoryOff } from "./api.mjs";
+import { checkCitedCode, indexStamp, saveCited, savedCited, savedHead, told, untold } from "./code-check.mjs";
 import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
 import { injectRequest } from "./prompt-hook.mjs";
@@ -53,6 +54,50 @@ export function findRollout(threadId) {
 }
 
 /**
+ * The paths the caller's memories cite (`GET …/citations`, `known`: the stamp of the list this machine
+ * has); null when the service could not say in time.
+ * @param {ReturnType<import("./api.mjs").client>} api @param {string} projectId @param {number} timeoutMs @param {string | undefined} known
+ * @returns {Promise<{ stamp?: string, unchanged?: boolean, paths: import("./code-check.mjs").CitedPath[] } | null>}
+ */
+async function listCited(api, projectId, timeoutMs, known) {
+	try {
+		const query = known ? `?known=${encodeURIComponent(known)}` : "";
+		const res = /** @type {any} */ (await api.request("GET", `/v1/projects/${projectId}/citations${query}`, { timeoutMs }));
+		return Array.isArray(res?.paths) ? res : null;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * The session start's check of cited code: what the service has not been told yet, and how to remember
+ * it once the service has it. With the same cited list and the same git index as last time, no git
+ * command runs and nothing is sent.
+ * @param {{ id: string, root: string }} project @param {import("./code-check.mjs").Saved | null} saved
+ * @param {Awaited<ReturnType<typeof listCited>>} listed @param {number} timeoutMs
+ */
+function codeForStart(project, saved, listed, timeoutMs) {
+	if (!listed) return null;
+	const known = saved?.known ?? {};
+	const cited = listed.unchanged && saved ? Object.keys(known).map((path) => ({ path })) : listed.paths;
+	const index = indexStamp(project.root);
+	if (listed.unchanged && index && index === saved?.index) return null;
+	const code = checkCitedCode(project.root, cited, { renames: true, timeoutMs, known });
+	if (!code) return null;
+	// A list checked only in part (blobs at write time left for later) is asked for whole next time.
+	const whole = code.files.length === cited.length;
+	return {
+		files: untold(code.files, known, cited),
+		remember: () =>
+			saveCited(project.id, project.root, told(known, code.files), {
+				cited,
+				stamp: whole ? listed.stamp : null,
+				index: whole ? index : null,
+			}),
+	};
+}
+
+/**
  * Runs one hook: injects memory (SessionStart, UserPromptSubmit) or uploads the transcript
  * (Stop, SubagentStop, PreCompact, SessionEnd), all before `deadline` (epoch ms).
  * @param {ReturnType<import("./api.mjs").client>} api
@@ -79,14 +124,17 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 		return notes.length ? `Cairn team memory: ${notes.join("\n")}` : null;
 	}
 	const project = await projectFor(api, cwd, { timeoutMs: left() });
+	/** @type {{ cited?: { stamp: string, unchanged: boolean } }} */
+	let answer = {};
 	const inject = async (/** @type {Record<string, unknown>} */ body) => {
-		const res = /** @type {{ text: string, warnings?: string[] }} */ (
+		const res = /** @type {{ text: string, warnings?: string[], cited?: { stamp: string, unchanged: boolean } }} */ (
 			await api.post(
 				`/v1/projects/${project.id}/inject`,
 				{ ...body, ...(sessionId ? { sessionId } : {}), ...INJECT_LIMITS[agent] },
 				{ timeoutMs: left() },
 			)
 		);
+		answer = res;
 		// Memory switched off explains an empty block: one line on stderr, as for any other problem.
 		const off = memoryOff(res.warnings);
 		if (off) process.stderr.write(`cairn: ${off}\n`);
@@ -113,10 +161,29 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 						() => null,
 					)
 				: Promise.resolve(null);
+		// The paths memories cite are asked for while git reads the context; their blob ids then ride along the injection.
+		// With the cited list this machine last checked and git's index as it was then, nothing is asked of git
+		// or listed before the block: the injection only names the list, and its answer says whether it changed.
+		const head = savedHead(project.id);
+		const index = indexStamp(project.root);
+		const quiet = head?.root === project.root && head.stamp && index && index === head.index ? head : null;
+		const mine = quiet ? null : savedCited(project.id);
+		const cited = quiet ? Promise.resolve(null) : listCited(api, project.id, left(), mine?.root === project.root ? mine.stamp : undefined);
 		const { folder, branch, commits, files } = repositoryContext(cwd);
 		const context = { folder, ...(branch ? { branch } : {}), commits, files };
+		const code = quiet ? null : codeForStart(project, mine?.root === project.root ? mine : null, await cited, Math.min(1500, left() / 3));
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
-		const text = await inject({ context, ...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}) });
+		const text = await inject({
+			context,
+			...(quiet ? { code: { files: [], stamp: quiet.stamp } } : code?.files.length ? { code: { files: code.files, renames: true } } : {}),
+			...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}),
+		});
+		code?.remember();
+		// Memories cite paths this machine did not check yet: the next session start lists and checks them.
+		if (quiet && answer.cited?.unchanged === false) {
+			const known = savedCited(project.id)?.known;
+			if (known) saveCited(project.id, project.root, known, { index: quiet.index });
+		}
 		await Promise.race([pull, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
 		return text;
 	}

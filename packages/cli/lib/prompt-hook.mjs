@@ -1,10 +1,13 @@
 // @ts-check
 // `cairn hook user-prompt-submit`: every prompt waits for it, so it is built to start fast. Once the
-// project is known it runs no subprocess and makes one request (node:http, not fetch), and it loads
-// only this module, its output helpers, the config reader and the transcript-tail reader.
+// project is known it makes one request (node:http, not fetch) and runs at most one subprocess (`git
+// ls-files` for the paths memories cite, only when git's index changed since they were last checked), and
+// it loads only this module, its output helpers, the config reader, the transcript-tail reader and the
+// cited-code head (the code check itself only when the index changed).
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { describeError, memoryOff } from "./api.mjs";
+import { indexStamp, savedHead } from "./code-head.mjs";
 import { knownProject, readConfig } from "./config.mjs";
 import { detectAgent, emit, hookBudgetMs, hookOutput, INJECT_LIMITS, parsePayload } from "./hook-output.mjs";
 import { postJson } from "./post-json.mjs";
@@ -51,6 +54,42 @@ async function projectId(cwd, service, timeoutMs) {
 }
 
 /**
+ * What changed in the cited code since the service was last told (one `git ls-files` of the paths the
+ * session start checked), so the memories of this prompt's block are marked by the code as it is now;
+ * renames are the session start's to follow. Null when nothing changed.
+ * @param {string} projectId
+ */
+async function citedCodeNow(projectId) {
+	// The index as it was at the last check: the blob ids are too, and nothing more is read or run.
+	const head = savedHead(projectId);
+	if (!head) return null;
+	const index = indexStamp(head.root);
+	if (index && index === head.index) return null;
+	const { indexBlobs, savedCited, saveCited, told, untold } = await import("./code-check.mjs");
+	const saved = savedCited(projectId);
+	const paths = saved ? Object.keys(saved.known) : [];
+	if (!saved || paths.length === 0) return null;
+	const now = indexBlobs(saved.root, paths, 500);
+	if (!now) return null;
+	const files = paths.map((path) => {
+		const blob = now.get(path) ?? null;
+		const before = saved.known[path];
+		// Still gone: where the session start followed it stands.
+		return blob === null && before?.blob === null && before.movedTo
+			? { path, blob, movedTo: before.movedTo, movedBlob: before.movedBlob ?? null }
+			: { path, blob };
+	});
+	const changed = untold(files, saved.known);
+	const remember = () => saveCited(projectId, saved.root, told(saved.known, changed), { stamp: saved.stamp, index });
+	// Nothing to send, but the index read is remembered: the next prompt runs no git either.
+	if (changed.length === 0) {
+		remember();
+		return null;
+	}
+	return { files: changed, remember };
+}
+
+/**
  * Never blocks or breaks the agent: exits 0 in time whatever happens, at most one line on stderr, and
  * Codex always gets a JSON object its schema accepts.
  * @param {string[]} args what follows `hook user-prompt-submit` on the command line
@@ -89,8 +128,14 @@ export async function promptHook(args) {
 				? resolve(payload.cwd)
 				: process.cwd();
 		const id = await projectId(dir, service, Math.max(100, deadline - Date.now()));
-		const body = { ...injectRequest({ agent, payload, deadline }), ...(explain ? { trace: true } : {}) };
+		const code = await citedCodeNow(id);
+		const body = {
+			...injectRequest({ agent, payload, deadline }),
+			...(code ? { code: { files: code.files, renames: false } } : {}),
+			...(explain ? { trace: true } : {}),
+		};
 		const res = await postJson(service, `/v1/projects/${id}/inject`, body, Math.max(100, deadline - Date.now()));
+		if (res && typeof res.text === "string") code?.remember();
 		if (explain) {
 			const { explainInject } = await import("./explain.mjs");
 			for (const line of explainInject(res)) process.stderr.write(`cairn: ${line}\n`);

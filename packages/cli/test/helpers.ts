@@ -150,6 +150,8 @@ export interface ProxyEvent {
 	status: number;
 	arrivedAt: number;
 	answeredAt: number;
+	/** What the request carried, as sent. */
+	body: string;
 }
 
 /**
@@ -187,7 +189,14 @@ export async function slowService(options: { delayMs: number; match?: RegExp }) 
 			res.writeHead(upstream.status, { "Content-Type": upstream.headers.get("Content-Type") ?? "application/octet-stream" });
 			res.end(body);
 		}
-		events.push({ method: req.method ?? "", path, status, arrivedAt, answeredAt: Date.now() });
+		events.push({
+			method: req.method ?? "",
+			path,
+			status,
+			arrivedAt,
+			answeredAt: Date.now(),
+			body: Buffer.concat(chunks).toString("utf8"),
+		});
 	});
 	await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
 	const port = (server.address() as { port: number }).port;

@@ -2,10 +2,11 @@
 // Every `cairn` command but the prompt hook (see ../cairn.mjs, which loads this module).
 import { existsSync, readdirSync, readFileSync, statSync, watch } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { ApiError, client, describeError, memoryOff } from "./api.mjs";
+import { codeReport, hashObject, indexBlobs } from "./code-check.mjs";
 import { credentials, readConfig, stateDir, writeConfig } from "./config.mjs";
 import { report, runChecks } from "./doctor.mjs";
 import { matched, number } from "./explain.mjs";
@@ -40,14 +41,15 @@ const USAGE = `cairn — long-term memory for coding agents
   cairn setup --undo                      remove the plugin, hooks, MCP entry and saved login setup added
   cairn doctor [--url <url>] [--key <key>]
                                           check service, key, project, hooks, Codex trust, uploads and the
-                                          hooks' round trip; each problem with its fix (exit 1 when any)
+                                          hooks' round trip; each problem with its fix (exit 1 when any);
+                                          list the memories whose cited code changed since written
   cairn login --url <url> --key <key>     save the service URL and API key (~/.config/cairn, mode 600)
   cairn init [dir]                        register this repository as a project and turn memory on
   cairn status                            pipeline state, where settings come from, the last background upload
   cairn view                              what an agent gets at session start
   cairn recall <query…>                   the memories that matter for a task, each with its score and
                                           what matched (words, concepts, cues, dates)
-  cairn remember <name> --type <t> --description <d> [--team] [--session <id>] [text…]
+  cairn remember <name> --type <t> --description <d> [--team] [--session <id>] [--cite <path>[#symbol][:lines]]… [text…]
                                           write a memory (text from the arguments or stdin); with the
                                           agent's session id it counts as the agent's own write
   cairn rebuild                           consolidate now
@@ -144,6 +146,11 @@ async function status(/** @type {string} */ dir) {
 	);
 	out(`pending outputs: ${p.pendingOutputs}; running: ${p.running}; dirty: ${p.dirty}; dead letters: ${p.deadLetters}`);
 	if (p.lastRun) out(`last consolidation: ${p.lastRun.outcome} at ${p.lastRun.at}${p.lastRun.error ? ` — ${p.lastRun.error}` : ""}`);
+	const marks = await codeReport(c, project.id, project.root).catch(() => null);
+	if (marks && marks.length > 0)
+		out(
+			`cited code: ${marks.length} memor${marks.length === 1 ? "y cites" : "ies cite"} code that changed since written (${marks.filter((m) => m.state === "gone").length} with every cited file gone) — \`cairn doctor\` lists them`,
+		);
 	const log = join(stateDir(), "sync.log");
 	if (existsSync(log)) out(`last background upload: ${readFileSync(log, "utf8").trimEnd().split("\n").at(-1)}`);
 	if (backlog.length) {
@@ -366,9 +373,28 @@ async function exportTo(/** @type {string} */ dir, /** @type {string} */ target)
 		out("no memory_summary.md yet: consolidation writes it — run `cairn rebuild` (it builds your summary at once), then export again");
 }
 
+/**
+ * `--cite <path>[#symbol][:lines]`: a file (relative to the current directory) the memory is about, with
+ * the git blob id it has now (the index's, or the file's own when git does not track it yet).
+ * @param {unknown} given @param {string} dir @param {string} root
+ */
+function citeArgs(given, dir, root) {
+	const list = Array.isArray(given) ? given.filter((v) => typeof v === "string") : typeof given === "string" ? [given] : [];
+	return list.map((arg) => {
+		const m = /^(.+?)(?:#([^:#]+))?(?::(\d+(?:-\d+)?))?$/.exec(arg);
+		const file = resolve(dir, m?.[1] ?? arg);
+		const path = relative(root, file).split(sep).join("/");
+		if (!m || path.startsWith("..") || isAbsolute(path) || !existsSync(file))
+			throw new Error(`--cite ${arg.slice(0, 200)}: not a file in this repository (give <path>[#symbol][:lines])`);
+		const blob = indexBlobs(root, [path])?.get(path) ?? hashObject(root, path);
+		return { path, ...(m[2] ? { symbol: m[2] } : {}), ...(m[3] ? { lines: m[3] } : {}), ...(blob ? { blob } : {}) };
+	});
+}
+
 async function remember(/** @type {string} */ dir, /** @type {string[]} */ args, /** @type {Record<string, any>} */ values) {
 	const [name, ...words] = args;
-	const usage = "usage: cairn remember <name> --type <user|feedback|project|reference> --description <one line> [--team] [text… | stdin]";
+	const usage =
+		"usage: cairn remember <name> --type <user|feedback|project|reference> --description <one line> [--team] [--cite <path>[#symbol][:lines]]… [text… | stdin]";
 	if (!name || typeof values.type !== "string" || typeof values.description !== "string") throw new Error(usage);
 	if (!NAME.test(name)) throw new Error(`"${name.slice(0, 64)}" is not a memory name: lowercase letters, digits and '-', at most 64`);
 	if (!TYPES.includes(values.type)) throw new Error(`--type must be one of ${TYPES.join(", ")}`);
@@ -376,12 +402,13 @@ async function remember(/** @type {string} */ dir, /** @type {string[]} */ args,
 	if (!body.trim()) throw new Error(`the memory's text is empty; ${usage}`);
 	const c = api();
 	const project = await projectFor(c, dir);
+	const citations = citeArgs(values.cite, dir, project.root);
 	// An explicit agent write (`source=agent`); with the agent's session id, extraction also leaves out the turns that made it.
 	const session = [values.session, ...SESSION_ENV.map((v) => process.env[v])].find((s) => typeof s === "string" && SESSION_ID.test(s));
 	const scope = values.team ? "team" : "personal";
 	const res = /** @type {any} */ (
 		await c.request("PUT", `/v1/projects/${project.id}/memories/${name}?source=agent${values.team ? "&scope=team" : ""}`, {
-			json: { type: values.type, description: values.description, body },
+			json: { type: values.type, description: values.description, body, ...(citations.length ? { citations } : {}) },
 			headers: session ? { "X-Cairn-Session": session } : {},
 		})
 	);
@@ -623,6 +650,7 @@ const OPTIONS = /** @type {const} */ ({
 	version: { type: "boolean" },
 	undo: { type: "boolean" },
 	explain: { type: "boolean" },
+	cite: { type: "string", multiple: true },
 });
 
 /** The commands `main` knows, for "did you mean …?". */

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ApiError, client } from "./api.mjs";
+import { codeReport, markLine } from "./code-check.mjs";
 import { codexOnPath, listCodexHooks } from "./codex.mjs";
 import { keyNote, readConfig } from "./config.mjs";
 import { hookBudgetMs } from "./hook-output.mjs";
@@ -15,7 +16,7 @@ import { pendingJobs } from "./sync.mjs";
 /** Kept from a hook's budget for Node's start-up and the agent's own work around the request. */
 export const STARTUP_ALLOWANCE_MS = 400;
 
-/** @typedef {{ name: string, state: "ok" | "skipped" | "fail", detail: string, fix?: string }} Check */
+/** @typedef {{ name: string, state: "ok" | "skipped" | "fail", detail: string, fix?: string, notes?: string[] }} Check */
 
 /** @param {string} cmd */
 const onPath = (cmd) => {
@@ -211,6 +212,24 @@ export async function runChecks(dir, options = {}) {
 			);
 		}
 	} else skip("injection", "the project could not be used");
+
+	// 9. Memories whose cited code changed since they were written (not a fault of the set-up: listed, never failed).
+	if (api && keyOk && projectId) {
+		try {
+			const marks = await codeReport(api, projectId, repo.root);
+			if (marks === null) skip("cited code", "git cannot read this repository");
+			else if (marks.length === 0) ok("cited code", "every memory that cites code matches it as it is now");
+			else
+				checks.push({
+					name: "cited code",
+					state: "ok",
+					detail: `${marks.length} memor${marks.length === 1 ? "y cites" : "ies cite"} code that changed since written — check or update them`,
+					notes: marks.map(markLine),
+				});
+		} catch (err) {
+			skip("cited code", `not checked (${err instanceof ApiError ? err.code : String(err)})`);
+		}
+	} else skip("cited code", "the project could not be used");
 	return checks;
 }
 
@@ -221,6 +240,7 @@ export function report(checks, out) {
 		const state = c.state === "ok" ? "ok  " : c.state === "skipped" ? "skip" : "FAIL";
 		out(`${state}  ${c.name.padEnd(width)}  ${c.detail}`);
 		if (c.fix) out(`      ${" ".repeat(width)}  fix: ${c.fix}`);
+		for (const note of c.notes ?? []) out(`      ${" ".repeat(width)}  ${note}`);
 	}
 	const failed = checks.filter((c) => c.state === "fail").length;
 	out(failed ? `${failed} problem${failed === 1 ? "" : "s"} found` : "all checks passed");

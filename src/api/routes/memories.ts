@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { BATCH_LIMIT } from "../../memory/batch";
+import { type Citation, validateCitations } from "../../memory/citations";
 import type { MemoryRow } from "../../memory/rows";
 import { type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
@@ -62,7 +63,7 @@ const findMemory = (c: Context<AppEnv>, name: string, scope: MemoryScope | undef
 
 const store = (c: Context<AppEnv>) => projectOf(c).store;
 
-async function readBody(c: Context<AppEnv>, name: string): Promise<{ file: TopicFile; cues?: string[] }> {
+async function readBody(c: Context<AppEnv>, name: string): Promise<{ file: TopicFile; cues?: string[]; citations?: Citation[] }> {
 	const contentType = (c.req.header("Content-Type") ?? "").toLowerCase();
 	const raw = await c.req.text();
 	if (contentType.startsWith("text/markdown") || contentType.startsWith("text/plain")) {
@@ -84,6 +85,7 @@ async function readBody(c: Context<AppEnv>, name: string): Promise<{ file: Topic
 		return {
 			file: { name, type, description, body: fields.body },
 			...(fields.cues !== undefined ? { cues: validateCues(fields.cues) } : {}),
+			...(fields.citations !== undefined ? { citations: validateCitations(fields.citations) } : {}),
 		};
 	}
 	throw new CairnError("unsupported_media_type", "send text/markdown (a topic file) or application/json");
@@ -133,8 +135,15 @@ memoryRoutes.openapi(
 		const scope = c.req.valid("query").scope ?? "personal";
 		const ifMatch = parseIfMatch(c.req.header("If-Match"));
 		const origin = writeSource(c);
-		const { file, cues } = await readBody(c, name);
-		const result = await store(c).writeMemory(c.get("projectContext"), { scope, file, ifMatch, ...origin, ...(cues ? { cues } : {}) });
+		const { file, cues, citations } = await readBody(c, name);
+		const result = await store(c).writeMemory(c.get("projectContext"), {
+			scope,
+			file,
+			ifMatch,
+			...origin,
+			...(cues ? { cues } : {}),
+			...(citations ? { citations } : {}),
+		});
 		c.header("ETag", `"${result.memory.version}"`);
 		return c.json({ memory: result.memory }, result.status === "created" ? 201 : 200);
 	},

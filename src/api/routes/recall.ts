@@ -7,6 +7,7 @@ import { recordServedMemories } from "../../recall/usage";
 import { type AppEnv, projectOf } from "../context";
 import { taggedRoutes } from "../route";
 import { errors, jsonBody, jsonResponse, ProjectParams } from "../schemas";
+import { CitedAnswerSchema, CODE_CHECK_BODY_LIMIT, CodeCheckSchema } from "./code";
 
 export const recallRoutes = new OpenAPIHono<AppEnv>();
 const route = taggedRoutes("recall");
@@ -196,6 +197,10 @@ const InjectBody = z
 			.boolean()
 			.optional()
 			.openapi({ description: "With sessionId: this session's session memory first (after the agent compacted its context)" }),
+		code: CodeCheckSchema.optional().openapi({
+			description:
+				"What the repository says of the code the memories cite (GET …/citations lists the paths): paths and git blob ids only. Memories whose code changed are marked in the block; one whose cited files are all gone leaves the session-start index",
+		}),
 		context: z
 			.object({
 				folder: z.string().max(200).optional(),
@@ -247,6 +252,9 @@ export const InjectResultSchema = z
 				.openapi({ description: "Session-start block: how many index lines of each kind it lists, of how many memories" }),
 			logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
 		}),
+		cited: CitedAnswerSchema.optional().openapi({
+			description: "With `code.stamp`: whether the cited list the check was made from is still the list (false: list it again)",
+		}),
 		recall: z
 			.object({
 				engine: z.enum(["lexical", "llm", "lexical-fallback"]),
@@ -266,6 +274,7 @@ recallRoutes.openapi(
 		method: "post",
 		path: "/v1/projects/{projectId}/inject",
 		scope: "read",
+		bodyLimit: CODE_CHECK_BODY_LIMIT,
 		summary: "The Memory Guidance block for a session start (or the memories for one prompt), within a token and character budget",
 		request: {
 			params: ProjectParams,

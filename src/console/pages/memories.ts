@@ -1,4 +1,4 @@
-// A project's memories: the list, with search and filters by type, scope, source and age.
+// A project's memories: the list, with search and filters by type, scope, source, age and cited code.
 import { html } from "hono/html";
 import { lookup, lookupTable } from "../../lib/lookup";
 import { MEMORY_SOURCES, MEMORY_TYPES } from "../../memory/topic-file";
@@ -14,6 +14,12 @@ const AGES: Readonly<Record<string, { label: string; test: (days: number) => boo
 	older: { label: "Not changed for over 30 days", test: (d: number) => d > 30 },
 });
 const ageDays = (iso: string) => (Date.now() - Date.parse(iso)) / 86_400_000;
+/** What the last check of a memory's cited code found (src/memory/code-check.ts). */
+const CODE: Readonly<Record<string, { label: string; test: (state: string | null) => boolean }>> = lookupTable({
+	changed: { label: "Cited code changed or gone", test: (s: string | null) => s === "changed" || s === "gone" },
+	gone: { label: "Cited code all gone", test: (s: string | null) => s === "gone" },
+	current: { label: "Cited code as written", test: (s: string | null) => s === "current" },
+});
 
 export const memoriesRoutes: ConsolePage = (app) => {
 	app.get("/projects/:projectId", async (c) => {
@@ -24,6 +30,8 @@ export const memoriesRoutes: ConsolePage = (app) => {
 		const scope = c.req.query("scope") ?? "";
 		const source = c.req.query("source") ?? "";
 		const age = c.req.query("age") ?? "";
+		const code = c.req.query("code") ?? "";
+		if (code && !lookup(CODE, code)) return badInput(c, "Unknown cited-code filter.", extra);
 		if (source && !(SOURCES as readonly string[]).includes(source)) return badInput(c, "Unknown source filter.", extra);
 		if (age && !lookup(AGES, age)) return badInput(c, "Unknown age filter.", extra);
 		const params = new URLSearchParams({ limit: "1000" });
@@ -33,8 +41,12 @@ export const memoriesRoutes: ConsolePage = (app) => {
 		if (!r.ok) return failure(c, r, "Memories", extra);
 		const all = (r.data.memories ?? []) as Loose[];
 		const ageTest = age ? lookup(AGES, age)?.test : undefined;
-		const memories = all.filter((m) => (!source || m.source === source) && (!ageTest || ageTest(ageDays(m.updatedAt))));
-		const filtered = Boolean(type || scope || source || age);
+		const codeTest = code ? lookup(CODE, code)?.test : undefined;
+		const memories = all.filter(
+			(m) =>
+				(!source || m.source === source) && (!ageTest || ageTest(ageDays(m.updatedAt))) && (!codeTest || codeTest(m.codeState ?? null)),
+		);
+		const filtered = Boolean(type || scope || source || age || code);
 		return render(
 			c,
 			200,
@@ -54,6 +66,11 @@ ${flash(c.req.query("msg"))}
 				age,
 				Object.fromEntries(Object.entries(AGES).map(([k, v]) => [k, v.label])),
 			)}</select></div>
+<div class="field"><label for="f-code">Cited code</label><select id="f-code" name="code"><option value="">Any</option>${selectOptions(
+				Object.keys(CODE),
+				code,
+				Object.fromEntries(Object.entries(CODE).map(([k, v]) => [k, v.label])),
+			)}</select></div>
 <button type="submit" class="secondary">Apply filters</button>
 </form>
 ${
@@ -68,7 +85,7 @@ ${
 <thead><tr><th scope="col">Name</th><th scope="col">Description</th><th scope="col">Type</th><th scope="col">Scope</th><th scope="col" class="hide-narrow">Source</th><th scope="col" class="hide-narrow">Updated</th><th scope="col" class="hide-narrow">Version</th></tr></thead>
 <tbody>${memories.map(
 				(m) => html`<tr>
-<td><a href="${memoryPath(project.id, m.name, m.scope)}">${m.name}</a>${m.proposedScope ? html` <span class="badge">proposed: ${m.proposedScope}</span>` : ""}${m.archivedAt ? html` <span class="badge">archived</span>` : ""}</td>
+<td><a href="${memoryPath(project.id, m.name, m.scope)}">${m.name}</a>${m.proposedScope ? html` <span class="badge">proposed: ${m.proposedScope}</span>` : ""}${m.archivedAt ? html` <span class="badge">archived</span>` : ""}${m.codeState === "changed" || m.codeState === "gone" ? html` <span class="badge">code ${m.codeState}</span>` : ""}</td>
 <td>${m.description}</td><td>${m.type}</td><td>${m.scope}</td><td class="hide-narrow">${m.source}${m.sessionId ? html`<br><span class="small muted">${m.sessionId}</span>` : ""}</td>
 <td class="hide-narrow">${when(m.updatedAt)}</td><td class="hide-narrow">${m.version}</td></tr>`,
 			)}</tbody></table></div>`

@@ -42,7 +42,22 @@ ${
 		: html`<ul data-testid="memory-cues">${((m.cues ?? []) as string[]).map((cue) => html`<li>${cue}</li>`)}</ul>`
 }
 <p class="small muted">${m.cuesSource === "written" ? "Written by a person or a model." : "Derived from the concept map (edit them to write your own)."} Cues are metadata: recall matches prompts against them; the topic file does not hold them.</p>
-${editForm(c, project, m.name, m.scope, m.version, { type: m.type, description: m.description, body: m.body, cues: ((m.cues ?? []) as string[]).join("\n") }, "Edit")}
+${citedCode(m)}
+${editForm(
+	c,
+	project,
+	m.name,
+	m.scope,
+	m.version,
+	{
+		type: m.type,
+		description: m.description,
+		body: m.body,
+		cues: ((m.cues ?? []) as string[]).join("\n"),
+		citations: citationLines((m.citations ?? []) as Loose[]),
+	},
+	"Edit",
+)}
 <form method="post" action="${memoryPath(project.id, m.name, m.scope, "/delete")}" data-confirm="Delete ${m.name} and its history?" class="actions">
 ${csrfField(c.var.session.csrf)}<button type="submit" class="danger">Delete this memory</button></form>
 <h2 id="history">History</h2>
@@ -103,13 +118,74 @@ function archivedNotice(c: C, project: Loose, m: Loose) {
 ${csrfField(c.var.session.csrf)}<button type="submit" class="secondary">Serve it again</button></form>`;
 }
 
+/** The code a memory cites and what the last check from the repository found (src/memory/code-check.ts). */
+function citedCode(m: Loose) {
+	const citations = (m.citations ?? []) as Loose[];
+	const state: Record<string, string> = {
+		current: "As it was when this was written (last check from the repository).",
+		changed: "Some of it changed, moved or went since this was written: blocks say so next to the memory.",
+		gone: "Every file it cites is gone from the repository: it left the session-start block and waits in the review queue.",
+	};
+	return html`<h2>Code it cites</h2>
+${
+	citations.length === 0
+		? empty("No citations: a change in the repository never marks this memory.")
+		: html`<ul data-testid="memory-citations">${citations.map(
+				(cite) =>
+					html`<li><code>${cite.path}</code>${cite.symbol ? html` · <code>${cite.symbol}</code>` : ""}${cite.lines ? html` · lines ${cite.lines}` : ""} <span class="muted small">${cite.source === "text" ? "read from the text" : "given by the writer"}${cite.blob ? html`, blob ${String(cite.blob).slice(0, 12)}` : ""}</span></li>`,
+			)}</ul>
+<p class="small${m.codeState === "current" || !m.codeState ? " muted" : ""}" data-testid="memory-code-state">${m.codeState ? state[m.codeState] : "Not checked from a repository yet (the hooks check it at session start)."}</p>`
+}`;
+}
+
+/** Citations as the edit form shows them: `path#symbol:lines`, one a line. */
+const citationLines = (citations: Loose[]) =>
+	citations
+		.filter((cite) => cite.source === "writer")
+		.map((cite) => `${cite.path}${cite.symbol ? `#${cite.symbol}` : ""}${cite.lines ? `:${cite.lines}` : ""}`)
+		.join("\n");
+
+/** A field's new value when the form changed it, else null. */
+function edited(form: Record<string, unknown>, field: string): string | null {
+	if (typeof form[field] !== "string") return null;
+	const now = formString(form, field).replace(/\r\n/g, "\n");
+	return now === formString(form, `${field}-before`).replace(/\r\n/g, "\n") ? null : now;
+}
+
+/** The memory's citations now, for the blob ids of lines left as they were. */
+async function currentCitations(c: C, projectId: string, name: string, scope: string): Promise<Loose[]> {
+	const r = await c.var.api("GET", `/v1/projects/${seg(projectId)}/memories/${seg(name)}?scope=${seg(scope)}`, {
+		headers: { Accept: "application/json" },
+	});
+	return r.ok ? ((r.data.memory?.citations ?? []) as Loose[]) : [];
+}
+
+/** `path#symbol:lines` lines → citations (the API checks them); an unchanged path keeps its blob id. */
+function parseCitationLines(text: string, before: Loose[]): Loose[] {
+	const blobs = new Map(before.filter((b) => b.blob).map((b) => [b.path, b.blob]));
+	return text
+		.split("\n")
+		.map((line) => line.trim())
+		.filter(Boolean)
+		.map((line) => {
+			const m = /^(.+?)(?:#([^:#]+))?(?::(\d+(?:-\d+)?))?$/.exec(line);
+			const path = m?.[1] ?? line;
+			return {
+				path,
+				...(m?.[2] ? { symbol: m[2] } : {}),
+				...(m?.[3] ? { lines: m[3] } : {}),
+				...(blobs.has(path) ? { blob: blobs.get(path) } : {}),
+			};
+		});
+}
+
 export function editForm(
 	c: C,
 	project: Loose,
 	name: string,
 	scope: string,
 	version: number,
-	values: { type: string; description: string; body: string; cues?: string },
+	values: { type: string; description: string; body: string; cues?: string; citations?: string },
 	heading: string,
 	submit = "Save",
 ) {
@@ -126,6 +202,12 @@ ${
 		? ""
 		: html`<label for="e-cues">When it applies <span class="muted small">(one situation per line, up to 8; empty: derived from the concept map)</span></label>
 <textarea id="e-cues" name="cues" rows="4">${values.cues}</textarea><input type="hidden" name="cues-before" value="${values.cues}">`
+}
+${
+	values.citations === undefined
+		? ""
+		: html`<label for="e-citations">Code it cites <span class="muted small">(one file per line from the repository root: <code>path#symbol:lines</code>, up to 20; empty: the paths its text names)</span></label>
+<textarea id="e-citations" name="citations" rows="3">${values.citations}</textarea><input type="hidden" name="citations-before" value="${values.citations}">`
 }
 <div class="actions"><button type="submit">${submit}</button><span class="small muted">Saves over version ${version}; if someone changed it since, you will see their version first.</span></div>
 </form>`;
@@ -173,16 +255,20 @@ export const memoryRoutes: ConsolePage = (app) => {
 		};
 		// Cues are sent only when edited (one per line): unchanged derived cues stay derived.
 		const { cues, ...fields } = values;
-		const json =
-			cues !== undefined && cues !== formString(form, "cues-before").replace(/\r\n/g, "\n")
+		const cited = edited(form, "citations");
+		const json = {
+			...fields,
+			...(cues !== undefined && cues !== formString(form, "cues-before").replace(/\r\n/g, "\n")
 				? {
-						...fields,
 						cues: cues
 							.split("\n")
 							.map((line) => line.trim())
 							.filter(Boolean),
 					}
-				: fields;
+				: {}),
+			// Citations likewise; a line left as it was keeps the blob id its writer saw.
+			...(cited === null ? {} : { citations: parseCitationLines(cited, await currentCitations(c, project.id, name, scope)) }),
+		};
 		const version = formString(form, "version");
 		if (!/^\d{1,9}$/.test(version))
 			return badInput(c, "The form lost the version it was editing. Reload the memory and edit again.", extra);

@@ -1,3 +1,4 @@
+import { CitationsInputSchema } from "../../memory/citations";
 import {
 	MemoryBodySchema,
 	MemoryCuesSchema,
@@ -24,12 +25,16 @@ export const memoryWrite = defineTool({
 			"When it applies: situations and tasks in which an agent needs it, e.g. 'adding or upgrading a dependency' (in its language and in English)",
 		),
 		scope: MemoryScopeSchema.optional().describe("personal (default) or team"),
+		citations: CitationsInputSchema.optional().describe(
+			"The repository code this memory is about: files (path from the repository root), with the symbol or line range and the git blob id when known. Later sessions are told when that code changed or went. Without it, file paths named in the body are used",
+		),
 	},
-	handler: async ({ name, type, description, body, cues, scope }, { ctx, project }) => {
+	handler: async ({ name, type, description, body, cues, scope, citations }, { ctx, project }) => {
 		const result = await projectStore(ctx.env, project.projectId).writeMemory(project, {
 			scope: scope ?? "personal",
 			file: { name, type, description, body },
 			...(cues ? { cues } : {}),
+			...(citations ? { citations: citations.map((c) => ({ ...c, source: "writer" as const })) } : {}),
 			source: "agent",
 			sessionId: ctx.sessionId,
 		});
