@@ -4,6 +4,7 @@ import type { AppEnv } from "./api/context";
 import { CairnError, errorResponse } from "./api/errors";
 import { assertEdgesDeclared } from "./api/route";
 import { adminRoutes } from "./api/routes/admin";
+import { heldRoutes } from "./api/routes/held";
 import { keyRoutes } from "./api/routes/keys";
 import { logRoutes } from "./api/routes/logs";
 import { memoryRoutes } from "./api/routes/memories";
@@ -80,6 +81,7 @@ export function createApp() {
 	app.route("/", pipelineRoutes);
 	app.route("/", teamMemoryRoutes);
 	app.route("/", reviewRoutes);
+	app.route("/", heldRoutes);
 
 	// The web console: its own session cookie, honoured only under /console; it calls the routes above.
 	app.route(

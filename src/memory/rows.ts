@@ -36,4 +36,7 @@ export interface MemoryRow {
 	cues?: string;
 	/** 'written' by a model or a person, or 'derived' from the concept map. */
 	cues_source?: CueSource;
+	/** How it came ('person', 'agent', 'extracted', 'imported'; null before: read from `source`) and the admin who reviewed it (src/trust/tier.ts). */
+	trust?: string | null;
+	reviewed_by?: string | null;
 }

@@ -9,6 +9,8 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/sql";
 import { deriveCues } from "../text/concepts";
+import { gateWrite } from "../trust/held";
+import { tierOfSource, type WriteTrust } from "../trust/tier";
 import { restoreStatements } from "./archive-rows";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "./index-rows";
 import { visibleIn } from "./lexical";
@@ -121,6 +123,8 @@ export interface WriteInput {
 	 * already stored are kept, otherwise cues are derived from the concept map. An empty list derives.
 	 */
 	cues?: string[];
+	/** How the write came and whether an admin reviewed its text (src/trust/tier.ts); absent: implied by `source`, not reviewed. */
+	trust?: WriteTrust;
 }
 
 /** A session and the turns in it (`t<seq>`) that a version rests on. */
@@ -238,7 +242,7 @@ export type WritePlan =
 export async function planWrite(
 	db: ProjectDb,
 	ctx: ProjectContext,
-	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance">,
+	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance" | "trust">,
 	checked: CheckedWrite,
 	current: MemoryRow | null,
 	sessionId: string | null,
@@ -353,6 +357,17 @@ export async function planWrite(
 				.bind(input.provenance.runId, JSON.stringify(input.provenance.evidence), ...identityArgs, ...identityArgs),
 		);
 	}
+	// How this version came (src/trust/tier.ts): a new version is reviewed only when its own text was.
+	const trust = [input.trust?.tier ?? tierOfSource(input.source), input.trust?.reviewedBy ?? null];
+	statements.push(
+		db.prepare(`UPDATE memories SET trust = ?, reviewed_by = ? WHERE ${identity}`).bind(...trust, ...identityArgs),
+		db
+			.prepare(
+				`UPDATE memory_versions SET trust = ?, reviewed_by = ?
+				 WHERE memory_id = (SELECT id FROM memories WHERE ${identity}) AND version = (SELECT version FROM memories WHERE ${identity})`,
+			)
+			.bind(...trust, ...identityArgs, ...identityArgs),
+	);
 	if (input.proposedScope !== undefined) {
 		statements.push(db.prepare(`UPDATE memories SET proposed_scope = ? WHERE ${identity}`).bind(input.proposedScope, ...identityArgs));
 	}
@@ -439,6 +454,15 @@ export async function writeMemory(
 	const db = env.PDB;
 	const plan = await planWrite(db, ctx, input, checked, current, sessionId, nowIso());
 	if (plan.kind === "unchanged") return { status: "unchanged", memory: toMetadata(plan.current) };
+	// New text passes the trust gate (src/trust/held.ts): flagged and unreviewed, it is held and nothing is written.
+	if (plan.kind === "version") {
+		await gateWrite(
+			db,
+			ctx,
+			{ scope, file: checked.file, source: input.source, trust: input.trust, cues: checked.givenCues },
+			current?.version ?? null,
+		);
+	}
 	if (plan.kind === "cues") {
 		try {
 			await db.batch([...(guard ? [guardStatement(db, guard.condition, guard.args)] : []), ...plan.statements]);

@@ -266,6 +266,12 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 18: the session-start block's rules by use (cited or read, then served; src/search/start-view.ts), read
 	// through an index in that order rather than by sorting every rule of the project.
 	`CREATE INDEX memories_use ON memories (project_id, type, cited_sessions + read_sessions, times_served, updated_at);`,
+	// Trust (docs/memory-trust.md): how each memory and version came — 'person', 'agent', 'extracted' or
+	// 'imported' (NULL on rows from before: read from `source`) — and the admin who reviewed it, if any.
+	`ALTER TABLE memories ADD COLUMN trust TEXT;
+	ALTER TABLE memories ADD COLUMN reviewed_by TEXT;
+	ALTER TABLE memory_versions ADD COLUMN trust TEXT;
+	ALTER TABLE memory_versions ADD COLUMN reviewed_by TEXT;`,
 ];
 
 /**

@@ -27,6 +27,7 @@ import {
 	ProjectParams,
 	ScopeQuery,
 } from "../schemas";
+import { requestTrust } from "../write-trust";
 
 export const memoryRoutes = new OpenAPIHono<AppEnv>();
 const route = taggedRoutes("memories");
@@ -37,6 +38,15 @@ const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
 const memoryParams = z.object({ projectId: ProjectIdParam, name: NameParam });
 const MemoryBodySchema = z.object({ memory: MemoryMetadataSchema });
+const HeldErrorSchema = z
+	.object({
+		error: z.object({
+			code: z.literal("held_for_review"),
+			message: z.string(),
+			details: z.object({ reviewId: z.string(), classes: z.array(z.string()), reasons: z.array(z.string()) }),
+		}),
+	})
+	.openapi("HeldForReview");
 
 /** `X-Cairn-Session` marks an explicit write by an agent; extraction skips what the agent wrote itself. */
 function writeSource(c: Context<AppEnv>): { source: MemorySource; sessionId: string | null } {
@@ -125,6 +135,11 @@ memoryRoutes.openapi(
 		responses: {
 			201: jsonResponse("Created", MemoryBodySchema),
 			200: jsonResponse("Updated or unchanged", MemoryBodySchema),
+			202: {
+				description:
+					"Held for review (`held_for_review`): the text asks for what a planted instruction would (docs/memory-trust.md); nothing was stored, and a project admin approves or rejects it (`details.reviewId`, `details.classes`)",
+				content: { "application/json": { schema: HeldErrorSchema } },
+			},
 			...errors(400, 401, 403, 404, 412, 413, 415, 422),
 		},
 	}),
@@ -134,7 +149,14 @@ memoryRoutes.openapi(
 		const ifMatch = parseIfMatch(c.req.header("If-Match"));
 		const origin = writeSource(c);
 		const { file, cues } = await readBody(c, name);
-		const result = await store(c).writeMemory(c.get("projectContext"), { scope, file, ifMatch, ...origin, ...(cues ? { cues } : {}) });
+		const result = await store(c).writeMemory(c.get("projectContext"), {
+			scope,
+			file,
+			ifMatch,
+			...origin,
+			trust: requestTrust(c, origin.source),
+			...(cues ? { cues } : {}),
+		});
 		c.header("ETag", `"${result.memory.version}"`);
 		return c.json({ memory: result.memory }, result.status === "created" ? 201 : 200);
 	},
@@ -292,7 +314,12 @@ memoryRoutes.openapi(
 		const { scope = "personal", source } = c.req.valid("query");
 		const origin = source === "import" ? { source: "import" as const, sessionId: null } : writeSource(c);
 		const items = c.req.valid("json").memories;
-		const results = await store(c).writeMemories(c.get("projectContext"), { scope, ...origin, items });
+		const results = await store(c).writeMemories(c.get("projectContext"), {
+			scope,
+			...origin,
+			trust: requestTrust(c, origin.source),
+			items,
+		});
 		return c.json({ results }, 200);
 	},
 );

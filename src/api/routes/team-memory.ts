@@ -74,7 +74,7 @@ teamMemoryRoutes.openapi(
 			200: jsonResponse(
 				"Per-entry results",
 				z.object({
-					results: z.array(z.object({ path: z.string(), status: z.enum(["created", "updated", "unchanged"]), sha256: Sha })),
+					results: z.array(z.object({ path: z.string(), status: z.enum(["created", "updated", "unchanged", "held"]), sha256: Sha })),
 				}),
 			),
 			...errors(400, 401, 403, 404, 412, 413, 422),
