@@ -12,6 +12,7 @@ import { type HeaderRow, kindOf } from "../search/start-view";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
 import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "../text/tokens";
+import { provenanceTag, provenanceWords } from "../trust/words";
 import { fence } from "./fence";
 import { contextQuery, headerLine, rankHeaders, type SessionContext, topicMap } from "./start-index";
 
@@ -236,7 +237,7 @@ export async function buildInjection(
 			? { text: content, truncated: false }
 			: truncateToTokens(content, PER_MEMORY_TOKENS);
 		const path = memoryUrl(m.row.scope, m.row.name);
-		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
+		const block = `### ${path}\n${m.row.type}, ${provenanceWords(m.row, ctx.userId)}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}\n\n${fence(cut.text)}`;
 		if (cut.truncated) truncated = true;
 		memoryBlocks.push({
 			block,
@@ -258,7 +259,7 @@ export async function buildInjection(
 		// Index lines of the next candidates, for the agent (a model) to judge: path, description, age.
 		const offered = (recalled?.offered ?? []).map((m) => ({
 			id: m.row.id,
-			line: `- ${memoryUrl(m.row.scope, m.row.name)} — ${m.row.description.replace(/\s+/g, " ").trim()} (${ageShort(m.ageDays)})`,
+			line: `- ${memoryUrl(m.row.scope, m.row.name)} — ${m.row.description.replace(/\s+/g, " ").trim()} (${[ageShort(m.ageDays), provenanceTag(m.row, ctx.userId)].filter(Boolean).join("; ")})`,
 			info: { name: m.row.name, path: memoryUrl(m.row.scope, m.row.name), type: m.row.type, ageDays: m.ageDays },
 		}));
 		const assemble = () =>
@@ -345,8 +346,8 @@ export async function buildInjection(
 	const now = Date.now();
 	const ruleRows = rankHeaders(listable(rows.rules), relevance, now);
 	const factRows = rankHeaders(listable(rows.facts), relevance, now);
-	const ruleLines = ruleRows.map(headerLine);
-	const factLines = factRows.map(headerLine);
+	const ruleLines = ruleRows.map((r) => headerLine(r, ctx.userId));
+	const factLines = factRows.map((r) => headerLine(r, ctx.userId));
 
 	// Daily logs in assistant mode.
 	const logBlocks: { block: string; date: string; tokens: number }[] = [];
