@@ -4,12 +4,11 @@ import { holdContent } from "../storage/content-holds";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectStatement } from "../storage/sql";
-import { gateFindings, heldError, holdStatements, unchangedContent } from "../trust/held";
+import { gateFindings, heldError, holdStatements, newHeldId, unchangedContent } from "../trust/gate";
 import type { WriteTrust } from "../trust/tier";
 import { embedForWrite, vectorStatements } from "./index-rows";
 import { PackBuilder } from "./packs";
 import { packKey } from "./paths";
-import { newReviewId } from "./reviews";
 import type { MemoryRow } from "./rows";
 import {
 	assertScopeWritable,
@@ -137,7 +136,7 @@ export async function writeMemories(
 		const gate = { scope: batch.scope, file: item.checked.file, source: batch.source, trust: batch.trust, cues: item.checked.givenCues };
 		const findings = gateFindings(gate);
 		if (findings.length > 0 && !(await unchangedContent(item.checked.file, base))) {
-			const id = newReviewId();
+			const id = newHeldId();
 			await db.batch(holdStatements(db, ctx, gate, findings, base?.version ?? null, id));
 			results[item.index] = failed(item.label, heldError(id, findings));
 			continue;

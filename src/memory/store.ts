@@ -9,7 +9,7 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/sql";
 import { deriveCues } from "../text/concepts";
-import { gateWrite } from "../trust/held";
+import { gateWrite } from "../trust/gate";
 import { tierOfSource, type WriteTrust } from "../trust/tier";
 import { restoreStatements } from "./archive-rows";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "./index-rows";

@@ -9,12 +9,11 @@
  * A cursor in the project object's storage, per policy version, lets each visit go on where the last
  * stopped; new writes pass the gate themselves, so one pass per policy version suffices.
  */
-import { newReviewId } from "../memory/reviews";
 import type { MemoryRow } from "../memory/rows";
 import { cuesOf, deleteMemory } from "../memory/store";
 import { DANGER_POLICY_VERSION } from "../security/danger";
 import type { ProjectEnv } from "../storage/env";
-import { gateFindings, holdStatements } from "./held";
+import { gateFindings, holdStatements, newHeldId } from "./gate";
 
 /** Memories examined per visit of a project (each one check of its text from the search index). */
 export const RECHECK_PER_VISIT = 200;
@@ -65,7 +64,7 @@ export async function recheckProjectTrust(
 		// The person who decides beside the admins: the owner of a personal memory, the last author of a team one.
 		const ctx = { tenantId, projectId, userId: row.scope === "team" ? row.author_id : row.owner_id };
 		const input = { scope: row.scope, file, source: row.source, ...(row.trust ? { trust: { tier: row.trust as never } } : {}) };
-		await db.batch(holdStatements(db, ctx, input, findings, null, newReviewId(), ["recheck"]));
+		await db.batch(holdStatements(db, ctx, input, findings, null, newHeldId(), ["recheck"]));
 		await deleteMemory(env, { ...ctx, userId: row.owner_id || ctx.userId }, row.scope, row.name);
 		held++;
 	}
