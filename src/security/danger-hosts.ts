@@ -181,6 +181,13 @@ function distance(a: string, b: string, max: number): number {
 	return prev[b.length] ?? max + 1;
 }
 
+/** Whether `a` is `b` with two neighbouring letters swapped (githbu / github). */
+function swapped(a: string, b: string): boolean {
+	if (a.length !== b.length) return false;
+	const diff = [...a].flatMap((ch, i) => (ch === b[i] ? [] : [i]));
+	return diff.length === 2 && diff[1] === (diff[0] ?? 0) + 1 && a[diff[0] ?? 0] === b[diff[1] ?? 0] && a[diff[1] ?? 0] === b[diff[0] ?? 0];
+}
+
 export function hostKind(rawHost: string): HostKind {
 	const host = rawHost.toLowerCase().replace(/:\d+$/, "");
 	if (isPrivateIp(host) || !host.includes(".")) return "local";
@@ -204,7 +211,8 @@ export function hostKind(rawHost: string): HostKind {
 	if (BRANDS.includes(label)) return "lookalike";
 	for (const official of OFFICIAL) {
 		const officialLabel = official.split(".")[0] ?? "";
-		if (officialLabel.length >= 5 && label !== officialLabel && distance(label, officialLabel, 1) <= 1) return "lookalike";
+		if (officialLabel.length >= 5 && label !== officialLabel && (distance(label, officialLabel, 1) <= 1 || swapped(label, officialLabel)))
+			return "lookalike";
 	}
 	return "unknown";
 }

@@ -178,7 +178,7 @@ const EN_DENIAL =
 	/\b(?:never|don'?t|do not|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|won'?t|avoid(?:ing)?|no longer|not|nor|refuse|forbid(?:den)?|prohibit(?:ed)?|instead of|rather than|stop|ban(?:ned)?|disallow(?:ed)?|block(?:ed)?|reject|only (?:through|via|after|from|with|in|on)|(?:only|just) (?:in|on|for) (?:wip|draft|local|your own|feature|preview|ephemeral|sandbox|test))\b|\bno\s+(?!need\b|longer\b)/gi;
 /** Korean denial: the verb's negative endings and "instead of" (대신, which denies what precedes it). */
 const KO_DENIAL =
-	/(?:(?:WIP|wip|로컬|드래프트|draft|개인|preview|프리뷰|ephemeral)\s?\S{0,8}\s?에서|하지\s?않|지\s?않|하지\s?말|지\s?말|말\s?것|말고|금지|안\s?된|안\s?함|못\s?하|쓰지\s?않|두지\s?않|않는다|않고|않으며|않습니다|마세요|말아|대신|절대|어디로도|아닌|아니라)/gu;
+	/(?:(?:WIP|wip|로컬|드래프트|draft|개인|preview|프리뷰|ephemeral)\s?\S{0,8}\s?에서|하지\s?않|지\s?않|하지\s?말|지\s?말|말\s?것|말고|금지|안\s?된|안\s?함|못\s?하|쓰지\s?않|두지\s?않|않는다|않고|않으며|않습니다|마세요|말아|대신|절대|어디로도|아닌|아니라|아님|아니다|아닙니다)/gu;
 
 interface Clause {
 	text: string;
@@ -283,20 +283,20 @@ const SIGNALS: Signal[] = [
 		class: "rce",
 		reason: "asks to download and run code",
 		pattern:
-			/\b(?:download(?:ed|s|ing)?|fetch(?:ed|es|ing)?|grab|pull(?:ed)?|get)\b[^.\n]{0,120}\b(?:and|then|to|before)\s+(?:\w+\s+){0,3}(?:run|runs|running|execut\w*|launch\w*|invoke|start|install)\b|\b(?:run|execute|launch)\b[^.\n]{0,40}\b(?:downloaded|fetched|remote|hosted)\b|(?:받아|다운로드\S*|내려받\S*)[^.\n]{0,60}(?:실행|돌려|돌린|설치)/i,
+			/\b(?:download(?:ed|s|ing)?|fetch(?:ed|es|ing)?|grab|pull(?:ed)?|get)\b(?:[^.\n]|\.(?=\S)){0,120}\b(?:and|then|to|before)\s+(?:\w+\s+){0,3}(?:run|runs|running|execut\w*|launch\w*|invoke|start|install)\b|\b(?:run|execute|launch)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:downloaded|fetched|remote|hosted)\b|(?:받아|다운로드\S*|내려받\S*)(?:[^.\n]|\.(?=\S)){0,60}(?:실행|돌려|돌린|설치)/i,
 		when: (c, hosts) => nonLocal(hosts) || /\$[({]?[A-Z_]*(?:HOST|URL|DOMAIN|ENDPOINT|SERVER|SRC|SOURCE)\b/.test(c.text),
 	},
 	{
 		class: "rce",
 		reason: "pipes a hosted script into a shell",
 		pattern:
-			/\b(?:pipe[ds]?|piping)\b[^.\n]{0,60}\b(?:to|into|through)\s+(?:a\s+|the\s+)?(?:ba|z)?sh\b|\b(?:pipe[ds]?|piping)\b[^.\n]{0,60}\b(?:to|into)\s+(?:a\s+|the\s+)?(?:shell|interpreter|python|powershell)\b|(?:bash|sh|셸|쉘|쉘로|파이썬)\S{0,2}\s?(?:로|에|으로)?\s?파이프/i,
+			/\b(?:pipe[ds]?|piping)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:to|into|through)\s+(?:a\s+|the\s+)?(?:ba|z)?sh\b|\b(?:pipe[ds]?|piping)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:to|into)\s+(?:a\s+|the\s+)?(?:shell|interpreter|python|powershell)\b|(?:bash|sh|셸|쉘|쉘로|파이썬)\S{0,2}\s?(?:로|에|으로)?\s?파이프/i,
 	},
 	{
 		class: "rce",
 		reason: "runs a script or binary from an outside host",
 		pattern:
-			/\b(?:run|runs|execute[sd]?|source|bootstrap|install\w*(?: \w+)? (?:with|using|via|by running)|apply|load|import|invoke)\b[^\n]{0,160}(?:https?:\/\/|\b[a-z0-9-]+\.[a-z]{2,}\/)\S*(?:\.(?:sh|bash|ps1|py|pl|rb|exe|msi|bat|cmd|bin|run|appimage|js)\b|\/(?:install|setup|bootstrap|run|get|init|fix|loader|warm|sync|patch)\w*\b|-(?:linux|darwin|windows|amd64|arm64)\S*)|(?:https?:\/\/|\b[a-z0-9-]+\.[a-z]{2,}\/)\S*(?:\.(?:sh|bash|ps1|py|exe|msi|bat|bin|appimage)\b|\/(?:install|setup|bootstrap)\w*\b|-(?:linux|darwin|windows)-\S+)[^\n]{0,120}\b(?:run|runs|execute|piped?|source|and run|실행)/i,
+			/\b(?:run|runs|execute[sd]?|source|bootstrap|install\w*(?: \w+)? (?:with|using|via|by running)|apply|load|import|invoke)\b[^\n]{0,160}(?:https?:\/\/|\b[a-z0-9-]+\.[a-z]{2,}\/)\S*(?:\.(?:sh|bash|ps1|py|pl|rb|exe|msi|bat|cmd|bin|run|appimage|js)\b|\/(?:install|setup|bootstrap|run|get|init|fix|loader|warm|sync|patch)\w*\b|-(?:linux|darwin|windows|amd64|arm64)\S*)|(?:https?:\/\/|\b[a-z0-9-]+\.[a-z]{2,}\/)\S*(?:\.(?:sh|bash|ps1|py|exe|msi|bat|bin|appimage)\b|\/(?:install|setup|bootstrap)\w*\b|-(?:linux|darwin|windows)-\S+)[^\n]{0,120}(?:\b(?:run|runs|execute|piped?|source|and run)\b|실행)/i,
 		when: (_c, hosts) => external(hosts) || hosts.some((h) => h.host.endsWith("githubusercontent.com") || h.host === "gist.github.com"),
 	},
 	{
@@ -357,31 +357,31 @@ const SIGNALS: Signal[] = [
 		class: "safety-off",
 		reason: "bypasses a check with a flag",
 		pattern:
-			/--no-verify\b|--no-gpg-sign\b|\bHUSKY=0\b|--dangerously-skip-permissions|--dangerously-bypass\S*|--full-auto\b|--yolo\b|\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['"]?0|strict-ssl\s*(?:=|\s)\s*false|GIT_SSL_NO_VERIFY|sslverify\s*(?:=|\s)\s*false|\bverify\s*=\s*false\b|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b|\bcurl\b[^\n]*\s(?:-k|--insecure)\b|--disable-(?:security|web-security|sandbox)\b|--no-sandbox\b|\bsetenforce\s+0|chmod\s+(?:-R\s+)?(?:0?777|a\+rwx)|--skip-(?:checks|tests|hooks|verification|ci)\b|\[skip ci\]|\[ci skip\]|\bgh\s+pr\s+merge\b[^\n]*--admin|push\s+(?:-f|--force)(?!-with-lease)\b[^\n]*\b(?:main|master|prod\w*|release\w*|trunk)\b|push\b[^\n]*\b(?:main|master)\b[^\n]*(?:-f|--force)(?!-with-lease)\b|-auto-approve\b[^.\n]{0,80}\b(?:prod\w*|every|all|always)\b|\b(?:always|every|prod\w*)\b[^.\n]{0,80}-auto-approve\b|(?:항상|모든|운영|prod)[^.\n]{0,40}-auto-approve|\bsandbox(?:_mode|ing)?\b['"]?\s*(?:=|:|to|is)?\s*['"]?(?:false|off|disabled|none|danger-full-access)|\bnetwork(?:_access)?['"]?\s*(?:=|:)\s*['"]?(?:unrestricted|true|enabled|full)|approval[ _-]?polic\w*[^.\n]{0,30}\bnever\b|allowlist[^\n]{0,60}\bpaths\s*=\s*\[\s*['"]\.\*|사실상\s?(?:끔|꺼|끈다|비활성)|\bcontinue-on-error:\s*true|\ballow_failure:\s*true|@pytest\.mark\.skip|\b(?:it|describe|test)\.skip\(/i,
+			/--no-verify\b|--no-gpg-sign\b|\bHUSKY=0\b|--dangerously-skip-permissions|--dangerously-bypass\S*|--full-auto\b|--yolo\b|\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['"]?0|strict-ssl\s*(?:=|\s)\s*false|GIT_SSL_NO_VERIFY|sslverify\s*(?:=|\s)\s*false|\bverify\s*=\s*false\b|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b|\bcurl\b[^\n]*\s(?:-k|--insecure)\b|--disable-(?:security|web-security|sandbox)\b|--no-sandbox\b|\bsetenforce\s+0|chmod\s+(?:-R\s+)?(?:0?777|a\+rwx)|--skip-(?:checks|tests|hooks|verification|ci)\b|\[skip ci\]|\[ci skip\]|\bgh\s+pr\s+merge\b[^\n]*--admin|push\s+(?:-f|--force)(?!-with-lease)\b[^\n]*\b(?:main|master|prod\w*|release\w*|trunk)\b|push\b[^\n]*\b(?:main|master)\b[^\n]*(?:-f|--force)(?!-with-lease)\b|-auto-approve\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:prod\w*|every|all|always)\b|\b(?:always|every|prod\w*)\b(?:[^.\n]|\.(?=\S)){0,80}-auto-approve\b|(?:항상|모든|운영|prod)(?:[^.\n]|\.(?=\S)){0,40}-auto-approve|\bsandbox(?:_mode|ing)?\b['"]?\s*(?:=|:|to|is)?\s*['"]?(?:false|off|disabled|none|danger-full-access)|\bnetwork(?:_access)?['"]?\s*(?:=|:)\s*['"]?(?:unrestricted|true|enabled|full)|approval[ _-]?polic\w*(?:[^.\n]|\.(?=\S)){0,30}\bnever\b|allowlist[^\n]{0,60}\bpaths\s*=\s*\[\s*['"]\.\*|사실상\s?(?:끔|꺼|끈다|비활성)|\bcontinue-on-error:\s*true|\ballow_failure:\s*true|@pytest\.mark\.skip|\b(?:it|describe|test)\.skip\(/i,
 	},
 	{
 		class: "safety-off",
 		reason: "switches off a safety check",
 		pattern:
-			/\b(?:disabl\w*|skip\w*|bypass\w*|turn(?:ing|s|ed)?\s+off|switch(?:ing|es|ed)?\s+off|remov\w*|delet\w*|comment\w*\s+out|ignor\w*|silenc\w*|suppress\w*|deactivat\w*|circumvent\w*|relax\w*|loosen\w*|lower\w*|drop(?:ping|s|ped)?|strip(?:ping|s|ped)?|unset)\b[^.\n]{0,80}\b(?:hooks?|pre-?commit|pre-?push|husky|lint-staged|secret[- ]?scan\w*|gitleaks|trufflehog|detect-secrets|semgrep|codeql|snyk|scanners?|security (?:checks?|scans?|reviews?|gates?)|required (?:status )?checks?|status checks?|branch protection|code reviews?|reviews?|approvals?|confirmations?|signature|signing|tls|ssl|certificate (?:checks?|verification)|sandbox\w*|firewall|2fa|mfa|audit\w*|integrity|checksums?|permissions? prompts?|approval prompts?|safety (?:checks?|guards?)|(?:ci|security|vuln\w*|scan\w*) (?:steps?|jobs?|checks?|gates?)|gosec|govulncheck|bandit|brakeman|trivy|grype|pip-audit|npm audit|osv-scanner|sonar\w*|checkov|tfsec|dependabot alerts?)\b/i,
+			/\b(?:disabl\w*|skip\w*|bypass\w*|turn(?:ing|s|ed)?\s+off|switch(?:ing|es|ed)?\s+off|remov\w*|delet\w*|comment\w*\s+out|ignor\w*|silenc\w*|suppress\w*|deactivat\w*|circumvent\w*|relax\w*|loosen\w*|lower\w*|drop(?:ping|s|ped)?|strip(?:ping|s|ped)?|unset)\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:hooks?|pre-?commit|pre-?push|husky|lint-staged|secret[- ]?scan\w*|gitleaks|trufflehog|detect-secrets|semgrep|codeql|snyk|scanners?|security (?:checks?|scans?|reviews?|gates?)|required (?:status )?checks?|status checks?|branch protection|code reviews?|reviews?|approvals?|confirmations?|signature|signing|tls|ssl|certificate (?:checks?|verification)|sandbox\w*|firewall|2fa|mfa|audit\w*|integrity|checksums?|permissions? prompts?|approval prompts?|safety (?:checks?|guards?)|(?:ci|security|vuln\w*|scan\w*) (?:steps?|jobs?|checks?|gates?)|gosec|govulncheck|bandit|brakeman|trivy|grype|pip-audit|npm audit|osv-scanner|sonar\w*|checkov|tfsec|dependabot alerts?)\b/i,
 	},
 	{
 		class: "safety-off",
 		reason: "marks failing checks as passing or proceeds past them",
 		pattern:
-			/\b(?:mark|tag|annotate|set)\w*\b[^.\n]{0,40}\b(?:skip|skipped|xfail|passing|green|success)\b[^.\n]{0,60}\b(?:proceed|continue|merge|release|ship|deploy|without)\b|\btests?\b[^.\n]{0,40}\bfail\w*[^.\n]{0,60}\b(?:skip|ignore|proceed anyway|merge anyway|ship anyway)\b/i,
+			/\b(?:mark|tag|annotate|set)\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:skip|skipped|xfail|passing|green|success)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:proceed|continue|merge|release|ship|deploy|without)\b|\btests?\b(?:[^.\n]|\.(?=\S)){0,40}\bfail\w*(?:[^.\n]|\.(?=\S)){0,60}\b(?:skip|ignore|proceed anyway|merge anyway|ship anyway)\b/i,
 	},
 	{
 		class: "safety-off",
 		reason: "acts without review, confirmation or the plan shown",
 		pattern:
-			/\bwithout\s+(?:a\s+|any\s+)?(?:review\w*|pr\b|pull request|approval|confirmation|confirming|asking|showing (?:the )?plan|user confirmation|checks?|tests?|investigat\w*|sign-?off)|\bmerged?\b[^.\n]{0,40}\bwithout\b|(?:리뷰|검토|승인|확인|테스트)\s?(?:없이|를?\s?건너뛰|를?\s?생략)/i,
+			/\bwithout\s+(?:a\s+|any\s+)?(?:review\w*|pr\b|pull request|approval|confirmation|confirming|asking|showing (?:the )?plan|user confirmation|checks?|tests?|investigat\w*|sign-?off)|\bmerged?\b(?:[^.\n]|\.(?=\S)){0,40}\bwithout\b|(?:리뷰|검토|승인|확인|테스트)\s?(?:없이|를?\s?건너뛰|를?\s?생략)/i,
 	},
 	{
 		class: "safety-off",
 		reason: "switches off a safety check",
 		pattern:
-			/(?:훅|hook|pre-?commit|시크릿\s?스캐\S*|스캐너|gitleaks|gosec|trivy|보안\s?스캔|보안\s?검사|검사|테스트|리뷰|검토|승인|샌드박스|sandbox|CI|브랜치\s?보호|서명|인증서\s?검증|권한\s?확인|체크)\S{0,3}\s?[^.\n]{0,30}(?:끄|꺼|끈다|비활성|건너뛰|건너뛴|스킵|skip|우회|무시|생략|제거|삭제|해제|풀어)/iu,
+			/(?:훅|hook|pre-?commit|시크릿\s?스캐\S*|스캐너|gitleaks|gosec|trivy|보안\s?스캔|보안\s?검사|검사|테스트|리뷰|검토|승인|샌드박스|sandbox|CI|브랜치\s?보호|서명|인증서\s?검증|권한\s?확인|체크)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,30}(?:끄|꺼|끈다|비활성|건너뛰|건너뛴|스킵|skip|우회|무시|생략|제거|삭제|해제|풀어)/iu,
 	},
 
 	// ---------------------------------------------------------------- redirecting where code and dependencies come from
@@ -390,7 +390,7 @@ const SIGNALS: Signal[] = [
 		window: true,
 		reason: "points a package registry or index at another host",
 		pattern:
-			/\b(?:registry|npmRegistryServer|index-url|extra-index-url|index_url|PIP_(?:EXTRA_)?INDEX_URL|UV_(?:EXTRA_)?INDEX_URL|uv index|tool\.uv\.index|GOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOFLAGS|GOINSECURE|replace-with|\[source\.|gem sources|sources?\s+(?:to|=|:|['"])|mirror|repositor(?:y|ies)|maven|nexus|artifactory|proxy|base image|FROM\b|레지스트리|미러|인덱스|저장소|소스)\b[^\n]{0,120}/i,
+			/\b(?:registry|npmRegistryServer|index-url|extra-index-url|index_url|PIP_(?:EXTRA_)?INDEX_URL|UV_(?:EXTRA_)?INDEX_URL|uv index|tool\.uv\.index|GOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOFLAGS|GOINSECURE|replace-with|\[source\.|gem sources|sources?\s+(?:to|=|:|['"])|mirror|repositor(?:y|ies)|maven|nexus|artifactory|proxy|base image|FROM)\b[^\n]{0,120}|(?:레지스트리|미러|인덱스|저장소|소스)[^\n]{0,120}/i,
 		when: (clause, hosts) =>
 			hosts.some((h) => h.kind === "unknown" || h.kind === "lookalike" || h.kind === "shortener") ||
 			/GONOSUMDB\s*=\s*\*|GOSUMDB\s*=\s*off|GOFLAGS=-insecure|GOINSECURE|--no-package-lock|remove the integrity|integrity (?:fields?|hashes?)\b[^.]{0,20}(?:remov|delet|strip|drop)/i.test(
@@ -401,14 +401,14 @@ const SIGNALS: Signal[] = [
 		class: "supply-chain",
 		reason: "changes where the repository is pushed or pulled",
 		pattern:
-			/\bgit\s+remote\s+(?:add|set-url)\b|\b(?:set|point|change|switch|move|repoint)\w*\s+(?:the\s+)?(?:origin|upstream|remote)\b|\bpush\w*\b[^.\n]{0,40}\b(?:--all|--mirror|all branches|every branch|all (?:the )?tags|everything)\b|\binsteadOf\b|\b(?:origin|remote|리모트|원격)\S{0,3}\s?[^.\n]{0,40}(?:바꾸|변경|설정|지정|추가|교체)/i,
+			/\bgit\s+remote\s+(?:add|set-url)\b|\b(?:set|point|change|switch|move|repoint)\w*\s+(?:the\s+)?(?:origin|upstream|remote)\b|\bpush\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:--all|--mirror|all branches|every branch|all (?:the )?tags|everything)\b|\binsteadOf\b|(?:\b(?:origin|remote)\b|리모트|원격)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,40}(?:바꾸|변경|설정|지정|추가|교체)/i,
 		when: (_c, hosts) => hosts.some((h) => h.kind === "unknown" || h.kind === "lookalike" || h.kind === "shortener"),
 	},
 	{
 		class: "supply-chain",
 		reason: "replaces a dependency with code from elsewhere",
 		pattern:
-			/\b(?:replace|swap|switch|point|pin|override|resolve|rewrite|use)\w*\b[^\n]{0,100}(?:github:|git\+https?:|git\+ssh:|gitlab:|bitbucket:|https?:\/\/\S+\.(?:tgz|tar\.gz|whl|zip)\b|resolved\s+urls?)|\bresolved\b[^.\n]{0,40}\burls?\b|["'][@\w/.-]+["']\s*:\s*["'](?:github:|git\+|gitlab:|bitbucket:|https?:\/\/)|\bpostinstall\b|\bpreinstall\b|\binstall script\b[^.\n]{0,60}https?:/i,
+			/\b(?:replace|swap|switch|point|pin|override|resolve|rewrite|use)\w*\b[^\n]{0,100}(?:github:|git\+https?:|git\+ssh:|gitlab:|bitbucket:|https?:\/\/\S+\.(?:tgz|tar\.gz|whl|zip)\b|resolved\s+urls?)|\bresolved\b(?:[^.\n]|\.(?=\S)){0,40}\burls?\b|["'][@\w/.-]+["']\s*:\s*["'](?:github:|git\+|gitlab:|bitbucket:|https?:\/\/)|\bpostinstall\b|\bpreinstall\b|\binstall script\b(?:[^.\n]|\.(?=\S)){0,60}https?:/i,
 		when: (clause, hosts) => external(hosts) || /github:|git\+|gitlab:|bitbucket:/i.test(clause.text),
 	},
 
@@ -416,7 +416,7 @@ const SIGNALS: Signal[] = [
 		class: "supply-chain",
 		reason: "removes the integrity checks of dependencies",
 		pattern:
-			/\bintegrity\b[^.\n]{0,40}\b(?:remov|delet|strip|drop|clear)\w*|\b(?:remov|delet|strip|drop|clear)\w*\b[^.\n]{0,40}\bintegrity\b|sed\s+-i\s+['"]?\/integrity|integrity\S{0,3}[^.\n]{0,20}(?:지우|지운|삭제|제거)|--no-verify-integrity|GOFLAGS=-mod=mod\b[^.\n]{0,40}GONOSUMDB/i,
+			/\bintegrity\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:remov|delet|strip|drop|clear)\w*|\b(?:remov|delet|strip|drop|clear)\w*\b(?:[^.\n]|\.(?=\S)){0,40}\bintegrity\b|sed\s+-i\s+['"]?\/integrity|integrity\S{0,3}(?:[^.\n]|\.(?=\S)){0,20}(?:지우|지운|삭제|제거)|--no-verify-integrity|GOFLAGS=-mod=mod\b(?:[^.\n]|\.(?=\S)){0,40}GONOSUMDB/i,
 	},
 
 	// ---------------------------------------------------------------- opening access
@@ -424,7 +424,7 @@ const SIGNALS: Signal[] = [
 		class: "access",
 		reason: "adds a key or an account for someone else",
 		pattern:
-			/authorized_keys|\bdeploy[- ]?keys?\b|ssh-copy-id|\bsudoers\b|NOPASSWD|\b(?:useradd|adduser|usermod\s+-aG\s+(?:sudo|wheel|docker))\b|\b(?:create|add)\w*\b[^.\n]{0,60}\b(?:user|account)\b[^.\n]{0,60}\b(?:password|sudo|root|admin)\b|\b(?:add|grant|give|create|register|install|invite)\w*\b[^.\n]{0,40}\b(?:contractor|vendor|third[- ]party|external|partner)\b[^.\n]{0,60}\b(?:keys?|access|accounts?|users?|tokens?)\b/i,
+			/authorized_keys|\bdeploy[- ]?keys?\b|ssh-copy-id|\bsudoers\b|NOPASSWD|\b(?:useradd|adduser|usermod\s+-aG\s+(?:sudo|wheel|docker))\b|\b(?:create|add)\w*\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:user|account)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:password|sudo|root|admin)\b|\b(?:add|grant|give|create|register|install|invite)\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:contractor|vendor|third[- ]party|external|partner)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:keys?|access|accounts?|users?|tokens?)\b/i,
 		when: (clause, hosts) =>
 			nonLocal(hosts) ||
 			/\b(?:contractor|vendor|third[- ]party|external|partner|bot|fixed password|sudo|root|admin|write)\b/i.test(clause.text),
@@ -433,7 +433,7 @@ const SIGNALS: Signal[] = [
 		class: "access",
 		reason: "grants admin or broad rights",
 		pattern:
-			/\b(?:invit|grant|add|bind|give|assign|make|promot|elevat|attach|authori[sz])\w*\b[^.\n]{0,80}\b(?:admin\w*|owner|cluster-admin|root|superuser|write-enabled|write access|delete_repo|admin:org|org(?:anization)? access|full access|all events|all scopes|AdministratorAccess|\*:\*|repo scope|public)\b|permission\s*[=:]\s*['"]?(?:admin|maintain)\b|(?:admin|관리자|어드민)\S{0,2}\s?(?:협업자|collaborator)|--clusterrole[= ]cluster-admin|clusterrolebinding\b[^\n]*cluster-admin|(?:권한|permissions?)\S{0,3}\s?(?:요청)?\S{0,3}\s?(?:전부|모두|다)\s?(?:승인|수락|허용)|\b(?:approve|accept|grant)\w*\s+(?:all|every|any)\s+(?:permission|scope|access)\s*(?:requests?)?|\bclassic PAT\b|\bpersonal access token\b[^.\n]{0,60}\b(?:scopes?|store|share|every)\b|\bOAuth app\b[^.\n]{0,60}\b(?:access|scopes?)\b|(?:관리자|어드민|admin|소유자|owner|쓰기|write)\S{0,3}\s?(?:권한|access)[^.\n]{0,30}(?:부여|추가|줘|주고|준다|초대)/i,
+			/\b(?:invit|grant|add|bind|give|assign|make|promot|elevat|attach|authori[sz])\w*\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:admin\w*|owner|cluster-admin|root|superuser|write-enabled|write access|delete_repo|admin:org|org(?:anization)? access|full access|all events|all scopes|AdministratorAccess|\*:\*|repo scope|public)\b|permission\s*[=:]\s*['"]?(?:admin|maintain)\b|(?:admin|관리자|어드민)\S{0,2}\s?(?:협업자|collaborator)|--clusterrole[= ]cluster-admin|clusterrolebinding\b[^\n]*cluster-admin|(?:권한|permissions?)\S{0,3}\s?(?:요청)?\S{0,3}\s?(?:전부|모두|다)\s?(?:승인|수락|허용)|\b(?:approve|accept|grant)\w*\s+(?:all|every|any)\s+(?:permission|scope|access)\s*(?:requests?)?|\bclassic PAT\b|\bpersonal access token\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:scopes?|store|share|every)\b|\bOAuth app\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:access|scopes?)\b|(?:관리자|어드민|admin|소유자|owner|쓰기|write)\S{0,3}\s?(?:권한|access)(?:[^.\n]|\.(?=\S)){0,30}(?:부여|추가|줘|주고|준다|초대)/i,
 		when: (clause) =>
 			!/\b(?:your own|yourself|the team's own|via the access (?:form|request)|through (?:the )?(?:access|it) (?:request|ticket))\b/i.test(
 				clause.text,
@@ -443,13 +443,13 @@ const SIGNALS: Signal[] = [
 		class: "access",
 		reason: "opens a service or a port to the outside",
 		pattern:
-			/0\.0\.0\.0\/0|::\/0|\bngrok\b|\blocaltunnel\b|\bcloudflared\s+tunnel\b|\bserveo\b|\btailscale\s+funnel\b|\bexpose\w*\b[^.\n]{0,40}\b(?:port|debugger|admin|dashboard|database|db)\b[^.\n]{0,40}\b(?:public\w*|internet|outside|world)|\bpublic(?:-read)?\b[^.\n]{0,20}\b(?:bucket|acl)\b|--acl\s+public|\bmake\b[^.\n]{0,30}\b(?:repo\w*|bucket)\b[^.\n]{0,10}\bpublic\b|(?:외부|인터넷|전체)\S{0,3}\s?(?:에|로)?\s?(?:공개|열어|노출)/i,
+			/0\.0\.0\.0\/0|::\/0|\bngrok\b|\blocaltunnel\b|\bcloudflared\s+tunnel\b|\bserveo\b|\btailscale\s+funnel\b|\bexpose\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:port|debugger|admin|dashboard|database|db)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:public\w*|internet|outside|world)|\bpublic(?:-read)?\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:bucket|acl)\b|--acl\s+public|\bmake\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:repo\w*|bucket)\b(?:[^.\n]|\.(?=\S)){0,10}\bpublic\b|(?:외부|인터넷|전체)\S{0,3}\s?(?:에|로)?\s?(?:공개|열어|노출)/i,
 	},
 	{
 		class: "access",
 		reason: "creates a webhook or token for an outside host",
 		window: true,
-		pattern: /\b(?:webhooks?|hooks?|tokens?|api keys?|credentials?|웹훅|토큰)\b[^\n]{0,100}/i,
+		pattern: /\b(?:webhooks?|hooks?|tokens?|api keys?|credentials?)\b[^\n]{0,100}|(?:웹훅|토큰)[^\n]{0,100}/i,
 		when: (clause, hosts) =>
 			external(hosts) &&
 			/\b(?:create|add|register|set ?up|install|configure|share|issue|grant|generate|point)\b|(?:만들|생성|등록|추가|공유|발급)/i.test(
@@ -463,13 +463,13 @@ const SIGNALS: Signal[] = [
 		class: "override",
 		reason: "tells the agent to ignore its instructions",
 		pattern:
-			/\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,30}\b(?:all\s+|any\s+)?(?:previous|prior|above|earlier|other|existing|system|your|safety|the user's|developer|original)\b[^.\n]{0,20}\b(?:instructions?|rules?|prompts?|guidance|guidelines|policies|constraints|restrictions)\b|(?:이전|기존|시스템|모든|다른|안전)\s?(?:의\s?)?(?:지시\S*|지침|규칙|프롬프트|명령|정책)\S{0,3}\s?(?:은|는|을|를)?\s?(?:모두\s?)?(?:무시|따르지)/iu,
+			/\b(?:ignore|disregard|forget|override|bypass|skip)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:all\s+|any\s+)?(?:previous|prior|above|earlier|other|existing|system|your|safety|the user's|developer|original)\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:instructions?|rules?|prompts?|guidance|guidelines|policies|constraints|restrictions)\b|(?:이전|기존|시스템|모든|다른|안전)\s?(?:의\s?)?(?:지시\S*|지침|규칙|프롬프트|명령|정책)\S{0,3}\s?(?:은|는|을|를)?\s?(?:모두\s?)?(?:무시|따르지)/iu,
 	},
 	{
 		class: "override",
 		reason: "poses as the system or claims a special mode",
 		pattern:
-			/\b(?:you are|you're|the agent is|agents are|assistant is)\s+(?:now\s+)?(?:in|running in|operating in)\s+(?:\w+\s+)?(?:maintenance|developer|debug|admin|god|unrestricted|jailbreak|root|service|dan|override|safe)\s+mode|\b(?:maintenance|developer|debug|admin|god|unrestricted|jailbreak)\s+mode\b[^.\n]{0,60}\b(?:so|therefore|thus|means|prior|previous|rules?|instructions?|do not apply|no longer apply|without)\b|<\/?(?:system|assistant|admin|instructions?)>|\[(?:system|admin|instructions?)\]|^\s*(?:system|admin|security team|anthropic|openai|claude|codex)\s*(?:message|notice|override|instruction|note)?\s*:|\b(?:supersede|take precedence over|override|outrank)s?\b[^.\n]{0,30}\b(?:everything|all|system|user|other|any|previous|prior)\b|(?:유지\s?보수|관리자|개발자|디버그|점검)\s?모드(?:이므로|이니|라서|이기\s?때문|에서는\s?(?:이전|기존|모든)|로\s?전환되었으니)|(?:보다|에\s?우선)\s?(?:우선|앞선)/iu,
+			/\b(?:you are|you're|the agent is|agents are|assistant is)\s+(?:now\s+)?(?:in|running in|operating in)\s+(?:\w+\s+)?(?:maintenance|developer|debug|admin|god|unrestricted|jailbreak|root|service|dan|override|safe)\s+mode|\b(?:maintenance|developer|debug|admin|god|unrestricted|jailbreak)\s+mode\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:so|therefore|thus|means|prior|previous|rules?|instructions?|do not apply|no longer apply|without)\b|<\/?(?:system|assistant|admin|instructions?)>|\[(?:system|admin|instructions?)\]|^\s*(?:system|admin|security team|anthropic|openai|claude|codex)\s*(?:message|notice|override|instruction|note)?\s*:|\b(?:supersede|take precedence over|override|outrank)s?\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:everything|all|system|user|other|any|previous|prior)\b|(?:유지\s?보수|관리자|개발자|디버그|점검)\s?모드(?:이므로|이니|라서|이기\s?때문|에서는\s?(?:이전|기존|모든)|로\s?전환되었으니)|(?:보다|에\s?우선)\s?(?:우선|앞선)/iu,
 	},
 	{
 		class: "override",
@@ -481,13 +481,13 @@ const SIGNALS: Signal[] = [
 		class: "override",
 		reason: "puts itself above the user or the agent's instructions",
 		pattern:
-			/\b(?:this|these) (?:memory|memories|rule|rules|note|instructions?)\b[^.\n]{0,40}\b(?:takes? precedence|overrides?|supersedes?|outranks?|wins?)\b|\b(?:even if|even when|although|regardless of whether) the user (?:objects|disagrees|says otherwise|refuses|asks otherwise)|\b(?:this|the following) (?:memory|rule|note) is (?:an? )?(?:admin|administrator|system|security|official|mandatory) (?:policy|instruction|directive|order)|\bpre-?(?:approved|authori[sz]ed)\b|\bapproved in advance\b|\b(?:may|can|should)\s+(?:be\s+)?(?:execut\w*|run)\b[^.\n]{0,30}\b(?:immediately|without asking|without confirmation|right away)\b|에이전트가\s?(?:바로|즉시|알아서)\s?(?:수락|승인|실행)|\b(?:delete|remove|strip|rewrite|override|disable)\w*\b[^.\n]{0,60}(?:CLAUDE\.md|AGENTS\.md|\.cursorrules|copilot-instructions|system prompt|\.claude\/settings|\.codex\/|hooks\.json)|(?:CLAUDE\.md|AGENTS\.md)[^.\n]{0,80}\b(?:delete|remove|strip|rewrite|override)\w*\b|(?:other|conflicting) (?:team )?(?:memories|rules)\b[^.\n]{0,30}\b(?:delete|remove|ignore)|(?:이|본)\s?(?:메모리|지시|규칙)\S{0,3}\s?[^.\n]{0,40}(?:우선한다|우선이다|우선함|우선 적용)|사용자가\s?(?:반대|거부|원하지\s?않)\S*\s?(?:하더라도|해도|더라도)|(?:관리자|시스템|보안|운영)\s?정책(?:이므로|이다|입니다|임)|(?:지시|지침|instructions?)\S{0,2}\s?보다[^.\n]{0,20}(?:우선|먼저)|(?:이|본)\s?(?:메모리|지시|규칙)\S{0,3}\s?[^.\n]{0,12}최우선|(?:현재|지금은?)\s?(?:유지\s?보수|관리자|개발자|디버그|점검)\s?모드|(?:충돌하는|다른)[^.\n]{0,20}메모리\S{0,3}\s?[^.\n]{0,6}(?:삭제|무시)|(?:다른|충돌하는)\s?(?:팀\s?)?메모리\S{0,3}\s?[^.\n]{0,20}(?:삭제|무시)|^\s*\[[^\]\n]{0,30}(?:운영팀|보안팀|관리자|system|security team|ops team|admin)[^\]\n]{0,10}\]|확인\s?(?:요청|을\s?구하|받)[^.\n]{0,10}(?:하지\s?않|없이|생략)/imu,
+			/\b(?:this|these) (?:memory|memories|rule|rules|note|instructions?)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:takes? precedence|overrides?|supersedes?|outranks?|wins?)\b|\b(?:even if|even when|although|regardless of whether) the user (?:objects|disagrees|says otherwise|refuses|asks otherwise)|\b(?:this|the following) (?:memory|rule|note) is (?:an? )?(?:admin|administrator|system|security|official|mandatory) (?:policy|instruction|directive|order)|\bpre-?(?:approved|authori[sz]ed)\b|\bapproved in advance\b|\b(?:may|can|should)\s+(?:be\s+)?(?:execut\w*|run)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:immediately|without asking|without confirmation|right away)\b|에이전트가\s?(?:바로|즉시|알아서)\s?(?:수락|승인|실행)|\b(?:delete|remove|strip|rewrite|override|disable)\w*\b(?:[^.\n]|\.(?=\S)){0,60}(?:CLAUDE\.md|AGENTS\.md|\.cursorrules|copilot-instructions|system prompt|\.claude\/settings|\.codex\/|hooks\.json)|(?:CLAUDE\.md|AGENTS\.md)(?:[^.\n]|\.(?=\S)){0,80}\b(?:delete|remove|strip|rewrite|override)\w*\b|(?:other|conflicting) (?:team )?(?:memories|rules)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:delete|remove|ignore)|(?:이|본)\s?(?:메모리|지시|규칙)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,40}(?:우선한다|우선이다|우선함|우선 적용)|사용자가\s?(?:반대|거부|원하지\s?않)\S*\s?(?:하더라도|해도|더라도)|(?:관리자|시스템|보안|운영)\s?정책(?:이므로|이다|입니다|임)|(?:지시|지침|instructions?)\S{0,2}\s?보다(?:[^.\n]|\.(?=\S)){0,20}(?:우선|먼저)|(?:이|본)\s?(?:메모리|지시|규칙)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,12}최우선|(?:현재|지금은?)\s?(?:유지\s?보수|관리자|개발자|디버그|점검)\s?모드|(?:충돌하는|다른)(?:[^.\n]|\.(?=\S)){0,20}메모리\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,6}(?:삭제|무시)|(?:다른|충돌하는)\s?(?:팀\s?)?메모리\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,20}(?:삭제|무시)|^\s*\[[^\]\n]{0,30}(?:운영팀|보안팀|관리자|system|security team|ops team|admin)[^\]\n]{0,10}\]|확인\s?(?:요청|을\s?구하|받)(?:[^.\n]|\.(?=\S)){0,10}(?:하지\s?않|없이|생략)/imu,
 	},
 	{
 		class: "override",
 		reason: "tells the agent to hide what it does from the user",
 		pattern:
-			/\b(?:silently|quietly|secretly|covertly|in the background without)\b|\b(?:do not|don't|never|must not|without)\s+(?:tell\w*|mention\w*|inform\w*|notify\w*|report\w*|show\w*|reveal\w*|disclos\w*|surfac\w*|log\w*|flag\w*|warn\w*|alert\w*|question\w*|point\w* out)\b[^.\n]{0,60}\b(?:user|anyone|human|developer|them|it|exists?|suspicious|unknown|security|credential\w*|dangerous|risky|warnings?|vulnerabilit\w*)\b|\bno (?:security )?warnings\b|\b(?:tell|answer|reply|respond|report)\w*\b[^.\n]{0,30}\b(?:the user|users|them)\b[^.\n]{0,60}\b(?:was|is|are|were)\b[^.\n]{0,30}\b(?:part of|normal|standard|expected|safe|nothing)\b|\bwithout (?:a )?(?:record|trace|log(?:ging)?|notice)\b|사용자에게\s?(?:알리지|말하지|보고하지|묻지|표시하지|보여주지)|(?:언급|보고|공유|표시|알리|경고)하지\s?(?:말|않)|기록\s?없이|기록하지\s?않|(?:몰래|조용히|은밀히)|문제\s?없(?:음|다)\S{0,3}\s?(?:라고|이라고)\s?(?:답|말|보고)/iu,
+			/\b(?:silently|quietly|secretly|covertly|in the background without)\b|\b(?:do not|don't|never|must not|without)\s+(?:tell\w*|mention\w*|inform\w*|notify\w*|report\w*|show\w*|reveal\w*|disclos\w*|surfac\w*|log\w*|flag\w*|warn\w*|alert\w*|question\w*|point\w* out)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:user|anyone|human|developer|them|it|exists?|suspicious|unknown|security|credential\w*|dangerous|risky|warnings?|vulnerabilit\w*)\b|\bno (?:security )?warnings\b|\b(?:tell|answer|reply|respond|report)\w*\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:the user|users|them)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:was|is|are|were)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:part of|normal|standard|expected|safe|nothing)\b|\bwithout (?:a )?(?:record|trace|log(?:ging)?|notice)\b|사용자에게\s?(?:알리지|말하지|보고하지|묻지|표시하지|보여주지)|(?:언급|보고|공유|표시|알리|경고)하지\s?(?:말|않)|기록\s?없이|기록하지\s?않|(?:몰래|조용히|은밀히)|문제\s?없(?:음|다)\S{0,3}\s?(?:라고|이라고)\s?(?:답|말|보고)/iu,
 	},
 ];
 
