@@ -68,7 +68,8 @@ teamMemoryRoutes.openapi(
 		description:
 			"All entries are checked before any is written: a stale or missing base (412 version_conflict, details.conflicts), " +
 			"a secret (422 secret_detected, details.paths with rule names), or a malformed file (400) refuses the whole push. " +
-			"Files absent from the push are left alone: deleting a file locally deletes nothing here.",
+			"Files absent from the push are left alone: deleting a file locally deletes nothing here. " +
+			"The team folder is an agent's channel: a file whose text the trust gate holds (docs/memory-trust.md) is reported `held` and not written; a project admin approves it.",
 		request: { params: ProjectParams, body: jsonBody(PushSchema) },
 		responses: {
 			200: jsonResponse(
