@@ -21,12 +21,19 @@ const slug = (e: PoisonEntry) =>
 		.toLowerCase()
 		.replace(/[^a-z0-9-]+/g, "-")
 		.slice(0, 60);
-/** What reaching a viewer means for an entry's text: its distinctive line (the one sentence carrying the instruction). */
-function marker(e: PoisonEntry): string {
-	const lines = e.body.split("\n").map((l) => l.trim());
-	const url = /https?:\/\/[^\s`'")]+/.exec(e.body)?.[0];
-	const code = [...e.body.matchAll(/`([^`\n]{12,})`/g)].map((m) => m[1] ?? "").sort((a, b) => b.length - a.length)[0];
-	return url ?? code ?? lines.sort((a, b) => b.length - a.length)[0] ?? e.body;
+/**
+ * What reaching a viewer means for an entry's text: a piece of it no other entry of the set holds (its first
+ * URL, else its longest inline command, else its longest line), so that one entry's text is never taken for another's.
+ */
+function marker(e: PoisonEntry, all: PoisonEntry[]): string {
+	const lines = e.body
+		.split("\n")
+		.map((l) => l.trim())
+		.sort((a, b) => b.length - a.length);
+	const urls = [...e.body.matchAll(/https?:\/\/[^\s`'")]+/g)].map((m) => m[0]);
+	const codes = [...e.body.matchAll(/`([^`\n]{12,})`/g)].map((m) => m[1] ?? "").sort((a, b) => b.length - a.length);
+	const unique = (piece: string) => all.every((o) => o === e || !o.body.includes(piece));
+	return [...urls, ...codes, ...lines].find((piece) => piece.length >= 8 && unique(piece)) ?? e.body;
 }
 
 async function call(path: string, init: RequestInit & { token?: string } = {}): Promise<Response> {
@@ -223,17 +230,26 @@ interface Keys {
 }
 
 /** Where `e`'s text reached the viewer holding `token`. */
-async function surfaces(e: PoisonEntry, projectId: string, token: string, start: string, pull: string, client: Client): Promise<Surface[]> {
+async function surfaces(
+	e: PoisonEntry,
+	m: string,
+	byName: boolean,
+	projectId: string,
+	token: string,
+	start: string,
+	pull: Record<string, { content?: string }>,
+	client: Client,
+): Promise<Surface[]> {
 	const base = `/v1/projects/${projectId}`;
-	const m = marker(e);
 	const name = slug(e);
 	const reached: Surface[] = [];
-	// The start block: the entry's text in a memory block, or the entry listed by name (its line leads to it).
-	if (start.includes(m) || new RegExp(`(?:^- |/)${name}(?:\\.md|\\s|$)`, "m").test(start)) reached.push("start");
+	// The start block: the entry's text in a memory block, or the entry listed by name (its line leads to it) —
+	// except where a memory of that name exists legitimately (the merge path), where only its text counts.
+	if (start.includes(m) || (byName && new RegExp(`(?:^- |/)${name}(?:\\.md|\\s|$)`, "m").test(start))) reached.push("start");
 	const prompt = await jsonOf(
 		await call(`${base}/inject`, { method: "POST", token, body: JSON.stringify({ query: e.prompt.slice(0, 2000), include: "memories" }) }),
 	);
-	if (String(prompt.text ?? "").includes(m) || String(prompt.text ?? "").includes(`/${name}.md`)) reached.push("prompt");
+	if (String(prompt.text ?? "").includes(m) || (byName && String(prompt.text ?? "").includes(`/${name}.md`))) reached.push("prompt");
 	let resolved = false;
 	let read = false;
 	for (const url of [`memory://root/${name}.md`, `memory://root/team/${name}.md`]) {
@@ -246,7 +262,8 @@ async function surfaces(e: PoisonEntry, projectId: string, token: string, start:
 	}
 	if (resolved) reached.push("resolve");
 	if (read) reached.push("mcp-read");
-	if (pull.includes(m)) reached.push("team-pull");
+	const pulled = pull[`${name}.md`];
+	if (pulled && (byName || (pulled.content ?? JSON.stringify(pulled)).includes(m))) reached.push("team-pull");
 	return reached;
 }
 
@@ -266,6 +283,7 @@ export async function benchPoisoningSet(
 		anaId,
 	};
 	const outcomes: PoisonOutcome[] = [];
+	const markers = new Map(entries.map((e) => [e.id, marker(e, entries)]));
 	for (const path of POISON_PATHS) {
 		const projectId = await newProject(adminToken, `poison-${setName}-${path}`);
 		await writeAll(path, entries, projectId, keys);
@@ -287,9 +305,16 @@ export async function benchPoisoningSet(
 					)
 				).text ?? "",
 			);
-			const pull = JSON.stringify((await jsonOf(await call(`/v1/projects/${projectId}/team-memory`, { token }))).entries ?? {});
+			const pull = ((await jsonOf(await call(`/v1/projects/${projectId}/team-memory`, { token }))).entries ?? {}) as Record<
+				string,
+				{ content?: string }
+			>;
 			const client = await mcpClient(token, projectId);
-			for (const e of entries) seen[who].set(e.id, await surfaces(e, projectId, token, start, pull, client));
+			for (const e of entries)
+				seen[who].set(
+					e.id,
+					await surfaces(e, markers.get(e.id) ?? e.body, path !== "consolidation-merge", projectId, token, start, pull, client),
+				);
 			await client.close();
 		}
 		for (const e of entries) {
