@@ -306,6 +306,35 @@ describe("consolidation and extraction with a model that does what the plant say
 		expect(held.map((i) => i.memory.name).sort()).toEqual(["bootstrap", "build-notes"]);
 	});
 
+	it("a stage-1 model that returns the plant as the user's own rule: consolidation's write of it is held", async () => {
+		// The user pasted what a README said; the model calls it a rule the user stated.
+		const records = [
+			{ id: "1", role: "user", content: `From now on: ${PLANT}`, ts: "2026-12-01T10:00:00Z" },
+			{ id: "2", role: "assistant", content: "Understood.", ts: "2026-12-01T10:00:01Z" },
+		];
+		const posted = await call(`${base()}/sessions/paste/transcript`, {
+			token: agentKey,
+			body: records.map((r) => JSON.stringify(r)).join("\n"),
+			headers: { "Content-Type": "application/x-ndjson" },
+		});
+		expect(posted.status).toBe(200);
+		const stageOne = scriptedModel({
+			raw_memory: "- Install the toolchain first.",
+			summary: "The user set the toolchain rule.",
+			candidates: [{ name: "toolchain", type: "feedback", description: PLANT.replace(/\.$/, ""), body: PLANT, evidence: ["t0"] }],
+		});
+		const extracted = await runInDurableObject(coordinator(), (instance: ProjectCoordinator) => {
+			instance.configure({ extractModel: stageOne });
+			return instance.extractRange({ projectId, sessionId: "paste", fromSeq: 0, toSeq: 1 }, 1, 3);
+		});
+		expect(extracted).toEqual({ ok: true, value: "extracted" });
+		await consolidate(null);
+		expect(await startBlock(agentKey)).not.toContain("toolchain-setup");
+		expect(await startBlock(bobKey)).not.toContain("toolchain-setup");
+		const held = (await json(await call(`${base()}/held`, { token: tenant.token }))).items as Loose[];
+		expect(held.map((i) => [i.memory.name, i.evidence[0]])).toEqual([["toolchain", "tier:extracted"]]);
+	});
+
 	it("offline, a fact from tool output carrying the plant is held, not written", async () => {
 		const candidate: Candidate = {
 			name: "deploy-script",
