@@ -258,7 +258,7 @@ async function applyOperation(
 	} catch (err) {
 		if (err instanceof CairnError && err.code === "secret_detected")
 			return [{ ...base, outcome: "refused", reason: "contains what looks like a secret" }];
-		// The trust gate held the text (src/trust/held.ts): the memory stays as it was, a project admin decides.
+		// The trust gate held the text (src/trust/gate.ts): the memory stays as it was, a project admin decides.
 		if (err instanceof CairnError && err.code === "held_for_review") return [{ ...base, outcome: "proposed", reason: HELD }];
 		if (isInputError(err) || (err instanceof CairnError && err.code === "feature_disabled"))
 			return [{ ...base, outcome: "refused", reason: err.message }];

@@ -131,7 +131,7 @@ export async function writeMemories(
 	const pack = items.length > 1 ? new PackBuilder() : null;
 	const planned: { item: Item; plan: Exclude<WritePlan, { kind: "unchanged" }> }[] = [];
 	for (const item of items) {
-		// The trust gate before anything is planned: a held item's text never reaches the pack (src/trust/held.ts).
+		// The trust gate before anything is planned: a held item's text never reaches the pack (src/trust/gate.ts).
 		const base = current.get(item.checked.file.name) ?? null;
 		const gate = { scope: batch.scope, file: item.checked.file, source: batch.source, trust: batch.trust, cues: item.checked.givenCues };
 		const findings = gateFindings(gate);

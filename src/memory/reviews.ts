@@ -13,7 +13,7 @@
  *   sessions and never cited or read. Approving archives it (src/memory/archive-rows.ts: no longer
  *   served, never deleted); rejecting keeps it, and it is proposed again only after as many more
  *   unused sessions.
- * - `held`: a write the danger check flagged and no admin reviewed (src/trust/held.ts): the text waits
+ * - `held`: a write the danger check flagged and no admin reviewed (src/trust/gate.ts, src/trust/held.ts): the text waits
  *   here instead of being stored. Only a project admin approves it (`/held/{id}/approve`); the writer
  *   may reject it.
  *

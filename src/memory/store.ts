@@ -454,7 +454,7 @@ export async function writeMemory(
 	const db = env.PDB;
 	const plan = await planWrite(db, ctx, input, checked, current, sessionId, nowIso());
 	if (plan.kind === "unchanged") return { status: "unchanged", memory: toMetadata(plan.current) };
-	// New text passes the trust gate (src/trust/held.ts): flagged and unreviewed, it is held and nothing is written.
+	// New text passes the trust gate (src/trust/gate.ts): flagged and unreviewed, it is held and nothing is written.
 	if (plan.kind === "version") {
 		await gateWrite(
 			db,
