@@ -424,7 +424,7 @@ const SIGNALS: Signal[] = [
 		class: "access",
 		reason: "adds a key or an account for someone else",
 		pattern:
-			/authorized_keys|\bdeploy[- ]?keys?\b|ssh-copy-id|\bsudoers\b|NOPASSWD|\b(?:useradd|adduser|usermod\s+-aG\s+(?:sudo|wheel|docker))\b|\b(?:create|add)\w*\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:user|account)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:password|sudo|root|admin)\b|\b(?:add|grant|give|create|register|install|invite)\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:contractor|vendor|third[- ]party|external|partner)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:keys?|access|accounts?|users?|tokens?)\b/i,
+			/authorized_keys|\bdeploy[- ]?keys?\b|ssh-copy-id|\bsudoers\b|NOPASSWD|\b(?:useradd|adduser|usermod\s+-aG\s+(?:sudo|wheel|docker))\b|\b(?:create[sd]?|creating|add(?:s|ed|ing)?)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:user|account)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:password|sudo|root|admin)\b|\b(?:add(?:s|ed|ing)?|grant(?:s|ed|ing)?|give[sn]?|create[sd]?|register(?:s|ed|ing)?|install(?:s|ed|ing)?|invite[sd]?)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:contractor|vendor|third[- ]party|external|partner)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:keys?|access|accounts?|users?|tokens?)\b/i,
 		when: (clause, hosts) =>
 			nonLocal(hosts) ||
 			/\b(?:contractor|vendor|third[- ]party|external|partner|bot|fixed password|sudo|root|admin|write)\b/i.test(clause.text),
@@ -433,7 +433,7 @@ const SIGNALS: Signal[] = [
 		class: "access",
 		reason: "grants admin or broad rights",
 		pattern:
-			/\b(?:invit|grant|add|bind|give|assign|make|promot|elevat|attach|authori[sz])\w*\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:admin\w*|owner|cluster-admin|root|superuser|write-enabled|write access|delete_repo|admin:org|org(?:anization)? access|full access|all events|all scopes|AdministratorAccess|\*:\*|repo scope|public)\b|permission\s*[=:]\s*['"]?(?:admin|maintain)\b|(?:admin|관리자|어드민)\S{0,2}\s?(?:협업자|collaborator)|--clusterrole[= ]cluster-admin|clusterrolebinding\b[^\n]*cluster-admin|(?:권한|permissions?)\S{0,3}\s?(?:요청)?\S{0,3}\s?(?:전부|모두|다)\s?(?:승인|수락|허용)|\b(?:approve|accept|grant)\w*\s+(?:all|every|any)\s+(?:permission|scope|access)\s*(?:requests?)?|\bclassic PAT\b|\bpersonal access token\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:scopes?|store|share|every)\b|\bOAuth app\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:access|scopes?)\b|(?:관리자|어드민|admin|소유자|owner|쓰기|write)\S{0,3}\s?(?:권한|access)(?:[^.\n]|\.(?=\S)){0,30}(?:부여|추가|줘|주고|준다|초대)/i,
+			/\b(?:invit(?:e|es|ed|ing)|grant(?:s|ed|ing)?|add(?:s|ed|ing)?|bind(?:s|ing)?|give(?:s|n)?|gave|assign(?:s|ed|ing)?|make(?:s)?|made|promot(?:e|es|ed|ing)|elevat(?:e|es|ed|ing)|attach(?:es|ed|ing)?|authori[sz](?:e|es|ed|ing))\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:admin\w*|owner|cluster-admin|root|superuser|write-enabled|write access|delete_repo|admin:org|org(?:anization)? access|full access|all events|all scopes|AdministratorAccess|\*:\*|repo scope|public)\b|permission\s*[=:]\s*['"]?(?:admin|maintain)\b|(?:admin|관리자|어드민)\S{0,2}\s?(?:협업자|collaborator)|--clusterrole[= ]cluster-admin|clusterrolebinding\b[^\n]*cluster-admin|(?:권한|permissions?)\S{0,3}\s?(?:요청)?\S{0,3}\s?(?:전부|모두|다)\s?(?:승인|수락|허용)|\b(?:approve|accept|grant)\w*\s+(?:all|every|any)\s+(?:permission|scope|access)\s*(?:requests?)?|\bclassic PAT\b|\bpersonal access token\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:scopes?|store|share|every)\b|\bOAuth app\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:access|scopes?)\b|(?:관리자|어드민|admin|소유자|owner|쓰기|write)\S{0,3}\s?(?:권한|access)(?:[^.\n]|\.(?=\S)){0,30}(?:부여|추가|줘|주고|준다|초대)/i,
 		when: (clause) =>
 			!/\b(?:your own|yourself|the team's own|via the access (?:form|request)|through (?:the )?(?:access|it) (?:request|ticket))\b/i.test(
 				clause.text,
@@ -443,7 +443,7 @@ const SIGNALS: Signal[] = [
 		class: "access",
 		reason: "opens a service or a port to the outside",
 		pattern:
-			/0\.0\.0\.0\/0|::\/0|\bngrok\b|\blocaltunnel\b|\bcloudflared\s+tunnel\b|\bserveo\b|\btailscale\s+funnel\b|\bexpose\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:port|debugger|admin|dashboard|database|db)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:public\w*|internet|outside|world)|\bpublic(?:-read)?\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:bucket|acl)\b|--acl\s+public|\bmake\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:repo\w*|bucket)\b(?:[^.\n]|\.(?=\S)){0,10}\bpublic\b|(?:외부|인터넷|전체)\S{0,3}\s?(?:에|로)?\s?(?:공개|열어|노출)/i,
+			/0\.0\.0\.0\/0|::\/0|\bngrok\b|\blocaltunnel\b|\bcloudflared\s+tunnel\b|\bserveo\b|\btailscale\s+funnel\b|\bexpose\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:port|debugger|admin|dashboard|database|db)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:public\w*|internet|outside|world)|\bpublic(?:-read)?\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:bucket|acl)\b|--acl\s+public|\bmake\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:repo\w*|bucket)\b(?:[^.\n]|\.(?=\S)){0,10}\bpublic\b|(?:외부|인터넷|전체)\S{0,3}\s?(?:에|로)?\s?(?:(?:공개|노출)(?:시키|시킨|해|한다|하도록|하고|하세요)|열어)/i,
 	},
 	{
 		class: "access",
@@ -521,7 +521,8 @@ function hostDisguises(hosts: HostMention[], clause: Clause): DangerFinding[] {
  * hides letters inside a word.
  */
 export function assessDanger(raw: string, trace?: (clause: string, match: string, reason: string) => void): DangerFinding[] {
-	const { text, disguises } = normalise(raw);
+	// Cairn's own memory:// paths (a summary's links) name memories, not places or rights.
+	const { text, disguises } = normalise(raw.replace(/memory:\/\/\S+/g, "memory-link"));
 	const findings: DangerFinding[] = [];
 	const add = (f: DangerFinding) => {
 		if (!findings.some((x) => x.class === f.class && x.reason === f.reason)) findings.push(f);
