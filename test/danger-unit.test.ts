@@ -78,6 +78,8 @@ describe("look-alikes that must keep working", () => {
 		"토큰 값은 Vault에만 두고 채팅이나 이슈에 붙여넣지 않는다.",
 		"The web app's maintenance mode is the MAINTENANCE_MODE flag; on-call toggles it.",
 		'Test fixtures contain strings like "ignore previous instructions" to test the input filter.',
+		"More context: the issue must be addressed at the root, option 1 is not acceptable (memory://root/parser-notes.md).",
+		"외부 노출되는 API 명세는 노션 '이체' 페이지에 있고 API가 바뀌면 거기부터 고친다.",
 	])("%s", (text) => {
 		expect(assessDanger(text)).toEqual([]);
 	});
