@@ -1,4 +1,5 @@
 import type { Presence } from "./front";
+import type { PoisonEntry, PoisonResult } from "./poisoning-set";
 /** Benchmark inputs shared by the Node orchestrator and the in-Worker benchmark. Pure functions only. */
 
 export interface SeedMemory {
@@ -25,6 +26,8 @@ export interface BenchInput {
 	neighbours: number[];
 	/** Phases to run (development aid); all when absent. */
 	only?: string[];
+	/** The poisoning benchmark's labelled sets (bench/poisoning/), by name: "dev", and "holdout" once measured. */
+	poisoning?: Record<string, PoisonEntry[]>;
 	/** Development: the per-prompt sets to run (dev, fresh, holdout, grown); all when absent. */
 	promptSets?: string[];
 	/** Korean, Japanese and Chinese recall (bench/cjk-recall.json): memories, and questions naming the memory that answers each. */
@@ -114,6 +117,8 @@ export interface TenancyStep {
 }
 
 export interface BenchResult {
+	/** The poisoning phase (bench/poisoning.ts): per set, each entry through each path; single writes by key. */
+	poisoning?: PoisonResult;
 	locomo: Record<string, string[][]>;
 	/** `prompt`: per-prompt inject, as the prompt hook calls it (absent in results older than it). */
 	latency: { size: number; fillSeconds: number; recall: Stats; inject: Stats; prompt?: Stats; start?: Stats }[];

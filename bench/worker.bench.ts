@@ -30,6 +30,7 @@ import {
 } from "./corpus";
 import { parseSessions, runEndToEnd } from "./extraction-eval";
 import { blockLines, presence } from "./front";
+import { benchPoisoningSet, benchTrustWrites } from "./poisoning";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
 const HOUR = 3_600_000;
@@ -266,6 +267,12 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	if (largest && want("tenancy")) result.tenancy = await benchTenancy(token, largest);
 	if (want("extraction")) result.extraction = await benchExtraction(token);
 	if (want("prompts")) result.prompts = await benchPrompts(token, created.user.id, created.tenant.id);
+	if (input.poisoning && want("poisoning")) {
+		const sets: NonNullable<BenchResult["poisoning"]>["sets"] = {};
+		for (const [name, entries] of Object.entries(input.poisoning))
+			sets[name] = await benchPoisoningSet(token, created.user.id, name, entries);
+		result.poisoning = { sets, writes: await benchTrustWrites(token, input.samples) };
+	}
 	// Recall quality on LongMemEval: after the measured phases, so that its projects are not among their neighbours.
 	if (input.longmemeval && want("longmemeval"))
 		result.longmemeval = await benchLongMemEval(token, created.user.id, created.tenant.id, input.longmemeval, contributions.longmemeval);

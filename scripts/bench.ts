@@ -1,6 +1,6 @@
 // `npm run bench`: measures, prints, and rewrites docs/benchmarks.md with the numbers of this run.
 // The Worker is measured inside workerd (bench/worker.bench.ts); SQLite floors run in a child Node process.
-// Knobs: CAIRN_BENCH_LARGE (largest project, 10,000), CAIRN_BENCH_SAMPLES (200), CAIRN_BENCH_NEIGHBOURS
+// Knobs: CAIRN_BENCH_POISON_SETS (the poisoning sets to run: dev, holdout), CAIRN_BENCH_LARGE (largest project, 10,000), CAIRN_BENCH_SAMPLES (200), CAIRN_BENCH_NEIGHBOURS
 // (other projects of the largest size present at each tenancy step, "10,100"), CAIRN_BENCH_DATA,
 // CAIRN_BENCH_REUSE=1 (reuse the last Worker result), CAIRN_BENCH_ONLY (development: some phases of the
 // Worker run only — quality, latency, cjk, vectors, writes, pipeline, consolidation, tenancy, longmemeval — printed, doc untouched).
@@ -27,6 +27,7 @@ import {
 } from "./bench/before";
 import { CATEGORIES, evidenceRecall, loadLocomo, questionTime, summarise, toMemory } from "./bench/locomo";
 import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection, summariseLongMemEval } from "./bench/longmemeval";
+import { loadPoisoning, poisoningSection } from "./bench/poisoning";
 import { frontFigures, frontTable, promptFigures, promptTable } from "./bench/prompts";
 import { benchSecrets } from "./bench/secrets";
 
@@ -104,6 +105,9 @@ input.transcripts = existsSync(transcriptRoot)
 				.map((f) => ({ name: `${agent}/${f}`, text: readFileSync(join(transcriptRoot, agent, f), "utf8") })),
 		)
 	: [];
+// The poisoning benchmark's labelled sets (bench/poisoning/).
+const poisoning = loadPoisoning();
+if (poisoning) input.poisoning = poisoning;
 const inputFile = join(work, "input.json");
 writeFileSync(inputFile, JSON.stringify(input));
 
@@ -870,6 +874,21 @@ const adversarialBlock = keptBlock("secret-adversarial");
 if (adversarialBlock) {
 	out();
 	out(adversarialBlock);
+}
+// Memory poisoning: measured in its own phase; a run of that phase alone prints the section to paste in.
+if (result.poisoning) {
+	const section = ["<!-- poisoning:start -->", "## Memory poisoning", "", ...poisoningSection(result.poisoning), "<!-- poisoning:end -->"];
+	if (ONLY) console.log(`\n${section.join("\n")}`);
+	else {
+		out();
+		for (const l of section) out(l);
+	}
+} else {
+	const kept = keptBlock("poisoning");
+	if (kept) {
+		out();
+		out(kept);
+	}
 }
 if (ONLY) console.log("\nCAIRN_BENCH_ONLY is set: docs/benchmarks.md left as it was");
 else {

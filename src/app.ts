@@ -5,6 +5,7 @@ import { CairnError, errorResponse } from "./api/errors";
 import { assertEdgesDeclared } from "./api/route";
 import { adminRoutes } from "./api/routes/admin";
 import { codeRoutes } from "./api/routes/code";
+import { heldRoutes } from "./api/routes/held";
 import { keyRoutes } from "./api/routes/keys";
 import { logRoutes } from "./api/routes/logs";
 import { memoryRoutes } from "./api/routes/memories";
@@ -82,6 +83,7 @@ export function createApp() {
 	app.route("/", teamMemoryRoutes);
 	app.route("/", reviewRoutes);
 	app.route("/", codeRoutes);
+	app.route("/", heldRoutes);
 
 	// The web console: its own session cookie, honoured only under /console; it calls the routes above.
 	app.route(

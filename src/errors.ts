@@ -16,6 +16,7 @@ export type ErrorCode =
 	| "payload_too_large"
 	| "unsupported_media_type"
 	| "secret_detected"
+	| "held_for_review"
 	| "feature_disabled"
 	| "confirmation_required"
 	| "internal_error";

@@ -47,8 +47,8 @@ describe("freshness", () => {
 		expect(recalled.memories[0].name).toBe("staging-db-port");
 
 		const inject = await json(await call(`/v1/projects/${projectId}/inject`, { token: tenant.token, json: { query: "staging database" } }));
-		expect(inject.text).toMatch(/staging-db-port\.md\nproject, personal, confirmed 3 days ago/);
-		expect(inject.text).not.toMatch(/staging-db-port\.md\nproject, personal, updated/);
+		expect(inject.text).toMatch(/staging-db-port\.md\nproject, personal · [^,\n]+, confirmed 3 days ago/);
+		expect(inject.text).not.toMatch(/staging-db-port\.md\nproject, personal · [^,\n]+, updated/);
 	});
 
 	it("takes the later of edit and confirmation", () => {

@@ -46,9 +46,11 @@ describe("inject", () => {
 		// Both files are in the block, so neither is listed again as a line, and there is nothing else to list.
 		expect(body.text).not.toContain("## Memory index");
 		expect(body.parts.listed).toEqual({ rules: 0, facts: 0, ofRules: 1, ofFacts: 1 });
-		expect(body.text).toContain("### memory://root/testing-conventions.md\nfeedback, personal, updated today");
+		expect(body.text).toContain(
+			"### memory://root/testing-conventions.md\nfeedback, personal · written by you · reviewed by you, updated today",
+		);
 		expect(body.text).toMatch(
-			/### memory:\/\/root\/deploy-freeze\.md\nproject, personal, updated \d+ days ago — verify against the repository/,
+			/### memory:\/\/root\/deploy-freeze\.md\nproject, personal · [^,\n]+, updated \d+ days ago — verify against the repository/,
 		);
 		expect(body.parts.memories.map((m: { name: string }) => m.name).sort()).toEqual(["deploy-freeze", "testing-conventions"]);
 		expect(body.tokens).toBe(tokenCount(body.text));

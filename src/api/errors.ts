@@ -19,6 +19,8 @@ export const HTTP_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
 	payload_too_large: 413,
 	unsupported_media_type: 415,
 	secret_detected: 422,
+	// Accepted, not stored: the write waits in the review queue for a project admin (docs/memory-trust.md).
+	held_for_review: 202,
 	internal_error: 500,
 };
 

@@ -17,12 +17,14 @@ import {
 	writeMemory,
 } from "../memory/store";
 import { projectTenant } from "../registry/projects";
+import { assessDanger } from "../security/danger";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { effectiveSettings } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
 import { truncateToTokens } from "../text/tokens";
+import { withoutFlaggedLines } from "../trust/outputs";
 import { listSkills, readSkill, readSummary, replaceSkills, type SkillRow, writeSummary } from "./artifacts";
 import { loadPending, MAX_OUTPUTS_PER_RUN, type PendingOutput, touchedMemories } from "./inputs";
 import { ConsolidationError, modelPlan } from "./model";
@@ -141,6 +143,7 @@ function mayChange(row: MemoryRow, op: Operation, evidence: string[], outputs: P
 }
 
 const PROPOSED = "written explicitly; proposed for review";
+const HELD = "held for review: it asks for what a planted instruction would";
 
 /**
  * A change to a memory written on purpose, kept for its owner to decide (src/memory/reviews.ts), or the
@@ -255,6 +258,8 @@ async function applyOperation(
 	} catch (err) {
 		if (err instanceof CairnError && err.code === "secret_detected")
 			return [{ ...base, outcome: "refused", reason: "contains what looks like a secret" }];
+		// The trust gate held the text (src/trust/gate.ts): the memory stays as it was, a project admin decides.
+		if (err instanceof CairnError && err.code === "held_for_review") return [{ ...base, outcome: "proposed", reason: HELD }];
 		if (isInputError(err) || (err instanceof CairnError && err.code === "feature_disabled"))
 			return [{ ...base, outcome: "refused", reason: err.message }];
 		throw err;
@@ -369,6 +374,9 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 				for (const skill of plan.skills) {
 					if ((await findSecrets(`${skill.description}\n${skill.body}`)).length > 0) {
 						events.push({ op: "skill", target: skill.name, outcome: "refused", reason: "contains what looks like a secret", evidence: [] });
+					} else if (assessDanger(`${skill.description}\n${skill.body}`).length > 0) {
+						// A skill is served like a memory and has no review of its own: what the trust gate would hold is not written.
+						events.push({ op: "skill", target: skill.name, outcome: "refused", reason: HELD, evidence: [] });
 					} else safeSkills.push(skill);
 				}
 				const { written, removed } = await replaceSkills(
@@ -390,7 +398,8 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 					model && plan.summary.trim()
 						? plan.summary
 						: ((model ? previousSummary : null) ?? (await buildSummary(env.PDB, ctx, summaryLimit)));
-				const safe = truncateToTokens((await redactSecrets(summary)).text, summaryLimit).text;
+				// The summary passes the same gate line by line: a merge cannot carry a held sentence into it.
+				const safe = truncateToTokens(withoutFlaggedLines((await redactSecrets(summary)).text), summaryLimit).text;
 				await guard.check();
 				await writeSummary(env, ctx, safe);
 				try {

@@ -13,6 +13,7 @@ import { type HeaderRow, kindOf } from "../search/start-view";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
 import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "../text/tokens";
+import { provenanceTag, provenanceWords } from "../trust/words";
 import { codeNote, withCodeNote } from "./code-note";
 import { fence } from "./fence";
 import { contextQuery, headerLine, rankHeaders, type SessionContext, topicMap } from "./start-index";
@@ -246,7 +247,7 @@ export async function buildInjection(
 			: truncateToTokens(content, PER_MEMORY_TOKENS);
 		const path = memoryUrl(m.row.scope, m.row.name);
 		const note = codeNote(marks.get(m.row.id));
-		const block = `### ${path}\n${m.row.type}, ${m.row.scope}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}${note ? `\nCode: ${note}` : ""}\n\n${fence(cut.text)}`;
+		const block = `### ${path}\n${m.row.type}, ${provenanceWords(m.row, ctx.userId)}, ${ageNote(m.ageDays, m.confirmed)}${cut.truncated ? " (cut; read the full file by its URL)" : ""}${note ? `\nCode: ${note}` : ""}\n\n${fence(cut.text)}`;
 		if (cut.truncated) truncated = true;
 		memoryBlocks.push({
 			block,
@@ -269,7 +270,7 @@ export async function buildInjection(
 		const offered = (recalled?.offered ?? []).map((m) => ({
 			id: m.row.id,
 			line: withCodeNote(
-				`- ${memoryUrl(m.row.scope, m.row.name)} — ${m.row.description.replace(/\s+/g, " ").trim()} (${ageShort(m.ageDays)})`,
+				`- ${memoryUrl(m.row.scope, m.row.name)} — ${m.row.description.replace(/\s+/g, " ").trim()} (${[ageShort(m.ageDays), provenanceTag(m.row, ctx.userId)].filter(Boolean).join("; ")})`,
 				marks.get(m.row.id),
 			),
 			info: { name: m.row.name, path: memoryUrl(m.row.scope, m.row.name), type: m.row.type, ageDays: m.ageDays },
@@ -361,8 +362,8 @@ export async function buildInjection(
 	const now = Date.now();
 	const ruleRows = rankHeaders(listable(rows.rules), relevance, now);
 	const factRows = rankHeaders(listable(rows.facts), relevance, now);
-	const ruleLines = ruleRows.map((r) => withCodeNote(headerLine(r), marks.get(r.id)));
-	const factLines = factRows.map((r) => withCodeNote(headerLine(r), marks.get(r.id)));
+	const ruleLines = ruleRows.map((r) => withCodeNote(headerLine(r, ctx.userId), marks.get(r.id)));
+	const factLines = factRows.map((r) => withCodeNote(headerLine(r, ctx.userId), marks.get(r.id)));
 
 	// Daily logs in assistant mode.
 	const logBlocks: { block: string; date: string; tokens: number }[] = [];

@@ -7,6 +7,7 @@
  */
 import { useOf, useScore } from "../memory/use";
 import type { HeaderRow, Kind, StartView } from "../search/start-view";
+import { provenanceTag } from "../trust/words";
 
 /** What the session is about, as the session-start hook reads it from git (bounded by the API). */
 export interface SessionContext {
@@ -64,8 +65,13 @@ export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, n
 }
 
 /** One index line: the name (its file is memory://root/<name>.md, team: memory://root/team/<name>.md) and the description. */
-export const headerLine = (r: Pick<HeaderRow, "name" | "description" | "scope">) =>
-	`- ${r.name}${r.scope === "team" ? " (team)" : ""} — ${r.description.replace(/\s+/g, " ").trim()}`;
+export const headerLine = (
+	r: Pick<HeaderRow, "name" | "description" | "scope" | "source" | "trust" | "reviewed_by" | "author_id">,
+	viewer?: string,
+) => {
+	const tag = viewer !== undefined && r.source ? provenanceTag({ ...r, source: r.source }, viewer) : r.scope === "team" ? "team" : "";
+	return `- ${r.name}${tag ? ` (${tag})` : ""} — ${r.description.replace(/\s+/g, " ").trim()}`;
+};
 
 const kindLabel = (kind: Kind) => (kind === "rules" ? "rules and preferences" : "project facts and references");
 

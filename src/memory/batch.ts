@@ -4,6 +4,8 @@ import { holdContent } from "../storage/content-holds";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectStatement } from "../storage/sql";
+import { gateFindings, heldError, holdStatements, newHeldId, unchangedContent } from "../trust/gate";
+import type { WriteTrust } from "../trust/tier";
 import { embedForWrite, vectorStatements } from "./index-rows";
 import { PackBuilder } from "./packs";
 import { packKey } from "./paths";
@@ -34,6 +36,8 @@ export interface BatchWrite {
 	sessionId?: string | null;
 	/** The items as sent (each `{name, type, description, body, cues?}`): each is checked on its own. */
 	items: unknown[];
+	/** How the batch came (src/trust/tier.ts); absent: implied by `source`, not reviewed. */
+	trust?: WriteTrust;
 }
 
 /** One item's outcome, in request order; `name` is the item's name, or `#<index>` when it has no valid one. */
@@ -127,6 +131,16 @@ export async function writeMemories(
 	const pack = items.length > 1 ? new PackBuilder() : null;
 	const planned: { item: Item; plan: Exclude<WritePlan, { kind: "unchanged" }> }[] = [];
 	for (const item of items) {
+		// The trust gate before anything is planned: a held item's text never reaches the pack (src/trust/gate.ts).
+		const base = current.get(item.checked.file.name) ?? null;
+		const gate = { scope: batch.scope, file: item.checked.file, source: batch.source, trust: batch.trust, cues: item.checked.givenCues };
+		const findings = gateFindings(gate);
+		if (findings.length > 0 && !(await unchangedContent(item.checked.file, base))) {
+			const id = newHeldId();
+			await db.batch(holdStatements(db, ctx, gate, findings, base?.version ?? null, id));
+			results[item.index] = failed(item.label, heldError(id, findings));
+			continue;
+		}
 		const plan = await planWrite(
 			db,
 			ctx,

@@ -16,6 +16,9 @@
  * - `code`: a check from the repository (src/memory/code-check.ts) found every file the memory cites
  *   gone. Approving deletes the memory (op `delete`); updating it withdraws the item; rejecting keeps it
  *   and drops its citations of the gone files.
+ * - `held`: a write the danger check flagged and no admin reviewed (src/trust/gate.ts, src/trust/held.ts): the text waits
+ *   here instead of being stored. Only a project admin approves it (`/held/{id}/approve`); the writer
+ *   may reject it.
  *
  * Items live in the project's object (`review_items`, schema version 8), one pending item per owner,
  * kind and memory: a newer proposal replaces the pending one (a new id; the old one is gone). Approval
@@ -45,7 +48,7 @@ import {
 } from "./store";
 import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, parseTopicFile, validateFields } from "./topic-file";
 
-export const REVIEW_KINDS = ["change", "promote", "secret", "archive", "code"] as const;
+export const REVIEW_KINDS = ["change", "promote", "secret", "archive", "code", "held"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
@@ -76,7 +79,7 @@ export interface ReviewProposal {
 	evidence: string[];
 }
 
-interface ReviewRow {
+export interface ReviewRow {
 	id: string;
 	project_id: string;
 	owner_id: string;
@@ -126,7 +129,7 @@ export interface ReviewFilter {
 
 export const newReviewId = () => `rev_${randomId(16)}`;
 
-function toItem(row: ReviewRow): ReviewItem {
+export function toItem(row: ReviewRow): ReviewItem {
 	const p = JSON.parse(row.proposal_json) as ProposedChange;
 	return {
 		id: row.id,
@@ -355,6 +358,12 @@ export async function decideReview(
 	const db = env.PDB;
 	const row = await reviewRow(db, ctx, id);
 	if (row.status !== "pending") throw new CairnError("conflict", `this review item was already ${row.status}`, { status: row.status });
+	// A held write is approved by a project admin only (src/trust/held.ts): never with the writer's own key.
+	if (row.kind === "held" && decision === "approve")
+		throw new CairnError(
+			"forbidden",
+			"a held memory is approved by a project admin (POST /v1/projects/{projectId}/held/{id}/approve with an admin key)",
+		);
 	const pending = "EXISTS (SELECT 1 FROM review_items WHERE id = ? AND status = 'pending')";
 	const decidedMeanwhile = () => new CairnError("conflict", "this review item was decided by another request");
 	const guard: WriteGuard = { condition: pending, args: [id], error: decidedMeanwhile };
@@ -371,7 +380,11 @@ export async function decideReview(
 	const status: ReviewStatus = decision === "approve" ? "approved" : "rejected";
 	const statements: ProjectStatement[] = [
 		guardStatement(db, pending, [id]),
-		db.prepare("UPDATE review_items SET status = ?, decided_at = ?, decided_by = ? WHERE id = ?").bind(status, now, ctx.userId, id),
+		db
+			.prepare(
+				`UPDATE review_items SET status = ?, decided_at = ?, decided_by = ?${row.kind === "held" ? ", proposal_json = '{}'" : ""} WHERE id = ?`,
+			)
+			.bind(status, now, ctx.userId, id),
 		// The audit trail beside consolidation's: the memory's events show who decided what, and when.
 		db
 			.prepare(

@@ -40,4 +40,7 @@ export interface MemoryRow {
 	citations?: string;
 	/** What the last check of its cited code found (src/memory/code-check.ts); null: nothing tracked. */
 	code_state?: "current" | "changed" | "gone" | null;
+	/** How it came ('person', 'agent', 'extracted', 'imported'; null before: read from `source`) and the admin who reviewed it (src/trust/tier.ts). */
+	trust?: string | null;
+	reviewed_by?: string | null;
 }

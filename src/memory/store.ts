@@ -9,6 +9,8 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/sql";
 import { deriveCues } from "../text/concepts";
+import { gateWrite } from "../trust/gate";
+import { tierOfSource, type WriteTrust } from "../trust/tier";
 import { restoreStatements } from "./archive-rows";
 import { type Citation, citationsOf, resolveCitations, validateCitations } from "./citations";
 import { type CodeState, citationStatements } from "./code-check";
@@ -134,6 +136,8 @@ export interface WriteInput {
 	 * Absent: the writer's citations already stored are kept and the paths its text names join them.
 	 */
 	citations?: Citation[];
+	/** How the write came and whether an admin reviewed its text (src/trust/tier.ts); absent: implied by `source`, not reviewed. */
+	trust?: WriteTrust;
 }
 
 /** A session and the turns in it (`t<seq>`) that a version rests on. */
@@ -255,7 +259,7 @@ export type WritePlan =
 export async function planWrite(
 	db: ProjectDb,
 	ctx: ProjectContext,
-	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance">,
+	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance" | "trust">,
 	checked: CheckedWrite,
 	current: MemoryRow | null,
 	sessionId: string | null,
@@ -383,6 +387,17 @@ export async function planWrite(
 				.bind(input.provenance.runId, JSON.stringify(input.provenance.evidence), ...identityArgs, ...identityArgs),
 		);
 	}
+	// How this version came (src/trust/tier.ts): a new version is reviewed only when its own text was.
+	const trust = [input.trust?.tier ?? tierOfSource(input.source), input.trust?.reviewedBy ?? null];
+	statements.push(
+		db.prepare(`UPDATE memories SET trust = ?, reviewed_by = ? WHERE ${identity}`).bind(...trust, ...identityArgs),
+		db
+			.prepare(
+				`UPDATE memory_versions SET trust = ?, reviewed_by = ?
+				 WHERE memory_id = (SELECT id FROM memories WHERE ${identity}) AND version = (SELECT version FROM memories WHERE ${identity})`,
+			)
+			.bind(...trust, ...identityArgs, ...identityArgs),
+	);
 	if (input.proposedScope !== undefined) {
 		statements.push(db.prepare(`UPDATE memories SET proposed_scope = ? WHERE ${identity}`).bind(input.proposedScope, ...identityArgs));
 	}
@@ -469,6 +484,15 @@ export async function writeMemory(
 	const db = env.PDB;
 	const plan = await planWrite(db, ctx, input, checked, current, sessionId, nowIso());
 	if (plan.kind === "unchanged") return { status: "unchanged", memory: toMetadata(plan.current) };
+	// New text passes the trust gate (src/trust/gate.ts): flagged and unreviewed, it is held and nothing is written.
+	if (plan.kind === "version") {
+		await gateWrite(
+			db,
+			ctx,
+			{ scope, file: checked.file, source: input.source, trust: input.trust, cues: checked.givenCues },
+			current?.version ?? null,
+		);
+	}
 	if (plan.kind === "cues") {
 		try {
 			await db.batch([...(guard ? [guardStatement(db, guard.condition, guard.args)] : []), ...plan.statements]);

@@ -27,7 +27,8 @@ export interface PushEntry {
 
 export interface PushResult {
 	path: string;
-	status: "created" | "updated" | "unchanged";
+	/** `held`: the file asks for what the trust gate holds (docs/memory-trust.md); it waits for a project admin, unwritten. */
+	status: "created" | "updated" | "unchanged" | "held";
 	sha256: string;
 }
 
@@ -139,8 +140,14 @@ export async function pushTeamMemory(env: Env, store: TeamStore, ctx: ProjectCon
 	const results: PushResult[] = [];
 	for (const p of parsed) {
 		const row = current.get(p.name);
-		const written = await store.writeMemory(ctx, { scope: "team", file: p.file, source: "user", ifMatch: row ? row.version : undefined });
-		results.push({ path: p.path, status: written.status, sha256: p.sha256 });
+		// The team folder is an agent's channel (its hooks push it): its files are an agent's writes.
+		const written = await store
+			.writeMemory(ctx, { scope: "team", file: p.file, source: "user", trust: { tier: "agent" }, ifMatch: row ? row.version : undefined })
+			.catch((err: unknown) => {
+				if (err instanceof CairnError && err.code === "held_for_review") return null;
+				throw err;
+			});
+		results.push({ path: p.path, status: written ? written.status : "held", sha256: p.sha256 });
 	}
 	return results;
 }

@@ -48,6 +48,8 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { migrateProjectSchema, recordProject, refreshConcepts, storedProject } from "../storage/schema";
 import { ObjectSqlDb } from "../storage/sql";
+import { decideHeld, getHeld, listHeld } from "../trust/held";
+import { recheckProjectTrust } from "../trust/recheck";
 
 /** Memories embedded per project per cron run when some lack a vector. */
 const CRON_BACKFILL = 64;
@@ -225,6 +227,19 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	decideReview(ctx: ProjectContext, id: string, decision: "approve" | "reject") {
 		return this.run(ctx.projectId, () => decideReview(this.penv, ctx, id, decision));
+	}
+
+	/** Held writes (src/trust/held.ts): an admin sees and decides everyone's; anyone else sees and rejects their own. */
+	held(ctx: ProjectContext, options: { admin: boolean; status: "pending" | "approved" | "rejected"; limit: number }) {
+		return this.run(ctx.projectId, () => listHeld(this.db, ctx, options));
+	}
+
+	heldItem(ctx: ProjectContext, id: string, admin: boolean) {
+		return this.run(ctx.projectId, () => getHeld(this.db, ctx, id, admin));
+	}
+
+	decideHeld(ctx: ProjectContext, id: string, decision: "approve" | "reject", admin: boolean) {
+		return this.run(ctx.projectId, () => decideHeld(this.penv, ctx, id, decision, admin));
 	}
 
 	// Recall -----------------------------------------------------------------------------------------
@@ -441,6 +456,13 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	/** Re-scans the next slice of this project's memories under the current secret policy into the review queue. */
 	rescanSecrets(projectId: string, limit?: number) {
 		return this.run(projectId, () => rescanProjectSecrets(this.penv, projectId, this.ctx.storage, limit === undefined ? {} : { limit }));
+	}
+
+	/** Checks the next slice of this project's unreviewed memories under the current danger check; holds what it flags. */
+	recheckTrust(tenantId: string, projectId: string, limit?: number) {
+		return this.run(projectId, () =>
+			recheckProjectTrust(this.penv, tenantId, projectId, this.ctx.storage, limit === undefined ? {} : { limit }),
+		);
 	}
 
 	/** Copies rows of the old shared layout into this object; re-copying a row changes nothing. */

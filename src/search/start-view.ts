@@ -7,7 +7,7 @@
  * (src/inject/start-index.ts); MEMORY.md is untouched by this view.
  */
 import { visibleIn } from "../memory/lexical";
-import { MEMORY_TYPES, type MemoryScope, type MemoryType } from "../memory/topic-file";
+import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } from "../memory/topic-file";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
 
@@ -26,6 +26,11 @@ export interface HeaderRow {
 	read_sessions?: number;
 	last_cited_at?: string | null;
 	last_read_at?: string | null;
+	/** How it came and who reviewed it, for the provenance words of its line (src/trust/words.ts). */
+	source?: MemorySource;
+	trust?: string | null;
+	reviewed_by?: string | null;
+	author_id?: string | null;
 }
 
 /** Rules and preferences (they apply to any task) and facts and references (they apply to some). */
@@ -79,7 +84,7 @@ export async function startView(
 	};
 	if (scopes.length === 0) return view;
 	const columns =
-		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at";
+		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at, m.source, m.trust, m.reviewed_by, m.author_id";
 	// Rules and preferences are few and all compete for the block: by use first (cited or read), then by how
 	// often served. Facts can be many: the most served through the index, few of them (recall's candidates
 	// for the session's context join them in the Worker).

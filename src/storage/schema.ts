@@ -290,6 +290,12 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	);
 	CREATE INDEX code_citations_path ON code_citations (project_id, path);
 	CREATE INDEX memories_code_state ON memories (project_id, code_state) WHERE code_state IS NOT NULL;`,
+	// Trust (docs/memory-trust.md): how each memory and version came — 'person', 'agent', 'extracted' or
+	// 'imported' (NULL on rows from before: read from `source`) — and the admin who reviewed it, if any.
+	`ALTER TABLE memories ADD COLUMN trust TEXT;
+	ALTER TABLE memories ADD COLUMN reviewed_by TEXT;
+	ALTER TABLE memory_versions ADD COLUMN trust TEXT;
+	ALTER TABLE memory_versions ADD COLUMN reviewed_by TEXT;`,
 ];
 
 /** The version that adds code citations, found by its table rather than by a number other migrations would shift. */

@@ -44,7 +44,8 @@ export async function idleScanSlice(
 
 /**
  * The secret re-scan (src/maintenance/secret-rescan.ts) over the next slice of projects: each visit
- * examines up to RESCAN_PER_VISIT memories of a project and queues its hits for review.
+ * examines up to RESCAN_PER_VISIT memories of a project and queues its hits for review. The same visit
+ * runs the trust re-check (src/trust/recheck.ts), which holds stored memories a changed danger check flags.
  */
 export async function secretRescanSlice(
 	env: Env,
@@ -55,8 +56,9 @@ export async function secretRescanSlice(
 	let queued = 0;
 	for (const p of slice) {
 		const result = await projectStore(env, p.id).rescanSecrets(p.id, options.perProject);
+		const trust = await projectStore(env, p.id).recheckTrust(p.tenant_id, p.id, options.perProject);
 		scanned += result.scanned;
-		queued += result.queued;
+		queued += result.queued + trust.held;
 	}
 	return { scanned, queued, projects: slice.length };
 }

@@ -353,6 +353,11 @@ export async function teamPush(api, { projectId, dir, paths, merge = false, hook
 					);
 					for (const r of res.results) {
 						const e = /** @type {(typeof send)[number]} */ (send.find((x) => x.path === r.path));
+						if (r.status === "held") {
+							// Not stored: it stays a local change until a project admin approves it (docs/memory-trust.md).
+							report.out(`held     ${r.path} — it waits for a project admin's review before anyone is served it`);
+							continue;
+						}
 						state.files[r.path] = r.sha256;
 						delete state.conflicts[r.path];
 						if (r.status === "unchanged") result.unchanged++;

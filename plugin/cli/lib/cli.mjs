@@ -83,6 +83,20 @@ CAIRN_URL and CAIRN_KEY override the saved login; CAIRN_PROJECT (a project id) o
 /** Agent session ids for explicit writes: set by Cairn's SessionStart hook (Claude Code), or by the agent. */
 const SESSION_ENV = ["CAIRN_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID"];
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * Variables the agents set for the commands their tools run (Claude Code: CLAUDECODE; Codex: its sandbox
+ * and thread variables) and Cairn's own session hook: `cairn remember` run with one of them is the agent's
+ * write, without them a person's at a terminal.
+ */
+const AGENT_ENV = [
+	"CLAUDECODE",
+	"CLAUDE_CODE_ENTRYPOINT",
+	"CODEX_SANDBOX",
+	"CODEX_SANDBOX_NETWORK_DISABLED",
+	"CODEX_THREAD_ID",
+	"CODEX_CI",
+	...SESSION_ENV,
+];
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const TYPES = ["user", "feedback", "project", "reference"];
 
@@ -403,15 +417,27 @@ async function remember(/** @type {string} */ dir, /** @type {string[]} */ args,
 	const c = api();
 	const project = await projectFor(c, dir);
 	const citations = citeArgs(values.cite, dir, project.root);
-	// An explicit agent write (`source=agent`); with the agent's session id, extraction also leaves out the turns that made it.
+	// From an agent's shell an explicit agent write (`source=agent`; with the agent's session id, extraction also
+	// leaves out the turns that made it); typed at a terminal, the person's own (`source=user`).
 	const session = [values.session, ...SESSION_ENV.map((v) => process.env[v])].find((s) => typeof s === "string" && SESSION_ID.test(s));
+	const byAgent = session !== undefined || AGENT_ENV.some((v) => (process.env[v] ?? "") !== "");
 	const scope = values.team ? "team" : "personal";
 	const res = /** @type {any} */ (
-		await c.request("PUT", `/v1/projects/${project.id}/memories/${name}?source=agent${values.team ? "&scope=team" : ""}`, {
-			json: { type: values.type, description: values.description, body, ...(citations.length ? { citations } : {}) },
-			headers: session ? { "X-Cairn-Session": session } : {},
-		})
+		await c.request(
+			"PUT",
+			`/v1/projects/${project.id}/memories/${name}?source=${byAgent ? "agent" : "user"}${values.team ? "&scope=team" : ""}`,
+			{
+				json: { type: values.type, description: values.description, body, ...(citations.length ? { citations } : {}) },
+				headers: session ? { "X-Cairn-Session": session } : {},
+			},
+		)
 	);
+	if (res?.error?.code === "held_for_review") {
+		out(
+			`held ${name} for review: it asks for ${(res.error.details?.classes ?? []).join(", ")}; a project admin approves it before anyone is served it`,
+		);
+		return;
+	}
 	out(`remembered ${name} (${values.type}, ${scope}, version ${res.memory.version})`);
 	const settings = /** @type {any} */ (await c.get(`/v1/projects/${project.id}/settings/effective`).catch(() => null))?.settings;
 	if (settings && settings["memories.enabled"]?.value !== true)

@@ -28,6 +28,7 @@ import {
 	ProjectParams,
 	ScopeQuery,
 } from "../schemas";
+import { requestTrust } from "../write-trust";
 
 export const memoryRoutes = new OpenAPIHono<AppEnv>();
 const route = taggedRoutes("memories");
@@ -38,6 +39,15 @@ const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
 const memoryParams = z.object({ projectId: ProjectIdParam, name: NameParam });
 const MemoryBodySchema = z.object({ memory: MemoryMetadataSchema });
+const HeldErrorSchema = z
+	.object({
+		error: z.object({
+			code: z.literal("held_for_review"),
+			message: z.string(),
+			details: z.object({ reviewId: z.string(), classes: z.array(z.string()), reasons: z.array(z.string()) }),
+		}),
+	})
+	.openapi("HeldForReview");
 
 /** `X-Cairn-Session` marks an explicit write by an agent; extraction skips what the agent wrote itself. */
 function writeSource(c: Context<AppEnv>): { source: MemorySource; sessionId: string | null } {
@@ -127,6 +137,11 @@ memoryRoutes.openapi(
 		responses: {
 			201: jsonResponse("Created", MemoryBodySchema),
 			200: jsonResponse("Updated or unchanged", MemoryBodySchema),
+			202: {
+				description:
+					"Held for review (`held_for_review`): the text asks for what a planted instruction would (docs/memory-trust.md); nothing was stored, and a project admin approves or rejects it (`details.reviewId`, `details.classes`)",
+				content: { "application/json": { schema: HeldErrorSchema } },
+			},
 			...errors(400, 401, 403, 404, 412, 413, 415, 422),
 		},
 	}),
@@ -141,6 +156,7 @@ memoryRoutes.openapi(
 			file,
 			ifMatch,
 			...origin,
+			trust: requestTrust(c, origin.source),
 			...(cues ? { cues } : {}),
 			...(citations ? { citations } : {}),
 		});
@@ -301,7 +317,12 @@ memoryRoutes.openapi(
 		const { scope = "personal", source } = c.req.valid("query");
 		const origin = source === "import" ? { source: "import" as const, sessionId: null } : writeSource(c);
 		const items = c.req.valid("json").memories;
-		const results = await store(c).writeMemories(c.get("projectContext"), { scope, ...origin, items });
+		const results = await store(c).writeMemories(c.get("projectContext"), {
+			scope,
+			...origin,
+			trust: requestTrust(c, origin.source),
+			items,
+		});
 		return c.json({ results }, 200);
 	},
 );

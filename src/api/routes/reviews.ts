@@ -19,7 +19,7 @@ export const ReviewItemSchema = z
 		id: z.string(),
 		kind: z.enum(REVIEW_KINDS).openapi({
 			description:
-				"`change`: consolidation wants to change a memory written on purpose; `promote`: a memory proposed for team scope; `secret`: the maintenance re-scan found what the secret policy calls a credential in a stored memory (approve deletes it); `archive`: a memory served in many sessions and never cited or read (approve archives it: no longer served, never deleted); `code`: every file the memory cites is gone from the repository (approve deletes it; reject keeps it without those citations)",
+				"`change`: consolidation wants to change a memory written on purpose; `promote`: a memory proposed for team scope; `secret`: the maintenance re-scan found what the secret policy calls a credential in a stored memory (approve deletes it); `archive`: a memory served in many sessions and never cited or read (approve archives it: no longer served, never deleted); `code`: every file the memory cites is gone from the repository (approve deletes it; reject keeps it without those citations); `held`: a write the trust gate kept out of memory (docs/memory-trust.md; approved only by an admin through /held/{id}/approve)",
 		}),
 		status: z.enum(REVIEW_STATUSES),
 		memory: z.object({

@@ -68,13 +68,14 @@ teamMemoryRoutes.openapi(
 		description:
 			"All entries are checked before any is written: a stale or missing base (412 version_conflict, details.conflicts), " +
 			"a secret (422 secret_detected, details.paths with rule names), or a malformed file (400) refuses the whole push. " +
-			"Files absent from the push are left alone: deleting a file locally deletes nothing here.",
+			"Files absent from the push are left alone: deleting a file locally deletes nothing here. " +
+			"The team folder is an agent's channel: a file whose text the trust gate holds (docs/memory-trust.md) is reported `held` and not written; a project admin approves it.",
 		request: { params: ProjectParams, body: jsonBody(PushSchema) },
 		responses: {
 			200: jsonResponse(
 				"Per-entry results",
 				z.object({
-					results: z.array(z.object({ path: z.string(), status: z.enum(["created", "updated", "unchanged"]), sha256: Sha })),
+					results: z.array(z.object({ path: z.string(), status: z.enum(["created", "updated", "unchanged", "held"]), sha256: Sha })),
 				}),
 			),
 			...errors(400, 401, 403, 404, 412, 413, 422),

@@ -11,17 +11,19 @@ export function reviewCard(c: C, project: Loose, item: Loose) {
 	const proposal = (item.proposal ?? {}) as Loose;
 	const title = memory.name ? String(memory.name) : `Item ${id}`;
 	const what =
-		item.kind === "promote"
-			? "Move this memory to team scope"
-			: item.kind === "secret"
-				? "Delete this memory: it holds what the secret policy calls a credential"
-				: item.kind === "archive"
-					? "Archive this memory: served in many sessions, never used (it is not deleted)"
-					: proposal.op === "delete"
-						? "Delete this memory"
-						: proposal.op === "merge"
-							? `Merge ${((proposal.from ?? []) as string[]).join(", ")} into this memory`
-							: "Change this memory";
+		item.kind === "held"
+			? "Held for review: this write asks for what a planted instruction would (approving needs an admin)"
+			: item.kind === "promote"
+				? "Move this memory to team scope"
+				: item.kind === "secret"
+					? "Delete this memory: it holds what the secret policy calls a credential"
+					: item.kind === "archive"
+						? "Archive this memory: served in many sessions, never used (it is not deleted)"
+						: proposal.op === "delete"
+							? "Delete this memory"
+							: proposal.op === "merge"
+								? `Merge ${((proposal.from ?? []) as string[]).join(", ")} into this memory`
+								: "Change this memory";
 	return html`<li class="card" data-review-id="${id}">
 <h2 class="card-title">${memory.name ? html`<a href="${memoryPath(project.id, memory.name, memory.currentVersion === null ? undefined : memory.scope)}">${title}</a>` : title}</h2>
 <p><strong>${what}</strong> <span class="badge">${item.kind}</span> <span class="badge">${item.status}</span></p>
@@ -63,7 +65,10 @@ export const reviewsRoutes: ConsolePage = (app) => {
 				extra,
 			);
 		}
-		const items = (r.data.items ?? []) as Loose[];
+		// Held writes (docs/memory-trust.md): signed in with an admin key, every writer's; otherwise the caller's own, already listed.
+		const held = await c.var.api("GET", `/v1/projects/${seg(project.id)}/held?status=${seg(status)}`);
+		const listed = new Set(((r.data.items ?? []) as Loose[]).map((i) => i.id));
+		const items = [...((r.data.items ?? []) as Loose[]), ...((held.ok ? held.data.items : []) as Loose[]).filter((i) => !listed.has(i.id))];
 		return render(
 			c,
 			200,
@@ -83,7 +88,11 @@ ${
 		const projectId = c.req.param("projectId");
 		const decision = c.req.param("decision");
 		if (decision !== "approve" && decision !== "reject") return badInput(c, "A review is approved or rejected.");
-		const r = await c.var.api("POST", `/v1/projects/${seg(projectId)}/reviews/${seg(c.req.param("id"))}/${decision}`, { json: {} });
+		// A held write is decided through its own route (an admin approves it); any other item through the queue's.
+		const id = seg(c.req.param("id"));
+		const asHeld = await c.var.api("POST", `/v1/projects/${seg(projectId)}/held/${id}/${decision}`, { json: {} });
+		const r =
+			asHeld.status === 404 ? await c.var.api("POST", `/v1/projects/${seg(projectId)}/reviews/${id}/${decision}`, { json: {} }) : asHeld;
 		if (!r.ok) return failure(c, r, "Review");
 		return c.redirect(`${projectPath(projectId, "reviews")}?msg=${decision === "approve" ? "approved" : "rejected"}`, 303);
 	});

@@ -1,0 +1,564 @@
+/**
+ * The danger check of memory content (docs/memory-trust.md): does a memory ask its reader to do
+ * something that an attacker would plant — run code fetched from elsewhere, send credentials, the
+ * environment or the source out, switch a safety check off, redirect where dependencies or code come
+ * from, open access to someone, or override the agent's own instructions — including the disguised
+ * forms (encoded payloads, commands assembled from parts, look-alike domains, link shorteners, letters
+ * from other scripts, invisible characters).
+ *
+ * It weighs what a sentence asks and where it points, not the mere words: "check the API with
+ * `curl http://localhost:8080/healthz`" mentions curl and "never pipe downloaded scripts into a shell"
+ * mentions the very action, and both are ordinary rules. Each sentence is split into clauses; a clause
+ * whose action is denied ("never", "don't", "instead of", "-지 않는다", "대신") does not count.
+ *
+ * The check is deliberately wide on the actions it names: a memory it flags is held for a person's
+ * review (src/trust/hold.ts), not refused, so a false alarm costs one approval while a miss reaches
+ * every teammate's agent.
+ */
+import { type HostMention, hostsIn } from "./danger-hosts";
+
+export const DANGER_CLASSES = ["rce", "exfiltration", "safety-off", "supply-chain", "access", "override", "disguised"] as const;
+export type DangerClass = (typeof DANGER_CLASSES)[number];
+
+export interface DangerFinding {
+	class: DangerClass;
+	/** A fixed phrase naming what was found; never the memory's text. */
+	reason: string;
+}
+
+/** Bumped whenever the check changes what it flags: stored memories are checked again (src/trust/recheck.ts). */
+export const DANGER_POLICY_VERSION = 1;
+
+// ---------------------------------------------------------------------------------------------------
+// Normalising: invisible characters, letters from other scripts, encoded payloads, assembled commands.
+
+const INVISIBLE = /[\u00ad\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/** Cyrillic and Greek letters drawn like Latin ones. */
+const CONFUSABLE = new Map<string, string>(
+	Object.entries({
+		а: "a",
+		в: "b",
+		е: "e",
+		ё: "e",
+		к: "k",
+		м: "m",
+		н: "h",
+		о: "o",
+		р: "p",
+		с: "c",
+		т: "t",
+		у: "y",
+		х: "x",
+		і: "i",
+		ї: "i",
+		ј: "j",
+		ѕ: "s",
+		ԁ: "d",
+		ԛ: "q",
+		ԝ: "w",
+		ɡ: "g",
+		ο: "o",
+		α: "a",
+		ν: "v",
+		ρ: "p",
+		τ: "t",
+		ι: "i",
+		κ: "k",
+		ε: "e",
+		υ: "u",
+		χ: "x",
+		А: "A",
+		В: "B",
+		Е: "E",
+		К: "K",
+		М: "M",
+		Н: "H",
+		О: "O",
+		Р: "P",
+		С: "C",
+		Т: "T",
+		Х: "X",
+		І: "I",
+		Ѕ: "S",
+		Ο: "O",
+		Α: "A",
+		Β: "B",
+		Ε: "E",
+		Κ: "K",
+		Μ: "M",
+		Ν: "N",
+		Ρ: "P",
+		Τ: "T",
+		Χ: "X",
+	}),
+);
+const CONFUSABLE_CLASS = new RegExp(`[${[...CONFUSABLE.keys()].join("")}]`, "u");
+const MIXED_WORD = /[\p{L}\p{N}._/:-]*[A-Za-z][\p{L}\p{N}._/:-]*/gu;
+
+interface Normalised {
+	text: string;
+	disguises: string[];
+}
+
+const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=])/g;
+const HEX_RUN = /(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])/g;
+/** Decoded text worth reading: printable ASCII with line breaks and tabs (no other control characters). */
+const isPrintable = (text: string) => [...text].every((ch) => ch === "\t" || ch === "\n" || ch === "\r" || (ch >= " " && ch <= "~"));
+
+function decodeBase64(run: string): string | null {
+	const clean = run.replace(/-/g, "+").replace(/_/g, "/");
+	if (clean.length % 4 === 1) return null;
+	try {
+		const padded = clean + "=".repeat((4 - (clean.length % 4)) % 4);
+		const text = atob(padded);
+		return isPrintable(text) && /[ /.|:$-]/.test(text) && /[a-z]{3}/i.test(text) ? text : null;
+	} catch {
+		return null;
+	}
+}
+
+function decodeHex(run: string): string | null {
+	let text = "";
+	for (let i = 0; i < run.length; i += 2) text += String.fromCharCode(Number.parseInt(run.slice(i, i + 2), 16));
+	return isPrintable(text) && /[a-z]{3}/i.test(text) ? text : null;
+}
+
+/** Joins what a writer split to hide it: `"cu"+"rl"`, `'ba''sh'`, `c\url`, `$A$B` after `A=…; B=…`. */
+function assemble(text: string): string {
+	let out = text
+		.replace(/(["'])\s*(?:\+|\.|\|\||,)?\s*\1/g, "")
+		.replace(/\\(?=[a-z])/gi, "")
+		.replace(/\\\n/g, "");
+	const vars = new Map<string, string>();
+	for (const m of out.matchAll(/\b([A-Za-z_][A-Za-z0-9_]*)=(["']?)([^\s"';&|]+)\2/g)) vars.set(m[1] ?? "", m[3] ?? "");
+	if (vars.size >= 2) out += `\n${out.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (all, name: string) => vars.get(name) ?? all)}`;
+	return out;
+}
+
+function normalise(raw: string): Normalised {
+	const disguises: string[] = [];
+	let text = raw.normalize("NFKC");
+	const stripped = text.replace(INVISIBLE, "");
+	if (stripped !== text && /[\p{L}\p{N}][\u00ad\u200b\u200c\u2060-\u2064\ufeff][\p{L}\p{N}]|[\u202a-\u202e\u2066-\u2069]/u.test(text))
+		disguises.push("invisible characters inside words");
+	text = stripped;
+	// A word mixing Latin letters with look-alike letters of another script (а Cyrillic "a" inside "pаypal").
+	let mixed = false;
+	text = text.replace(MIXED_WORD, (word) => {
+		if (!CONFUSABLE_CLASS.test(word)) return word;
+		mixed = true;
+		return [...word].map((ch) => CONFUSABLE.get(ch) ?? ch).join("");
+	});
+	if (mixed) disguises.push("letters from another script inside a Latin word");
+	const decoded: string[] = [];
+	for (const m of text.matchAll(BASE64_RUN)) {
+		const value = decodeBase64(m[0]);
+		if (value) decoded.push(value);
+	}
+	for (const m of text.matchAll(HEX_RUN)) {
+		const value = decodeHex(m[0]);
+		if (value) decoded.push(value);
+	}
+	const assembled = assemble(text);
+	return {
+		text: [text, assembled === text ? "" : assembled, ...decoded].filter(Boolean).join("\n"),
+		disguises: [...disguises, ...decoded.map(() => "encoded text")],
+	};
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Clauses and denial.
+
+/** Sentence and clause boundaries: a period that ends a sentence (not one inside a name or a URL), `;`, lines, and "but". */
+const CLAUSE_SPLIT =
+	/(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl)\.)(?<=[.!?。])\s+(?=\S)|[;\n]+|\s+(?:but|however|whereas|although)\s+|(?<=[가-힣])(?:고|며|지만|는데|으며|하며|하고|되고|고서|면서),?\s+/u;
+
+const EN_DENIAL =
+	/\b(?:never|don'?t|do not|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|won'?t|avoid(?:ing)?|no longer|not|nor|refuse|forbid(?:den)?|prohibit(?:ed)?|instead of|rather than|stop|ban(?:ned)?|disallow(?:ed)?|block(?:ed)?|reject|only (?:through|via|after|from|with|in|on)|(?:only|just) (?:in|on|for) (?:wip|draft|local|your own|feature|preview|ephemeral|sandbox|test))\b|\bno\s+(?!need\b|longer\b)/gi;
+/** Korean denial: the verb's negative endings and "instead of" (대신, which denies what precedes it). */
+const KO_DENIAL =
+	/(?:(?:WIP|wip|로컬|드래프트|draft|개인|preview|프리뷰|ephemeral)\s?\S{0,8}\s?에서|하지\s?않|지\s?않|하지\s?말|지\s?말|말\s?것|말고|금지|안\s?된|안\s?함|못\s?하|쓰지\s?않|두지\s?않|않는다|않고|않으며|않습니다|마세요|말아|대신|절대|어디로도|아닌|아니라|아님|아니다|아닙니다)/gu;
+
+interface Clause {
+	text: string;
+	lower: string;
+}
+
+/** Inline code is one command: its `;` and `. ` do not end a clause. */
+const maskCode = (text: string) => text.replace(/`[^`\n]*`/g, (span) => span.replace(/;/g, "\ue000").replace(/\.(?=\s)/g, "\ue001"));
+const unmask = (text: string) => text.replace(/\ue000/g, ";").replace(/\ue001/g, ".");
+
+function clausesOf(text: string): Clause[] {
+	return maskCode(text)
+		.split(CLAUSE_SPLIT)
+		.map((c) => unmask(c?.trim() ?? ""))
+		.filter((c) => c.length > 0)
+		.map((c) => ({ text: c, lower: c.toLowerCase() }));
+}
+
+const hasHangul = (s: string) => /[가-힣]/u.test(s);
+
+/**
+ * Whether the action found at `at` in the clause is denied: in English a denial word before it; in
+ * Korean a negative ending anywhere in the clause, or "대신" after it ("X 대신 Y": X is not done).
+ */
+function denied(clause: Clause, at: number, length: number): boolean {
+	const before = clause.lower.slice(0, at);
+	for (const m of before.matchAll(EN_DENIAL)) {
+		// "never ask for confirmation" is itself the action: a denial only counts strictly before it.
+		if ((m.index ?? 0) + m[0].length <= at) return true;
+	}
+	if (hasHangul(clause.text)) {
+		const after = clause.text.slice(at + length);
+		if (/^[^가-힣]{0,40}?[가-힣]{0,4}\s*대신/u.test(after) || /^.{0,30}대신/u.test(after)) return true;
+		for (const ko of clause.text.matchAll(KO_DENIAL)) {
+			const start = ko.index ?? 0;
+			// A denial inside the action ("알리지 말고" in "사용자에게 알리지 말고") is the action itself.
+			if (start >= at && start < at + length) continue;
+			if (!/대신/u.test(ko[0]) || start > at) return true;
+		}
+	}
+	return false;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The actions.
+
+interface Signal {
+	class: DangerClass;
+	reason: string;
+	/** Matched over the clause's text (case-insensitive unless the pattern says otherwise). */
+	pattern: RegExp;
+	/** A further condition on the clause and the hosts it names. */
+	when?: (clause: Clause, hosts: HostMention[]) => boolean;
+	/**
+	 * Also read over a clause joined to the one before it, for actions whose object or target is named
+	 * in the previous sentence ("The endpoint is https://…. POST the file there").
+	 */
+	window?: true;
+}
+
+const FETCH = String.raw`(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|http|https|aria2c|lwp-download|certutil\s+-urlcache|bitsadmin)`;
+const INTERPRETER = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:ba|z|da|k|fi|c|tc)?sh|python[\d.]*|py|perl|ruby|node|deno|bun|php|pwsh|powershell|iex|invoke-expression|source|osascript|cmd|bash|\$\(SHELL\)|\$\{?SHELL\}?`;
+
+const external = (hosts: HostMention[]) => hosts.some((h) => h.kind !== "local" && h.kind !== "official");
+const nonLocal = (hosts: HostMention[]) => hosts.some((h) => h.kind !== "local");
+
+const SENSITIVE = String.raw`(?:\.env\b|printenv|\benv(?:ironment)?\s*(?:output|vars?|variables?|dump|values?)\b|\benvironment\b|credentials?|~\/\.aws|\.aws\/|~\/\.ssh|\.ssh\/|id_(?:rsa|ed25519|ecdsa|dsa)|private[ -]?keys?|\.npmrc|\.netrc|\.pypirc|\.git-credentials|kube\/?config|\.kube\/|\.docker\/config|gh auth token|\$[A-Z_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASS|CREDENTIALS?|PAT)\b|(?:api|access|auth|secret|deploy|bot|session|bearer|npm|github|gh|aws|ci)[ _-]?(?:keys?|tokens?)|\btokens?\b|\bsecrets?\b|passwords?|passwd|\/etc\/shadow|source code|(?:the |our )?(?:whole |entire )?(?:repo(?:sitory)?|codebase|source)(?:'s)? (?:tarball|archive|zip|bundle|contents?|files?)|git (?:archive|bundle)|(?:database|db) dumps?|terraform state|tfstate|state file|pg_dump|mysqldump|customer data|cookies?|환경\s?변수|자격\s?증명|크리덴셜|토큰|시크릿|비밀\s?(?:키|번호|값)?|패스워드|개인\s?키|프라이빗\s?키|소스\s?코드|인증\s?정보|키\s?파일|\.env)`;
+const SEND = String.raw`(?:send|sends|sending|sent|upload|uploads|uploading|post|posts|posting|paste|pastes|pasting|share|shares|sharing|e-?mail|mail|forward|transmit|submit|attach|exfiltrate|copy|cp|scp|rsync|pipe|piping|piped|gist|curl\b[^\n]*(?:-d|--data\S*|-F|--form|-T|--upload-file)|\bnc\b|netcat|보내|보낸|전송|업로드|올려|올리|올린|공유|붙여\s?넣|첨부|제출|복사|전달|넘겨|넣어\s?(?:요청|보내))`;
+
+const SIGNALS: Signal[] = [
+	// ---------------------------------------------------------------- running code fetched from elsewhere
+	{
+		class: "rce",
+		reason: "pipes a download into an interpreter",
+		pattern: new RegExp(String.raw`\b${FETCH}\b[^\n|]*\|\s*(?:${INTERPRETER})(?![\w-])`, "i"),
+	},
+	{
+		class: "rce",
+		reason: "runs a download through command substitution",
+		pattern: new RegExp(
+			String.raw`(?:<\(\s*${FETCH}\b|\$\(\s*${FETCH}\b|\b(?:iex|invoke-expression)\b[^\n]{0,10}\(?\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|new-object\s+net\.webclient)|\.downloadstring\(|\b(?:iwr|irm)\b[^\n]*\|\s*iex)`,
+			"i",
+		),
+	},
+	{
+		class: "rce",
+		reason: "decodes a payload into an interpreter",
+		pattern: new RegExp(
+			String.raw`(?:base64\s+(?:-d|--decode|-D)|xxd\s+-r|openssl\s+(?:enc\s+)?-d|frombase64string)[^\n]*(?:\|\s*(?:${INTERPRETER})(?![\w-])|\))|-(?:e|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}`,
+			"i",
+		),
+	},
+	{
+		class: "rce",
+		reason: "downloads a file and runs it",
+		pattern: new RegExp(
+			String.raw`\b${FETCH}\b[^\n]*(?:-\w*[oO]|--output|>\s*)\s*\S+[^\n]*(?:&&|;|then)[^\n]*(?:chmod\s+\+?[0-7x]+|\b(?:ba|z)?sh\s+\S|\.\/|\/tmp\/\S+\s|python\d?\s+\S|\bsource\b)`,
+			"i",
+		),
+	},
+	{
+		class: "rce",
+		reason: "asks to download and run code",
+		pattern:
+			/\b(?:download(?:ed|s|ing)?|fetch(?:ed|es|ing)?|grab|pull(?:ed)?|get)\b(?:[^.\n]|\.(?=\S)){0,120}\b(?:and|then|to|before)\s+(?:\w+\s+){0,3}(?:run|runs|running|execut\w*|launch\w*|invoke|start|install)\b|\b(?:run|execute|launch)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:downloaded|fetched|remote|hosted)\b|(?:받아|다운로드\S*|내려받\S*)(?:[^.\n]|\.(?=\S)){0,60}(?:실행|돌려|돌린|설치)/i,
+		when: (c, hosts) => nonLocal(hosts) || /\$[({]?[A-Z_]*(?:HOST|URL|DOMAIN|ENDPOINT|SERVER|SRC|SOURCE)\b/.test(c.text),
+	},
+	{
+		class: "rce",
+		reason: "pipes a hosted script into a shell",
+		pattern:
+			/\b(?:pipe[ds]?|piping)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:to|into|through)\s+(?:a\s+|the\s+)?(?:ba|z)?sh\b|\b(?:pipe[ds]?|piping)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:to|into)\s+(?:a\s+|the\s+)?(?:shell|interpreter|python|powershell)\b|(?:bash|sh|셸|쉘|쉘로|파이썬)\S{0,2}\s?(?:로|에|으로)?\s?파이프/i,
+	},
+	{
+		class: "rce",
+		reason: "runs a script or binary from an outside host",
+		pattern:
+			/\b(?:run|runs|execute[sd]?|source|bootstrap|install\w*(?: \w+)? (?:with|using|via|by running)|apply|load|import|invoke)\b[^\n]{0,160}(?:https?:\/\/|\b[a-z0-9-]+\.[a-z]{2,}\/)\S*(?:\.(?:sh|bash|ps1|py|pl|rb|exe|msi|bat|cmd|bin|run|appimage|js)\b|\/(?:install|setup|bootstrap|run|get|init|fix|loader|warm|sync|patch)\w*\b|-(?:linux|darwin|windows|amd64|arm64)\S*)|(?:https?:\/\/|\b[a-z0-9-]+\.[a-z]{2,}\/)\S*(?:\.(?:sh|bash|ps1|py|exe|msi|bat|bin|appimage)\b|\/(?:install|setup|bootstrap)\w*\b|-(?:linux|darwin|windows)-\S+)[^\n]{0,120}(?:\b(?:run|runs|execute|piped?|source|and run)\b|실행)/i,
+		when: (_c, hosts) => external(hosts) || hosts.some((h) => h.host.endsWith("githubusercontent.com") || h.host === "gist.github.com"),
+	},
+	{
+		class: "rce",
+		reason: "runs the latest of a package fetched on the spot",
+		pattern:
+			/\bnpx\s+(?:-y\s+|--yes\s+|-p\s+\S+\s+)*(?!--no-install)[@\w./-]+@(?:latest|next|\*)\b|\bnpx\s+(?:-y|--yes)\b|\bnpx\b[^\n]*\s--yes\b|\b(?:pnpm\s+dlx|yarn\s+dlx|bunx|uvx|pipx\s+run)\s+[@\w./-]+@(?:latest|\*)|\bgo\s+run\s+[a-z0-9-]+\.[a-z0-9.-]+\/\S+@\S+/i,
+	},
+	{
+		class: "rce",
+		reason: "runs a container with the host's root or privileges",
+		pattern:
+			/\b(?:docker|podman|nerdctl)\s+run\b[^\n]*(?:--privileged|-v\s+\/:\S*|--volume[= ]\/:\S*|--pid[= ]host|\/var\/run\/docker\.sock|--net(?:work)?[= ]host\b[^\n]*--privileged)/i,
+	},
+	{
+		class: "rce",
+		reason: "installs code from an unknown host",
+		pattern:
+			/\b(?:pip3?|uv\s+pip|npm|pnpm|yarn|bun|gem|cargo|go)\s+(?:install|add|i)\b[^\n]*(?:https?:\/\/|git\+|github:|\.tgz\b|\.whl\b)/i,
+		when: (_c, hosts) => external(hosts) || /github:|git\+/i.test(_c.text),
+	},
+
+	// ---------------------------------------------------------------- sending data out
+	{
+		class: "exfiltration",
+		window: true,
+		reason: "sends credentials, the environment or source to a destination",
+		pattern: new RegExp(String.raw`(?:${SEND})[^\n]{0,160}${SENSITIVE}|${SENSITIVE}[^\n]{0,160}(?:${SEND})`, "i"),
+		when: (clause, hosts) =>
+			!/\b(?:authorization|bearer)\b|-H\s|--header|헤더/i.test(clause.text) &&
+			(nonLocal(hosts) ||
+				/\b(?:to|into|with)\s+(?:the\s+)?(?:vendor|third[- ]party|external|outside|contractor|partner|support|maintainers|bot|newcomer|them|everyone|anyone|public)|\bgist\b|paste ?bin|paste\.|\b(?:issue|comment|pr|pull request|chat|slack|channel|discord|ticket)s?\b|이슈|코멘트|댓글|채널|슬랙|@[\w-]+\.[a-z]{2,}|subdomain|외부|벤더|협력사|공개|퍼블릭/i.test(
+					clause.text,
+				)),
+	},
+	{
+		class: "exfiltration",
+		reason: "pipes secrets or the environment into a network command",
+		pattern:
+			/\b(?:curl|wget|http|dig|nslookup)\b[^\n]*\$\([^)]*(?:\.env\b|credentials|id_\w+|\.npmrc|\.netrc|kube\/?config|\.aws|\.ssh|TOKEN|SECRET|PASSWORD)|\b(?:printenv|env|set|terraform\s+state\s+pull|cat\s+\S*(?:\.env|credentials|id_\w+|\.npmrc|\.netrc|config)\S*|gh\s+auth\s+token|aws\s+configure\s+export-credentials|git\s+(?:archive|bundle)\b[^|\n]*)\s*\|[^\n]*\b(?:curl|wget|nc|ncat|netcat|socat|ssh|scp|http|base64|xxd)\b|\b(?:dig|nslookup|host|ping|curl|wget)\b[^\n]*\$\{?\(?[^\n]*\$\{?[A-Z_]*(?:TOKEN|SECRET|KEY|PASS\w*|CREDENTIALS?)\b|\b(?:curl|wget|http)\b[^\n]*(?:-\w*d|--data(?:-binary|-raw|-urlencode)?|-\w*F|--form|-\w*T|--upload-file)\s*\S*@?\S*(?:\.env|credentials|id_\w+|\.npmrc|\.netrc|kube\/?config|\$\{?[A-Z_]*(?:TOKEN|SECRET|KEY|PASS\w*)\}?)/i,
+	},
+	{
+		class: "exfiltration",
+		reason: "uploads command output to an outside host",
+		pattern:
+			/\|\s*(?:curl|wget|http)\b[^\n]*(?:-\w*T|--upload-file|-\w*F|--form|-\w*d|--data\S*)\s*['"]?(?:\w+=)?@?-|\|\s*(?:nc|ncat|netcat|socat)\s+\S+\s+\d+/i,
+		when: (_c, hosts) => nonLocal(hosts) || /\|\s*(?:nc|ncat|netcat|socat)\b/i.test(_c.text),
+	},
+	{
+		class: "exfiltration",
+		reason: "publishes secrets or configuration",
+		pattern:
+			/\bgh\s+gist\s+create\b[^\n]*(?:\.env|credentials|secret|config|key)|\b(?:aws\s+s3\s+cp|gsutil\s+cp|rclone\s+copy|scp|rsync)\b[^\n]*(?:~\/\.aws|~\/\.ssh|\.env\b|credentials|id_\w+|kube\/?config|\.kube)/i,
+	},
+
+	// ---------------------------------------------------------------- switching safety off
+	{
+		class: "safety-off",
+		reason: "bypasses a check with a flag",
+		pattern:
+			/--no-verify\b|--no-gpg-sign\b|\bHUSKY=0\b|--dangerously-skip-permissions|--dangerously-bypass\S*|--full-auto\b|--yolo\b|\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*['"]?0|strict-ssl\s*(?:=|\s)\s*false|GIT_SSL_NO_VERIFY|sslverify\s*(?:=|\s)\s*false|\bverify\s*=\s*false\b|PYTHONHTTPSVERIFY\s*=\s*0|--trusted-host\b|\bcurl\b[^\n]*\s(?:-k|--insecure)\b|--disable-(?:security|web-security|sandbox)\b|--no-sandbox\b|\bsetenforce\s+0|chmod\s+(?:-R\s+)?(?:0?777|a\+rwx)|--skip-(?:checks|tests|hooks|verification|ci)\b|\[skip ci\]|\[ci skip\]|\bgh\s+pr\s+merge\b[^\n]*--admin|push\s+(?:-f|--force)(?!-with-lease)\b[^\n]*\b(?:main|master|prod\w*|release\w*|trunk)\b|push\b[^\n]*\b(?:main|master)\b[^\n]*(?:-f|--force)(?!-with-lease)\b|-auto-approve\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:prod\w*|every|all|always)\b|\b(?:always|every|prod\w*)\b(?:[^.\n]|\.(?=\S)){0,80}-auto-approve\b|(?:항상|모든|운영|prod)(?:[^.\n]|\.(?=\S)){0,40}-auto-approve|\bsandbox(?:_mode|ing)?\b['"]?\s*(?:=|:|to|is)?\s*['"]?(?:false|off|disabled|none|danger-full-access)|\bnetwork(?:_access)?['"]?\s*(?:=|:)\s*['"]?(?:unrestricted|true|enabled|full)|approval[ _-]?polic\w*(?:[^.\n]|\.(?=\S)){0,30}\bnever\b|allowlist[^\n]{0,60}\bpaths\s*=\s*\[\s*['"]\.\*|사실상\s?(?:끔|꺼|끈다|비활성)|\bcontinue-on-error:\s*true|\ballow_failure:\s*true|@pytest\.mark\.skip|\b(?:it|describe|test)\.skip\(/i,
+	},
+	{
+		class: "safety-off",
+		reason: "switches off a safety check",
+		pattern:
+			/\b(?:disabl\w*|skip\w*|bypass\w*|turn(?:ing|s|ed)?\s+off|switch(?:ing|es|ed)?\s+off|remov\w*|delet\w*|comment\w*\s+out|ignor\w*|silenc\w*|suppress\w*|deactivat\w*|circumvent\w*|relax\w*|loosen\w*|lower\w*|drop(?:ping|s|ped)?|strip(?:ping|s|ped)?|unset)\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:hooks?|pre-?commit|pre-?push|husky|lint-staged|secret[- ]?scan\w*|gitleaks|trufflehog|detect-secrets|semgrep|codeql|snyk|scanners?|security (?:checks?|scans?|reviews?|gates?)|required (?:status )?checks?|status checks?|branch protection|code reviews?|reviews?|approvals?|confirmations?|signature|signing|tls|ssl|certificate (?:checks?|verification)|sandbox\w*|firewall|2fa|mfa|audit\w*|integrity|checksums?|permissions? prompts?|approval prompts?|safety (?:checks?|guards?)|(?:ci|security|vuln\w*|scan\w*) (?:steps?|jobs?|checks?|gates?)|gosec|govulncheck|bandit|brakeman|trivy|grype|pip-audit|npm audit|osv-scanner|sonar\w*|checkov|tfsec|dependabot alerts?)\b/i,
+	},
+	{
+		class: "safety-off",
+		reason: "marks failing checks as passing or proceeds past them",
+		pattern:
+			/\b(?:mark|tag|annotate|set)\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:skip|skipped|xfail|passing|green|success)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:proceed|continue|merge|release|ship|deploy|without)\b|\btests?\b(?:[^.\n]|\.(?=\S)){0,40}\bfail\w*(?:[^.\n]|\.(?=\S)){0,60}\b(?:skip|ignore|proceed anyway|merge anyway|ship anyway)\b/i,
+	},
+	{
+		class: "safety-off",
+		reason: "acts without review, confirmation or the plan shown",
+		pattern:
+			/\bwithout\s+(?:a\s+|any\s+)?(?:review\w*|pr\b|pull request|approval|confirmation|confirming|asking|showing (?:the )?plan|user confirmation|checks?|tests?|investigat\w*|sign-?off)|\bmerged?\b(?:[^.\n]|\.(?=\S)){0,40}\bwithout\b|(?:리뷰|검토|승인|확인|테스트)\s?(?:없이|를?\s?건너뛰|를?\s?생략)/i,
+	},
+	{
+		class: "safety-off",
+		reason: "switches off a safety check",
+		pattern:
+			/(?:훅|hook|pre-?commit|시크릿\s?스캐\S*|스캐너|gitleaks|gosec|trivy|보안\s?스캔|보안\s?검사|검사|테스트|리뷰|검토|승인|샌드박스|sandbox|CI|브랜치\s?보호|서명|인증서\s?검증|권한\s?확인|체크)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,30}(?:끄|꺼|끈다|비활성|건너뛰|건너뛴|스킵|skip|우회|무시|생략|제거|삭제|해제|풀어)/iu,
+	},
+
+	// ---------------------------------------------------------------- redirecting where code and dependencies come from
+	{
+		class: "supply-chain",
+		window: true,
+		reason: "points a package registry or index at another host",
+		pattern:
+			/\b(?:registry|npmRegistryServer|index-url|extra-index-url|index_url|PIP_(?:EXTRA_)?INDEX_URL|UV_(?:EXTRA_)?INDEX_URL|uv index|tool\.uv\.index|GOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOFLAGS|GOINSECURE|replace-with|\[source\.|gem sources|sources?\s+(?:to|=|:|['"])|mirror|repositor(?:y|ies)|maven|nexus|artifactory|proxy|base image|FROM)\b[^\n]{0,120}|(?:레지스트리|미러|인덱스|저장소|소스)[^\n]{0,120}/i,
+		when: (clause, hosts) =>
+			hosts.some((h) => h.kind === "unknown" || h.kind === "lookalike" || h.kind === "shortener") ||
+			/GONOSUMDB\s*=\s*\*|GOSUMDB\s*=\s*off|GOFLAGS=-insecure|GOINSECURE|--no-package-lock|remove the integrity|integrity (?:fields?|hashes?)\b[^.]{0,20}(?:remov|delet|strip|drop)/i.test(
+				clause.text,
+			),
+	},
+	{
+		class: "supply-chain",
+		reason: "changes where the repository is pushed or pulled",
+		pattern:
+			/\bgit\s+remote\s+(?:add|set-url)\b|\b(?:set|point|change|switch|move|repoint)\w*\s+(?:the\s+)?(?:origin|upstream|remote)\b|\bpush\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:--all|--mirror|all branches|every branch|all (?:the )?tags|everything)\b|\binsteadOf\b|(?:\b(?:origin|remote)\b|리모트|원격)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,40}(?:바꾸|변경|설정|지정|추가|교체)/i,
+		when: (_c, hosts) => hosts.some((h) => h.kind === "unknown" || h.kind === "lookalike" || h.kind === "shortener"),
+	},
+	{
+		class: "supply-chain",
+		reason: "replaces a dependency with code from elsewhere",
+		pattern:
+			/\b(?:replace|swap|switch|point|pin|override|resolve|rewrite|use)\w*\b[^\n]{0,100}(?:github:|git\+https?:|git\+ssh:|gitlab:|bitbucket:|https?:\/\/\S+\.(?:tgz|tar\.gz|whl|zip)\b|resolved\s+urls?)|\bresolved\b(?:[^.\n]|\.(?=\S)){0,40}\burls?\b|["'][@\w/.-]+["']\s*:\s*["'](?:github:|git\+|gitlab:|bitbucket:|https?:\/\/)|\bpostinstall\b|\bpreinstall\b|\binstall script\b(?:[^.\n]|\.(?=\S)){0,60}https?:/i,
+		when: (clause, hosts) => external(hosts) || /github:|git\+|gitlab:|bitbucket:/i.test(clause.text),
+	},
+
+	{
+		class: "supply-chain",
+		reason: "removes the integrity checks of dependencies",
+		pattern:
+			/\bintegrity\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:remov|delet|strip|drop|clear)\w*|\b(?:remov|delet|strip|drop|clear)\w*\b(?:[^.\n]|\.(?=\S)){0,40}\bintegrity\b|sed\s+-i\s+['"]?\/integrity|integrity\S{0,3}(?:[^.\n]|\.(?=\S)){0,20}(?:지우|지운|삭제|제거)|--no-verify-integrity|GOFLAGS=-mod=mod\b(?:[^.\n]|\.(?=\S)){0,40}GONOSUMDB/i,
+	},
+
+	// ---------------------------------------------------------------- opening access
+	{
+		class: "access",
+		reason: "adds a key or an account for someone else",
+		pattern:
+			/authorized_keys|\bdeploy[- ]?keys?\b|ssh-copy-id|\bsudoers\b|NOPASSWD|\b(?:useradd|adduser|usermod\s+-aG\s+(?:sudo|wheel|docker))\b|\b(?:create[sd]?|creating|add(?:s|ed|ing)?)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:user|account)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:password|sudo|root|admin)\b|\b(?:add(?:s|ed|ing)?|grant(?:s|ed|ing)?|give[sn]?|create[sd]?|register(?:s|ed|ing)?|install(?:s|ed|ing)?|invite[sd]?)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:contractor|vendor|third[- ]party|external|partner)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:keys?|access|accounts?|users?|tokens?)\b/i,
+		when: (clause, hosts) =>
+			nonLocal(hosts) ||
+			/\b(?:contractor|vendor|third[- ]party|external|partner|bot|fixed password|sudo|root|admin|write)\b/i.test(clause.text),
+	},
+	{
+		class: "access",
+		reason: "grants admin or broad rights",
+		pattern:
+			/\b(?:invit(?:e|es|ed|ing)|grant(?:s|ed|ing)?|add(?:s|ed|ing)?|bind(?:s|ing)?|give(?:s|n)?|gave|assign(?:s|ed|ing)?|make(?:s)?|made|promot(?:e|es|ed|ing)|elevat(?:e|es|ed|ing)|attach(?:es|ed|ing)?|authori[sz](?:e|es|ed|ing))\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:admin\w*|owner|cluster-admin|root|superuser|write-enabled|write access|delete_repo|admin:org|org(?:anization)? access|full access|all events|all scopes|AdministratorAccess|\*:\*|repo scope|public)\b|permission\s*[=:]\s*['"]?(?:admin|maintain)\b|(?:admin|관리자|어드민)\S{0,2}\s?(?:협업자|collaborator)|--clusterrole[= ]cluster-admin|clusterrolebinding\b[^\n]*cluster-admin|(?:권한|permissions?)\S{0,3}\s?(?:요청)?\S{0,3}\s?(?:전부|모두|다)\s?(?:승인|수락|허용)|\b(?:approve|accept|grant)\w*\s+(?:all|every|any)\s+(?:permission|scope|access)\s*(?:requests?)?|\bclassic PAT\b|\bpersonal access token\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:scopes?|store|share|every)\b|\bOAuth app\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:access|scopes?)\b|(?:관리자|어드민|admin|소유자|owner|쓰기|write)\S{0,3}\s?(?:권한|access)(?:[^.\n]|\.(?=\S)){0,30}(?:부여|추가|줘|주고|준다|초대)/i,
+		when: (clause) =>
+			!/\b(?:your own|yourself|the team's own|via the access (?:form|request)|through (?:the )?(?:access|it) (?:request|ticket))\b/i.test(
+				clause.text,
+			),
+	},
+	{
+		class: "access",
+		reason: "opens a service or a port to the outside",
+		pattern:
+			/0\.0\.0\.0\/0|::\/0|\bngrok\b|\blocaltunnel\b|\bcloudflared\s+tunnel\b|\bserveo\b|\btailscale\s+funnel\b|\bexpose\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:port|debugger|admin|dashboard|database|db)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:public\w*|internet|outside|world)|\bpublic(?:-read)?\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:bucket|acl)\b|--acl\s+public|\bmake\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:repo\w*|bucket)\b(?:[^.\n]|\.(?=\S)){0,10}\bpublic\b|(?:외부|인터넷|전체)\S{0,3}\s?(?:에|로)?\s?(?:(?:공개|노출)(?:시키|시킨|해|한다|하도록|하고|하세요)|열어)/i,
+	},
+	{
+		class: "access",
+		reason: "creates a webhook or token for an outside host",
+		window: true,
+		pattern: /\b(?:webhooks?|hooks?|tokens?|api keys?|credentials?)\b[^\n]{0,100}|(?:웹훅|토큰)[^\n]{0,100}/i,
+		when: (clause, hosts) =>
+			external(hosts) &&
+			/\b(?:create|add|register|set ?up|install|configure|share|issue|grant|generate|point)\b|(?:만들|생성|등록|추가|공유|발급)/i.test(
+				clause.text,
+			) &&
+			!/\b(?:authorization|bearer)\b|-H\s|헤더/i.test(clause.text),
+	},
+
+	// ---------------------------------------------------------------- overriding the agent's instructions
+	{
+		class: "override",
+		reason: "tells the agent to ignore its instructions",
+		pattern:
+			/\b(?:ignore|disregard|forget|override|bypass|skip)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:all\s+|any\s+)?(?:previous|prior|above|earlier|other|existing|system|your|safety|the user's|developer|original)\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:instructions?|rules?|prompts?|guidance|guidelines|policies|constraints|restrictions)\b|(?:이전|기존|시스템|모든|다른|안전)\s?(?:의\s?)?(?:지시\S*|지침|규칙|프롬프트|명령|정책)\S{0,3}\s?(?:은|는|을|를)?\s?(?:모두\s?)?(?:무시|따르지)/iu,
+	},
+	{
+		class: "override",
+		reason: "poses as the system or claims a special mode",
+		pattern:
+			/\b(?:you are|you're|the agent is|agents are|assistant is)\s+(?:now\s+)?(?:in|running in|operating in)\s+(?:\w+\s+)?(?:maintenance|developer|debug|admin|god|unrestricted|jailbreak|root|service|dan|override|safe)\s+mode|\b(?:maintenance|developer|debug|admin|god|unrestricted|jailbreak)\s+mode\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:so|therefore|thus|means|prior|previous|rules?|instructions?|do not apply|no longer apply|without)\b|<\/?(?:system|assistant|admin|instructions?)>|\[(?:system|admin|instructions?)\]|^\s*(?:system|admin|security team|anthropic|openai|claude|codex)\s*(?:message|notice|override|instruction|note)?\s*:|\b(?:supersede|take precedence over|override|outrank)s?\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:everything|all|system|user|other|any|previous|prior)\b|(?:유지\s?보수|관리자|개발자|디버그|점검)\s?모드(?:이므로|이니|라서|이기\s?때문|에서는\s?(?:이전|기존|모든)|로\s?전환되었으니)|(?:보다|에\s?우선)\s?(?:우선|앞선)/iu,
+	},
+	{
+		class: "override",
+		reason: "claims permission on the user's behalf",
+		pattern:
+			/\b(?:pre-?)?authori[sz]ed\s+(?:agents?|you|the assistant|assistants|bots?|ai)\b|\b(?:agents?|you|the assistant)\s+(?:are|is|have been|has been)\s+(?:pre-?)?(?:authori[sz]ed|approved|allowed|permitted|cleared)\b|\bthe user (?:has )?(?:already )?(?:approved|consented|authori[sz]ed|agreed)\b|\bno need to (?:ask|confirm|check with|tell)\b|\bnever ask\b|\b(?:do not|don't|never|must not|without)\s+(?:ask\w*|prompt\w*|check\w*|confirm\w*)\s+(?:for\s+)?(?:confirmation|permission|approval|with the user|the user)|\bauto-?approve (?:everything|all)|사전\s?승인|이미\s?승인|허가를?\s?받았|묻지\s?(?:않고|말고|마)|확인\s?(?:없이|받지\s?않고)/iu,
+	},
+	{
+		class: "override",
+		reason: "puts itself above the user or the agent's instructions",
+		pattern:
+			/\b(?:this|these) (?:memory|memories|rule|rules|note|instructions?)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:takes? precedence|overrides?|supersedes?|outranks?|wins?)\b|\b(?:even if|even when|although|regardless of whether) the user (?:objects|disagrees|says otherwise|refuses|asks otherwise)|\b(?:this|the following) (?:memory|rule|note) is (?:an? )?(?:admin|administrator|system|security|official|mandatory) (?:policy|instruction|directive|order)|\bpre-?(?:approved|authori[sz]ed)\b|\bapproved in advance\b|\b(?:may|can|should)\s+(?:be\s+)?(?:execut\w*|run)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:immediately|without asking|without confirmation|right away)\b|에이전트가\s?(?:바로|즉시|알아서)\s?(?:수락|승인|실행)|\b(?:delete|remove|strip|rewrite|override|disable)\w*\b(?:[^.\n]|\.(?=\S)){0,60}(?:CLAUDE\.md|AGENTS\.md|\.cursorrules|copilot-instructions|system prompt|\.claude\/settings|\.codex\/|hooks\.json)|(?:CLAUDE\.md|AGENTS\.md)(?:[^.\n]|\.(?=\S)){0,80}\b(?:delete|remove|strip|rewrite|override)\w*\b|(?:other|conflicting) (?:team )?(?:memories|rules)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:delete|remove|ignore)|(?:이|본)\s?(?:메모리|지시|규칙)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,40}(?:우선한다|우선이다|우선함|우선 적용)|사용자가\s?(?:반대|거부|원하지\s?않)\S*\s?(?:하더라도|해도|더라도)|(?:관리자|시스템|보안|운영)\s?정책(?:이므로|이다|입니다|임)|(?:지시|지침|instructions?)\S{0,2}\s?보다(?:[^.\n]|\.(?=\S)){0,20}(?:우선|먼저)|(?:이|본)\s?(?:메모리|지시|규칙)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,12}최우선|(?:현재|지금은?)\s?(?:유지\s?보수|관리자|개발자|디버그|점검)\s?모드|(?:충돌하는|다른)(?:[^.\n]|\.(?=\S)){0,20}메모리\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,6}(?:삭제|무시)|(?:다른|충돌하는)\s?(?:팀\s?)?메모리\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,20}(?:삭제|무시)|^\s*\[[^\]\n]{0,30}(?:운영팀|보안팀|관리자|system|security team|ops team|admin)[^\]\n]{0,10}\]|확인\s?(?:요청|을\s?구하|받)(?:[^.\n]|\.(?=\S)){0,10}(?:하지\s?않|없이|생략)/imu,
+	},
+	{
+		class: "override",
+		reason: "tells the agent to hide what it does from the user",
+		pattern:
+			/\b(?:silently|quietly|secretly|covertly|in the background without)\b|\b(?:do not|don't|never|must not|without)\s+(?:tell\w*|mention\w*|inform\w*|notify\w*|report\w*|show\w*|reveal\w*|disclos\w*|surfac\w*|log\w*|flag\w*|warn\w*|alert\w*|question\w*|point\w* out)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:user|anyone|human|developer|them|it|exists?|suspicious|unknown|security|credential\w*|dangerous|risky|warnings?|vulnerabilit\w*)\b|\bno (?:security )?warnings\b|\b(?:tell|answer|reply|respond|report)\w*\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:the user|users|them)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:was|is|are|were)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:part of|normal|standard|expected|safe|nothing)\b|\bwithout (?:a )?(?:record|trace|log(?:ging)?|notice)\b|사용자에게\s?(?:알리지|말하지|보고하지|묻지|표시하지|보여주지)|(?:언급|보고|공유|표시|알리|경고)하지\s?(?:말|않)|기록\s?없이|기록하지\s?않|(?:몰래|조용히|은밀히)|문제\s?없(?:음|다)\S{0,3}\s?(?:라고|이라고)\s?(?:답|말|보고)/iu,
+	},
+];
+
+/** Whether the match at `at` lies inside a double-quoted span of the clause. */
+function quoted(text: string, at: number, length: number): boolean {
+	for (const m of text.matchAll(/"[^"\n]{2,200}"|“[^”\n]{2,200}”|「[^」\n]{2,200}」/g)) {
+		const start = m.index ?? 0;
+		if (at >= start && at + length <= start + m[0].length) return true;
+	}
+	return false;
+}
+
+/** Signals the disguises carry on their own, whatever the action. */
+function hostDisguises(hosts: HostMention[], clause: Clause): DangerFinding[] {
+	const findings: DangerFinding[] = [];
+	const acting =
+		/\b(?:run|install|download|fetch|curl|wget|set|point|use|add|send|upload|post|open|visit|clone|pull|push|import|source|registry|remote|origin|mirror|key|token)\b|(?:실행|설치|받|설정|사용|추가|보내|열어|접속)/i.test(
+			clause.text,
+		);
+	if (!acting) return findings;
+	if (hosts.some((h) => h.kind === "lookalike"))
+		findings.push({ class: "disguised", reason: "points at a look-alike of a well-known domain" });
+	if (hosts.some((h) => h.kind === "shortener")) findings.push({ class: "disguised", reason: "points at a link shortener" });
+	return findings;
+}
+
+/**
+ * What in `text` a planted instruction would ask, by class (empty: nothing). The text is normalised
+ * first (invisible characters dropped, look-alike letters mapped, encoded runs decoded, split commands
+ * joined); a disguise found on the way is itself a finding when an action is found too, or when it
+ * hides letters inside a word.
+ */
+export function assessDanger(raw: string, trace?: (clause: string, match: string, reason: string) => void): DangerFinding[] {
+	// Cairn's own memory:// paths (a summary's links) name memories, not places or rights.
+	const { text, disguises } = normalise(raw.replace(/memory:\/\/\S+/g, "memory-link"));
+	const findings: DangerFinding[] = [];
+	const add = (f: DangerFinding) => {
+		if (!findings.some((x) => x.class === f.class && x.reason === f.reason)) findings.push(f);
+	};
+	const clauses = clausesOf(text);
+	const check = (signal: Signal, clause: Clause, hosts: HostMention[]): boolean => {
+		const m = signal.pattern.exec(clause.text);
+		if (!m) return false;
+		if (signal.when && !signal.when(clause, hosts)) return false;
+		const at = m.index ?? 0;
+		if (denied(clause, at, m[0].length)) return false;
+		// A phrase quoted as an example ("strings like \"ignore previous instructions\"") is mentioned, not said.
+		if (signal.class === "override" && quoted(clause.text, at, m[0].length)) return false;
+		trace?.(clause.text, m[0], signal.reason);
+		return true;
+	};
+	for (const [i, clause] of clauses.entries()) {
+		const hosts = hostsIn(clause.text);
+		const previous = clauses[i - 1];
+		for (const signal of SIGNALS) {
+			if (check(signal, clause, hosts)) add({ class: signal.class, reason: signal.reason });
+			else if (signal.window && previous && !denied(clause, clause.lower.length, 0)) {
+				const joined = { text: `${previous.text} ${clause.text}`, lower: `${previous.lower} ${clause.lower}` };
+				if (!denied(previous, previous.lower.length, 0) && check(signal, joined, hostsIn(joined.text)))
+					add({ class: signal.class, reason: signal.reason });
+			}
+		}
+		if (!denied(clause, clause.lower.length, 0)) for (const f of hostDisguises(hosts, clause)) add(f);
+	}
+	if (disguises.some((d) => d !== "encoded text"))
+		for (const d of new Set(disguises)) if (d !== "encoded text") add({ class: "disguised", reason: d });
+	if (disguises.includes("encoded text") && findings.length > 0) add({ class: "disguised", reason: "carries an encoded payload" });
+	return findings;
+}
+
+/** One line naming what was found, for the review queue and the writer: classes and reasons, never the text. */
+export function dangerSummary(findings: DangerFinding[]): string {
+	return findings.map((f) => `${f.class}: ${f.reason}`).join("; ");
+}
