@@ -29,6 +29,7 @@ import { ConsolidationError, modelPlan } from "./model";
 import { offlinePlan } from "./offline";
 import type { ConsolidationPlan, Operation } from "./plan";
 import { buildSummary } from "./summary";
+import { newestWins, withoutChangeOnly } from "./updates";
 
 /** Points where a test can make a run fail, to prove a retried run converges. */
 export interface ConsolidationFaults {
@@ -355,7 +356,18 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 				const skillsBefore = await listSkills(env.PDB, ctx);
 				const previousSummary = model ? await readSummary(env, ctx) : null;
 				const plan: ConsolidationPlan = model
-					? await modelPlan(model, outputs, touched, await skillBodies(env, ctx, skillsBefore), previousSummary, summaryLimit)
+					? newestWins(
+							await modelPlan(
+								model,
+								withoutChangeOnly(outputs),
+								touched,
+								await skillBodies(env, ctx, skillsBefore),
+								previousSummary,
+								summaryLimit,
+							),
+							touched,
+							outputs,
+						)
 					: offlinePlan(outputs, touched);
 				for (const op of plan.operations) events.push(...(await applyOperation(env, ctx, op, outputs, faults, guard, proposals)));
 

@@ -6,6 +6,8 @@
  * moment, the task at hand, questions, musings, other people's opinions and descriptions of code.
  */
 
+import { VALUE_CUES_EN, VALUE_CUES_KO } from "./value-cues";
+
 export type StatementKind = "rule" | "prohibition" | "correction" | "preference" | "fact" | "pointer" | "remember";
 
 export interface Cue {
@@ -30,6 +32,7 @@ const EN_TASK_VERBS =
 	"fix|rename|add|implement|refactor|update|remove|delete|create|build|look|check|investigate|debug|run|try|test|review|bump|move|merge|open|write|change|make|generate|convert|port|split|extract|clean|replace|set up|setup|install|upgrade|downgrade|revert|undo|show|tell|explain|help|find|search|grep|list|print|log|document|commit|push|deploy|wire|hook|send|draft|patch|handle|rewrite|reformat";
 
 const EN_CUES: Cue[] = [
+	...VALUE_CUES_EN,
 	// Standing rules and their time words.
 	{
 		pattern:
@@ -382,6 +385,7 @@ const EN_TRAPS: Trap[] = [
 // Korean. Stems are matched without their particles and endings: "배포는", "배포할 때", "배포돼요".
 
 const KO_CUES: Cue[] = [
+	...VALUE_CUES_KO,
 	{ pattern: /(?:항상|늘|언제나|매번|언제든|무조건|반드시|절대로?)/, weight: 2, kind: "rule" },
 	{ pattern: /(?:앞으로(?:는)?|이제부터|지금부터|다음부터|향후|앞으론)/, weight: 2, kind: "rule" },
 	{ pattern: /(?:규칙|컨벤션|원칙|정책|룰|가이드라인|표준|관례|방침|약속|국룰)/, weight: 2, kind: "rule" },
