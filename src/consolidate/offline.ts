@@ -116,7 +116,15 @@ function draftFrom(m: TouchedMemory): Draft {
 		evidence: new Set(),
 		cues: [],
 		earlier,
-		origins: new Map(),
+		// The current value took over when the last earlier one was replaced; without history, when the memory began.
+		origins: new Map(
+			(statements ?? []).map((st) => [
+				st,
+				earlier.at(-1)
+					? { session: earlier.at(-1)?.replacedBy ?? null, at: earlier.at(-1)?.until ?? null }
+					: { session: sources[0] ?? null, at: null },
+			]),
+		),
 	};
 }
 

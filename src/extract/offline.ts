@@ -1,5 +1,6 @@
 import type { MemoryType } from "../memory/topic-file";
 import type { Turn } from "../sessions/turns";
+import { valuesOf } from "../text/statement-values";
 import { type Analysis, analyse, HANGUL, isDurable, kindOf, LABEL_ONLY, REFERS_BACK, REMEMBER_ONLY, type StatementKind } from "./cues";
 import { type Candidate, type StageOneOutput, slugify, turnRef } from "./schema";
 
@@ -123,13 +124,23 @@ function shortHash(text: string): string {
  * different statements never collapse into one name and the same statement always gets the same one.
  */
 export function nameFor(statement: string, kind: StatementKind = "fact"): string {
+	// Values change (a port, a day, a person, a host); a name keeps its memory's identity through updates.
+	const values = valuesOf(statement);
+	const isValue = (w: string) =>
+		values.has(w) ||
+		w === "https" ||
+		w === "http" ||
+		values.has(`who:${w}`) ||
+		values.has(`every:${w.replace(/s$/, "")}`) ||
+		/^(?:mon|tues|wednes|thurs|fri|satur|sun)days?$/.test(w) ||
+		[...values].some((v) => v.includes(".") && v.split(/[./:-]/).includes(w));
 	const words = statement
 		.toLowerCase()
 		.replace(/[^a-z0-9@./\s-]+/g, " ")
 		.split(/\s+/)
 		.map((w) => w.replace(/^[.\-/@]+|[.\-/@]+$/g, ""))
 		// Values (ports, versions, counts) change; a name keeps its memory's identity through corrections.
-		.filter((w) => w && !STOPWORDS.has(w) && !/^v?\d[\d.]*$/.test(w));
+		.filter((w) => w && !STOPWORDS.has(w) && !/^v?\d[\d.]*$/.test(w) && !isValue(w));
 	if (words.length >= 2 && !HANGUL.test(statement)) return slugify(words.join(" "), 6);
 	const normalised = statement.toLowerCase().replace(/\s+/g, " ").trim();
 	return slugify(`${kind} ${words.slice(0, 3).join(" ")} ${shortHash(normalised)}`, 6);
