@@ -262,6 +262,15 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 			}
 			if (isCurrentState(target.type)) {
 				// A newer statement of a current-state fact replaces the old one.
+				const old = target.statements.length === 1 ? (target.statements[0] ?? "") : target.description.replace(/[.!]+$/, "");
+				if (normalise(old) !== normalise(statement))
+					target.earlier.push(
+						earlierValue(
+							old,
+							target.origins.get(old) ?? { session: target.existing ? target.existing.session_id : (target.sources[0] ?? null) },
+							origin,
+						),
+					);
 				target.statements = [statement];
 				target.origins.set(statement, origin);
 				target.preamble = null;

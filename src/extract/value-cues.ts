@@ -55,7 +55,7 @@ export const VALUE_CUES_EN: Cue[] = [
 		pattern:
 			/\b(?:deploy|release|ship|merge|run|appl(?:y|ies)|freeze|cut|build)\w*\b[^.;!?]{0,40}\b(?:on|every|only on)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:ship|release|deploy)\w*\s+(?:weekly|fortnightly|biweekly|nightly|monthly|daily)\b|\b(?:weekly|fortnightly|biweekly|monthly) (?:releases?|deploys?|builds?|cadence)\b/i,
 		weight: 2,
-		kind: "rule",
+		kind: "fact",
 	},
 ];
 
