@@ -35,7 +35,8 @@ export function updateScore(current: string, next: string, correction = false): 
 	if (!newValue && !change) return 0;
 	if (!newValue && vb.size > 0) return 0; // the same value again: a restatement, not an update
 	const bothOwn = a.size > shared && b.size > shared;
-	const needed = bothOwn ? (change && newValue ? 0.5 : change || newValue ? 0.67 : 1) : newValue ? 0.4 : 0.5;
+	// Each naming something the other does not ("staging port" / "production port"): only with a word of change.
+	const needed = bothOwn ? (!change ? Number.POSITIVE_INFINITY : newValue ? 0.5 : 0.67) : newValue ? 0.4 : 0.5;
 	return ratio >= needed ? ratio + (newValue ? 0.2 : 0) + (change ? 0.1 : 0) : 0;
 }
 

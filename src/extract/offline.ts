@@ -1,6 +1,6 @@
 import type { MemoryType } from "../memory/topic-file";
 import type { Turn } from "../sessions/turns";
-import { valuesOf } from "../text/statement-values";
+import { onlySaysChanged, valuesOf } from "../text/statement-values";
 import { type Analysis, analyse, HANGUL, isDurable, kindOf, LABEL_ONLY, REFERS_BACK, REMEMBER_ONLY, type StatementKind } from "./cues";
 import { type Candidate, type StageOneOutput, slugify, turnRef } from "./schema";
 
@@ -274,6 +274,12 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 		}
 		if (REMEMBER_ONLY.test(bare)) {
 			lift(false);
+			continue;
+		}
+		if (onlySaysChanged(bare)) {
+			// "The deploy day changed": no memory of its own; what follows says what holds now.
+			correcting = true;
+			previous = { sentence, analysis, candidate: null };
 			continue;
 		}
 		if (

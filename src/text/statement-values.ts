@@ -136,5 +136,6 @@ export function onlySaysChanged(sentence: string): boolean {
 		return true;
 	if (/^(?:that|this|it|things|something|the (?:plan|schedule|setup|process|rule|policy))\s+(?:has\s+)?changed\b[^.]{0,20}$/i.test(s))
 		return true;
+	if (/(?:으로|로|에서)\s*(?:또 |다시 )?(?:바뀌|바꼈|변경|달라)/.test(s)) return false; // "나이스페이로 바뀌었어요" names the new value
 	return /^[^.?!]{0,30}(?:또 |다시 )?(?:바뀌었|바뀜|바꼈|변경됐|변경되었|달라졌)(?:어요|어|습니다|음|네요|다|대요|대)?$/.test(s);
 }
