@@ -30,7 +30,7 @@ export function updateScore(current: string, next: string, correction = false): 
 	const newValue = vb.size > 0 && ([...vb].some((v) => !va.has(v)) || [...va].some((v) => !vb.has(v)));
 	const change = correction || marksChange(next);
 	// One shared word is enough when the new value has the shape of the old one (a port for a port,
-	// a version for a version, a day for a day, a person for a person) and the wording marks a change.
+	// a version for a version, a day for a day, a host for a host) and the wording marks a change.
 	if (shared < 2) return change && newValue && sameShape(va, vb) ? 0.5 : 0;
 	if (!newValue && !change) return 0;
 	if (!newValue && vb.size > 0) return 0; // the same value again: a restatement, not an update
@@ -55,7 +55,11 @@ const shape = (v: string) =>
 /** Both statements give a value of the same kind, and the new one differs. */
 function sameShape(old: Set<string>, next: Set<string>): boolean {
 	const shapes = new Set([...old].map(shape));
-	return [...next].some((v) => !old.has(v) && shapes.has(shape(v)) && shape(v) !== "other");
+	// Not people or schedules: a capitalised place or a weekday in passing reads like one.
+	return [...next].some((v) => {
+		const kind = shape(v) ?? "other";
+		return !old.has(v) && shapes.has(kind) && !["other", "who", "every"].includes(kind);
+	});
 }
 
 /** Candidates that only say something changed are dropped: their session's other statements carry the change. */

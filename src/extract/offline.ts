@@ -1,6 +1,6 @@
 import type { MemoryType } from "../memory/topic-file";
 import type { Turn } from "../sessions/turns";
-import { onlySaysChanged, valuesOf } from "../text/statement-values";
+import { marksChange, onlySaysChanged, valuesOf } from "../text/statement-values";
 import { type Analysis, analyse, HANGUL, isDurable, kindOf, LABEL_ONLY, REFERS_BACK, REMEMBER_ONLY, type StatementKind } from "./cues";
 import { type Candidate, type StageOneOutput, slugify, turnRef } from "./schema";
 
@@ -173,6 +173,12 @@ export function cleanStatement(sentence: string, correction: boolean): string {
 		const kept = clauses.filter((c) => !stale.test(c));
 		if (kept.length > 0 && kept.length < clauses.length) s = kept.join(" ").replace(/[,;:]\s*$/, "");
 	}
+	// A change names the value it replaces ("on Thursday now instead of Tuesday", "목요일 말고 수요일로"): only the new one is kept.
+	if (correction || marksChange(s))
+		s = s
+			.replace(/,?\s*\b(?:instead of|rather than)\s+(?:the\s+)?[\w.:/-]*\d[\w.:/-]*(?:\s+[a-z]+)?(?=[\s,.;!]|$)/gi, "")
+			.replace(/,?\s*\b(?:instead of|rather than)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi, "")
+			.replace(/(^|\s)[^\s]*[^지\s] 말고\s+/g, "$1");
 	return s.replace(/[.!;,~]+$/, "").trim();
 }
 

@@ -17,7 +17,7 @@ const NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "ei
 const EN_CHANGE =
 	/\b(?:from now on|going forward|moving forward|starting (?:this|next|from|today|now)|as of|now|no longer|anymore|no more|moved|switched|changed|change|raised|lowered|increased|decreased|bumped|reduced|dropped|upped|cut|took over|taking over|takes over|handed|instead(?: of)?|actually|replaced|reverted|rolled back|back to|back on|again|migrated|upgraded|downgraded|went|go(?:es)? back|is back|are back|updated|new)\b/gi;
 const KO_CHANGE =
-	/(?:이제부터|지금부터|앞으로는?|앞으론|이제는?|다시|또|원래대로|원복|되돌리|돌아가|바뀌었|바뀜|바꼈|바꿨|바꾸|변경(?:됐|되었|했|함)?|옮겼|옮김|이전했|넘어갔|넘겨받|올렸|올라갔|늘렸|늘리|줄였|낮췄|낮춰|내렸|당겨|교체|대신|말고|취소|번복)/g;
+	/(?:이제부터|지금부터|앞으로는?|앞으론|이제는?|다시|또|원래대로|원복|되돌리|돌아가|바뀌었|바뀜|바꼈|바꿨|바꾸|변경(?:됐|되었|했|함)?|옮겼|옮김|이전했|넘어갔|넘겨받|올렸|올라갔|늘렸|늘리|줄였|낮췄|낮춰|내렸|당겨|교체|대신|취소|번복)/g;
 
 /** Words of a statement that name no subject: English function words, change words, fillers. */
 const EN_STOP = new Set(
@@ -31,6 +31,9 @@ const KO_SUFFIX =
 	/(?:에서는|에서만|에서도|에게는|한테는|으로는|으로만|이라서|라서|이니까|니까|이에요|예요|입니다|이야|이고|에서|에게|한테|으로|까지|부터|에만|에는|에도|처럼|보다|이랑|랑|은|는|이|가|을|를|에|의|도|만|로|와|과|야|요)$/;
 /** Korean words that are only the verb or copula ("해요", "돼", "했어", "있어"). */
 const KO_VERB = /^(?:해|하|했|합|할|한|함|돼|되|됐|됩|된|될|있|없|이에|예요|이야|임|입니|써|쓰|썼|씀|줘|주세|줬|봐|보|둬|두)[가-힣]{0,4}$/;
+
+/** What is left of a verb once its change stem is gone ("넘겨받았어" → "았어"): an ending, not a word. */
+const KO_ENDING = /^(?:았|었|였|했|됐|줬|봤|둬|해|돼|야|요|어|아|지|고|서|면|니|네|죠|게|까|대|래)[가-힣]{0,3}$/;
 
 /** Normalises a number: "1,000" → "1000", "1.5" stays. */
 const num = (s: string) => s.replace(/[,_]/g, "");
@@ -101,14 +104,16 @@ export function subjectWords(text: string): Set<string> {
 		.replace(EN_CHANGE, " ")
 		.replace(KO_CHANGE, " ")
 		.replace(/(?:https?:\/\/|s3:\/\/|gs:\/\/)\S+/g, " ")
-		.replace(/[월화수목금토일]요일/g, " ");
+		.replace(/[월화수목금토일]요일/g, " ")
+		// People named with an honorific are values, not the subject: "결제 on-call은 이준호님이".
+		.replace(/[가-힣]{2,4}(?:님|씨)[가-힣]*/g, " ");
 	rest = rest.replace(/\b[a-z0-9][\w-]*(?:\.[a-z0-9][\w-]*)+\S*/g, " ");
 	for (const token of rest.replace(CJK_RUN, (m) => ` ${m} `).split(/[^\p{L}\p{N}/_-]+/u)) {
 		if (!token) continue;
 		if (/^[\p{Script=Hangul}]+$/u.test(token)) {
 			let s = token;
 			for (let i = 0; i < 2 && s.length > 1 && KO_SUFFIX.test(s); i++) s = s.replace(KO_SUFFIX, "");
-			if (s.length < 2 || KO_VERB.test(token) || KO_VERB.test(s)) continue;
+			if (s.length < 2 || KO_VERB.test(token) || KO_VERB.test(s) || KO_ENDING.test(s)) continue;
 			for (const g of grams(s)) out.add(g);
 			continue;
 		}
