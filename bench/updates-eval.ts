@@ -280,6 +280,7 @@ export async function runTimeline(
 			async () =>
 				((await (await call(`/v1/projects/${projectId}/sessions`)).json()) as { sessions: { cursor: number; turns: number }[] }).sessions,
 			(list) => list.length >= i + 1 && list.every((s) => s.cursor === s.turns),
+			300_000,
 		);
 		const started = await call(`/v1/projects/${projectId}/consolidate`, { method: "POST" });
 		if (started.status !== 202) throw new Error(`consolidating ${timeline.id}: ${started.status}`);
@@ -291,6 +292,7 @@ export async function runTimeline(
 					}
 				).pipeline,
 			(p) => p.pendingOutputs === 0 && !p.running && p.lastRun !== undefined,
+			300_000,
 		);
 	}
 	const listed = ((await (await call(`/v1/projects/${projectId}/memories`)).json()) as { memories: { name: string }[] }).memories;

@@ -436,26 +436,28 @@ async function benchUpdates(token: string): Promise<NonNullable<BenchResult["upd
 		const set = path.replace(/^.*\//, "").replace(/\.jsonl$/, "");
 		for (const mode of ["offline", "scripted"] as const) {
 			const t0 = performance.now();
-			const rows: SubjectScore[] = [];
-			const changeOnly: string[] = [];
-			for (const timeline of parseTimelines(text)) {
-				const res = await call("/v1/projects", {
-					method: "POST",
-					token,
-					body: JSON.stringify({ name: `updates-${mode}-${timeline.id}`, rootPath: `/bench/updates/${mode}/${set}/${timeline.id}` }),
-				});
-				const id = ((await res.json()) as { project: { id: string } }).project.id;
-				const models = scriptedModels(timeline);
-				const result = await runTimeline(caller, timeline, id, async (projectId) => {
-					await runInDurableObject(stubOf(projectId), async (instance: ProjectCoordinator) => {
-						instance.configure(
-							mode === "scripted" ? { model: models.consolidate, extractModel: models.extract } : { model: null, extractModel: null },
-						);
+			// Timelines run side by side: each waits on its own queue and alarm, and they share nothing.
+			const results = await Promise.all(
+				parseTimelines(text).map(async (timeline) => {
+					const res = await call("/v1/projects", {
+						method: "POST",
+						token,
+						body: JSON.stringify({ name: `updates-${mode}-${timeline.id}`, rootPath: `/bench/updates/${mode}/${set}/${timeline.id}` }),
 					});
-				});
-				rows.push(...result.rows);
-				changeOnly.push(...result.changeOnly);
-			}
+					const id = ((await res.json()) as { project: { id: string } }).project.id;
+					const models = scriptedModels(timeline);
+					const result = await runTimeline(caller, timeline, id, async (projectId) => {
+						await runInDurableObject(stubOf(projectId), async (instance: ProjectCoordinator) => {
+							instance.configure(
+								mode === "scripted" ? { model: models.consolidate, extractModel: models.extract } : { model: null, extractModel: null },
+							);
+						});
+					});
+					return result;
+				}),
+			);
+			const rows: SubjectScore[] = results.flatMap((r) => r.rows);
+			const changeOnly = results.flatMap((r) => r.changeOnly);
 			out[`${set}:${mode}`] = { mode, rows, changeOnly, seconds: (performance.now() - t0) / 1000 };
 		}
 	}
