@@ -92,7 +92,7 @@ function segments(text: string): { sentence: string; item: boolean }[] {
 		// Korean joins clauses with a connective ending and a comma ("…운영하는 백엔드고요, 규제 변경은 …"):
 		// each clause is read on its own, so a word about today in one does not sink the rule in the next.
 		for (const s of line.split(
-			/(?<!\b(?:e\.g|i\.e|etc|vs|approx|incl|no))(?<=[.!?~。])\s+|;\s+|\s+[—–]\s+|(?<=[\uac00-\ud7af](?:고요|구요|는데요|는데|지만|니까|거든요|면서|고),)\s+/,
+			/(?<!\b(?:e\.g|i\.e|etc|vs|approx|incl|no))(?<=[.!?~。]|[ㅎㅋㅠ]{2})\s+|;\s+|\s+[—–]\s+|(?<=[\uac00-\ud7af](?:고요|구요|는데요|는데|지만|니까|거든요|면서|고),)\s+/,
 		)) {
 			let sentence = s.replace(/^(?:[-*•]|\d{1,2}[.)])\s+/, "").trim();
 			const intro = INTRO.exec(sentence.replace(LEAD, ""));
@@ -162,6 +162,8 @@ export function cleanStatement(sentence: string, correction: boolean): string {
 				"",
 			)
 			.replace(/^(?:correction on what i (?:told|said to) you[^:]*|ok,? )[:\s]*/i, "");
+		// "3306이 아니라 3307", "그거 아니고 kafka-dev-03으로": the word before 아니라/아니고 names the old value.
+		s = s.replace(/\S+?(?:이|가)?\s?아니(?:라|고)\s+(?=\S)/g, "");
 		// Korean: "30초였던 거", "g5라고 했는데" name the old value; "지현님 퇴사하셔서 이제 …" gives the reason before the new state.
 		s = s
 			.replace(/(?:지난번에?|저번에|아까|전에)\s[^,.]*?(?:였던|이었던|라고 했던|라고 말했던)\s*(?:거|것|건)[\s,]*/g, "")
@@ -181,6 +183,9 @@ export function cleanStatement(sentence: string, correction: boolean): string {
 			.replace(/(^|\s)[^\s]*[^지\s] 말고\s+/g, "$1");
 	return s.replace(/[.!;,~]+$/, "").trim();
 }
+
+/** A ban whose object is the statement before it: "do not 'fix' that", "never change it". */
+const BAN_OF_IT = /^(?:please\s+|and\s+)?(?:do not|don'?t|never)\s+['"‘“]?\w+['"’”]?\s+(?:that|this|it|them)\b/i;
 
 /** An English sentence with no subject of its own: "always in staging, never in marts". */
 const ELLIPTIC = /^(?:always|never|only|not)\s+(?:in|on|at|for|from|with|via|through|before|after|when|if)\b/i;
@@ -313,6 +318,12 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 			)
 				continue;
 		}
+		// "do not 'fix' that to UTC": a ban on what the sentence before stated belongs with it.
+		if (isDurable(analysis) && previous?.candidate && BAN_OF_IT.test(bare) && carried < MAX_CARRY) {
+			elaborate(previous.candidate, sentence);
+			carried++;
+			continue;
+		}
 		// Korean drops the topic when it goes on about the same thing ("무조건 service 레이어 거쳐서"): the
 		// sentence continues the statement before it.
 		if (isDurable(analysis) && previous?.candidate && HANGUL.test(sentence) && !HAS_TOPIC.test(bare) && carried < MAX_CARRY) {
@@ -328,7 +339,8 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 				previous &&
 				!previous.candidate &&
 				(REFERS_BACK.test(sentence) || ELLIPTIC.test(bare)) &&
-				!previous.analysis.traps.includes("question")
+				!previous.analysis.traps.includes("question") &&
+				previous.analysis.penalty < 2
 			) {
 				statement = `${previous.sentence.replace(LEAD, "")} ${statement}`;
 			}

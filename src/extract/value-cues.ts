@@ -60,6 +60,21 @@ export const VALUE_CUES_EN: Cue[] = [
 ];
 
 export const VALUE_CUES_KO: Cue[] = [
+	// A ban by its consequence: "Double 쓰면 리뷰에서 바로 반려돼요".
+	{
+		pattern: /(?:쓰면|하면|올리면|넣으면|쓰시면|하시면)\s[^.?!]{0,20}(?:반려|리젝|거절|빠꾸|막혀|막힙니다)/,
+		weight: 2,
+		kind: "prohibition",
+	},
+	// "backfill은 우리 자체 스케줄러 hubctl backfill로 돌려": a topic and the way it is done.
+	{
+		pattern:
+			/(?:^|\s)[^\s.?!]+(?:은|는) [^?!]{1,80}(?:으로|로)\s(?:돌려|써|가|올려|보내|만들어|빌드해|배포해|관리해|처리해)(?:요|줘|주세요)?\s*[.!]?$/,
+		weight: 1.5,
+		kind: "rule",
+	},
+	// Where to go for something: "얘기할 일 있으면 #ml-serving 채널".
+	{ pattern: /(?:있으면|하려면|필요하면|궁금하면)\s[^.?!]{0,20}(?:#[\w-]+|채널|문서|위키|노션)/, weight: 1, kind: "pointer" },
 	// "포트는 5432야", "팀 기준은 line 70%야", "prod 클러스터는 `es-prod-01…`이야", "분당 600 requests라서".
 	{
 		pattern:
