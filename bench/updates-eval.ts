@@ -255,7 +255,8 @@ export function scriptedModels(timeline: Timeline): { extract: MockLanguageModel
 /**
  * Runs one timeline through the Worker: a project (memory on), every session posted as its agent's
  * transcript and ended in time order, each extracted by the queue consumer and consolidated before the
- * next; then every probe asked. `prepare` hands the project's object its models (scripted, or none).
+ * next; then every probe asked in a new session: what is in front of the model is the session-start block and
+ * the probe's own block (as the hooks ask for them), and recall's first answer is read back. `prepare` hands the project's object its models (scripted, or none).
  */
 export async function runTimeline(
 	call: Caller,
@@ -308,12 +309,19 @@ export async function runTimeline(
 	if (debug) for (const [name, text] of texts) debug(`${name}: ${text.replace(/\n/g, " ⏎ ")}`);
 	const rows: SubjectScore[] = [];
 	for (const [i, subject] of timeline.subjects.entries()) {
+		// In front of the model, as the hooks ask: a new session's start block, then the probe's own block.
 		const sessionId = `${timeline.id}-probe-${i}`;
-		const block = (await (
+		const start = (await (
+			await call(`/v1/projects/${projectId}/inject`, {
+				json: { context: { folder: timeline.project, branch: "main" }, sessionId, maxChars: 9500 },
+			})
+		).json()) as { text: string };
+		const prompt = (await (
 			await call(`/v1/projects/${projectId}/inject`, {
 				json: { query: subject.probe, include: "memories", sessionId, onlyNew: true, maxChars: 9500 },
 			})
 		).json()) as { text: string };
+		const block = { text: `${start.text}\n${prompt.text}` };
 		const recalled = (await (await call(`/v1/projects/${projectId}/recall`, { json: { query: subject.probe } })).json()) as {
 			memories: { name: string }[];
 		};

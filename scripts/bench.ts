@@ -828,13 +828,18 @@ out();
 out("Labelled project timelines in English and Korean (`bench/updates/`): rules, preferences and facts stated and then");
 out("changed two to four times across sessions (some back to an earlier value, some changed indirectly), among unrelated");
 out("sessions. Each session is posted as its agent's transcript (Claude Code session file or Codex rollout), ended, extracted by");
-out("the queue consumer and consolidated before the next; then each subject's probe is asked as a prompt's block and through");
-out("recall. A subject is right when the newest value is served and no older value is served as current (history lines,");
+out("the queue consumer and consolidated before the next; then each subject's probe is asked in a new session — what is in");
+out("front of the model is the session-start block and the probe's own block, as the hooks ask for them — and through recall");
+out(
+	"(its first memory read back). A subject is right when the newest value is served and no older value is served as current (history lines,",
+);
 out('"was … until <date>", do not count as current). *No model*: the offline extractor and consolidator. *Scripted*: models that');
 out("answer as the extraction and consolidation schemas expect (each stating turn's value as a candidate named by its subject,");
 out("created and then updated) — the pipeline's handling of a model's updates, not a model's judgement.");
 out();
-out("| set | mode | subjects | prompt block right | recall's first right | both | older value served as current | \"it changed\" memories |");
+out(
+	'| set | mode | subjects | in front of the model right | recall\'s first right | both | older value served as current | "it changed" memories |',
+);
 out("|---|---|---:|---:|---:|---:|---:|---:|");
 for (const [key, run] of Object.entries(result.updates ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
 	const set = key.split(":")[0] ?? key;

@@ -397,11 +397,13 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 					events.push({ op: "skill-delete", target: name, outcome: "applied", reason: reason.slice(0, 500), evidence: [] });
 				}
 
-				// A model that returns no summary leaves the previous one standing.
+				// A model that returns no summary leaves the previous one standing — unless this run changed a
+				// memory, whose old value the previous summary may still state: then it is rebuilt from the memories.
+				const changedMemory = events.some((e) => e.outcome === "applied" && ["create", "update", "merge", "delete"].includes(e.op));
 				const summary =
 					model && plan.summary.trim()
 						? plan.summary
-						: ((model ? previousSummary : null) ?? (await buildSummary(env.PDB, ctx, summaryLimit)));
+						: ((model && !changedMemory ? previousSummary : null) ?? (await buildSummary(env.PDB, ctx, summaryLimit)));
 				const safe = truncateToTokens((await redactSecrets(summary)).text, summaryLimit).text;
 				await guard.check();
 				await writeSummary(env, ctx, safe);

@@ -73,6 +73,12 @@ export const VALUE_CUES_KO: Cue[] = [
 		weight: 1.5,
 		kind: "rule",
 	},
+	// Where data lands: "raw 파일은 `s3://dw-raw-prod/events/`에 떨어져".
+	{ pattern: /(?:에|로) 떨어(?:져|지|짐|집니다|지니까|지고)/, weight: 2, kind: "pointer" },
+	// What the team uses: "우리 FCM HTTP v1 API 쓰고 있어".
+	{ pattern: /(?:우리|저희) (?:[^\s.?!]+ ){1,5}(?:쓰고 ?있|쓰는 ?중|써요|씁니다)/, weight: 1.5, kind: "fact" },
+	// A decision: "300줄 넘으면 쪼개기로 했어".
+	{ pattern: /[가-힣]기로 (?:했|함|정했|결정|합의)/, weight: 2, kind: "rule" },
 	// Where to go for something: "얘기할 일 있으면 #ml-serving 채널".
 	{ pattern: /(?:있으면|하려면|필요하면|궁금하면)\s[^.?!]{0,20}(?:#[\w-]+|채널|문서|위키|노션)/, weight: 1, kind: "pointer" },
 	// "포트는 5432야", "팀 기준은 line 70%야", "prod 클러스터는 `es-prod-01…`이야", "분당 600 requests라서".
@@ -85,7 +91,7 @@ export const VALUE_CUES_KO: Cue[] = [
 	// A value changed: "5433으로 옮겼대", "분당 1,000 requests로 올려줬어", "30일로 줄였어".
 	{
 		pattern:
-			/(?:\d[\d,.:]*\s*[%a-zA-Z가-힣]*|`[^`]+`|[a-z][\w.-]+)\s*(?:으로|로)\s+(?:다시 )?(?:올렸|올려줬|올라갔|내렸|늘렸|줄였|줄인|낮췄|옮겼|바꿨|바뀌|변경|이전|교체|넘겼|당겼|증설|갈아탔|돌아가|되돌|원복|통일|올리기로|늘리기로|줄이기로|옮기기로|바꾸기로)/,
+			/(?:\d[\d,.:]*\s*[%a-zA-Z가-힣]*|`[^`]+`|[a-z][\w.-]+)\s*(?:으로|로)\s+(?:다시 )?(?:올렸|올려줬|올라갔|내렸|늘렸|줄였|줄인|낮췄|옮겼|바꿨|바뀌|변경|이전|교체|넘겼|당겼|증설|갈아탔|돌아가|되돌|원복|통일|올리기로|늘리기로|줄이기로|옮기기로|바꾸기로|올리자|내리자|늘리자|줄이자|옮기자|바꾸자|가자)/,
 		weight: 2,
 		kind: "correction",
 	},
