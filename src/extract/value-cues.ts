@@ -1,5 +1,3 @@
-import type { Cue } from "./cues";
-
 /**
  * Cues for the numbers and values people rely on — limits, quotas, thresholds, sizes, versions, ports,
  * hosts, regions, schedules, who is on call — and for a value being changed ("raised to 1,000",
@@ -7,6 +5,13 @@ import type { Cue } from "./cues";
  * 1.22, so …") is as durable as one said on its own; the change words make it an update of the value
  * said before (src/consolidate/updates.ts), never a memory of their own.
  */
+
+/** A cue of the tables in cues.ts (declared here too, so the two modules do not import each other). */
+interface Cue {
+	pattern: RegExp;
+	weight: number;
+	kind: "rule" | "prohibition" | "correction" | "preference" | "fact" | "pointer" | "remember";
+}
 
 /** A value: a number with its unit, a clock time, a version, a host or a bucket path, a region. */
 const VALUE = String.raw`(?:v?\d[\d,.]*(?:\s?(?:%|ms|s|secs?|seconds?|mins?|minutes?|hours?|days?|weeks?|mb|gb|kb|tb|nodes?|requests?|req|messages?|calls?|rps|rpm|qps|utc|kst|replicas?|shards?|partitions?|approvals?|lines?|retries|times|x))?\b|\d{1,2}:\d{2}|[a-z][\w-]*(?:\.[\w-]+)+|[a-z]{2}-[a-z]+-\d|(?:gs|s3):\/\/\S+)`;
