@@ -1,5 +1,6 @@
 import type { Presence } from "./front";
 import type { PoisonEntry, PoisonResult } from "./poisoning-set";
+import type { SubjectScore } from "./updates-eval";
 /** Benchmark inputs shared by the Node orchestrator and the in-Worker benchmark. Pure functions only. */
 
 export interface SeedMemory {
@@ -167,6 +168,8 @@ export interface BenchResult {
 	prompts?: PromptSetResult[];
 	/** What gets remembered, end to end with no model, per labelled set (bench/extraction): each project's memory texts. */
 	extraction?: Record<string, { texts: Record<string, string[]>; seconds: number }>;
+	/** Memory that stays true over time, per labelled update set (bench/updates) and per mode (no model, scripted models). */
+	updates?: Record<string, { mode: "offline" | "scripted"; rows: SubjectScore[]; changeOnly: string[]; seconds: number }>;
 	/** The machine's 1-minute load average during the run (added by scripts/bench.ts): whole run and per tenancy step. */
 	load?: { mean: number; max: number; steps: Record<string, { mean: number; max: number }> };
 }

@@ -3,6 +3,7 @@
  * statement, whether what Cairn kept contains all of its key terms. Used by the benchmark (the
  * offline extractor alone, and end to end) and by the test that holds the end-to-end figures.
  */
+import { currentText } from "../src/memory/value-history";
 import type { Turn } from "../src/sessions/turns";
 
 export interface Label {
@@ -113,7 +114,10 @@ export function score(
 					if (label.corrects && label.old && finalTexts) {
 						f.corrections++;
 						const finals = finalTexts(s.project);
-						const updated = finals.some((x) => hasAll(x, label.key) && !label.old?.some((o) => x.toLowerCase().includes(o.toLowerCase())));
+						// The old value may stay as history ("Earlier:" lines), never as what the memory says now.
+						const updated = finals
+							.map(currentText)
+							.some((x) => hasAll(x, label.key) && !label.old?.some((o) => x.toLowerCase().includes(o.toLowerCase())));
 						if (updated) f.corrected++;
 						else f.uncorrected.push(`${s.id}#${i} [${label.key.join(", ")}] not [${label.old.join(", ")}]: ${t.text.slice(0, 140)}`);
 					}

@@ -28,9 +28,10 @@ import {
 	stats,
 	type TenancyStep,
 } from "./corpus";
-import { parseSessions, runEndToEnd } from "./extraction-eval";
+import { type Caller, parseSessions, runEndToEnd } from "./extraction-eval";
 import { blockLines, presence } from "./front";
 import { benchPoisoningSet, benchTrustWrites } from "./poisoning";
+import { parseTimelines, runTimeline, type SubjectScore, scriptedModels } from "./updates-eval";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
 const HOUR = 3_600_000;
@@ -266,6 +267,7 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	// Last, so that nothing above runs beside a million seeded memories.
 	if (largest && want("tenancy")) result.tenancy = await benchTenancy(token, largest);
 	if (want("extraction")) result.extraction = await benchExtraction(token);
+	if (want("updates")) result.updates = await benchUpdates(token);
 	if (want("prompts")) result.prompts = await benchPrompts(token, created.user.id, created.tenant.id);
 	if (input.poisoning && want("poisoning")) {
 		const sets: NonNullable<BenchResult["poisoning"]>["sets"] = {};
@@ -413,6 +415,58 @@ async function benchExtraction(token: string): Promise<NonNullable<BenchResult["
 			return ((await res.json()) as { project: { id: string } }).project.id;
 		});
 		out[set] = { texts: Object.fromEntries(texts), seconds: (performance.now() - t0) / 1000 };
+	}
+	return out;
+}
+
+/**
+ * Memory that stays true over time: every timeline of bench/updates in a project of its own, run through
+ * the whole pipeline session by session (bench/updates-eval.ts) — once with no model, once with scripted
+ * models answering as the extraction and consolidation schemas expect — and every probe scored.
+ */
+async function benchUpdates(token: string): Promise<NonNullable<BenchResult["updates"]>> {
+	const sets = import.meta.glob<string>("./updates/*.jsonl", { query: "?raw", import: "default", eager: true });
+	const out: NonNullable<BenchResult["updates"]> = {};
+	const caller: Caller = (p, init = {}) =>
+		exports.default.fetch(
+			new Request(`https://bench.local${p}`, {
+				method: init.method ?? (init.json !== undefined || init.body !== undefined ? "POST" : "GET"),
+				headers: {
+					Authorization: `Bearer ${token}`,
+					...(init.json !== undefined ? { "Content-Type": "application/json" } : {}),
+					...init.headers,
+				},
+				body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
+			}),
+		);
+	for (const [path, text] of Object.entries(sets)) {
+		const set = path.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+		for (const mode of ["offline", "scripted"] as const) {
+			const t0 = performance.now();
+			// Timelines run side by side: each waits on its own queue and alarm, and they share nothing.
+			const results = await Promise.all(
+				parseTimelines(text).map(async (timeline) => {
+					const res = await call("/v1/projects", {
+						method: "POST",
+						token,
+						body: JSON.stringify({ name: `updates-${mode}-${timeline.id}`, rootPath: `/bench/updates/${mode}/${set}/${timeline.id}` }),
+					});
+					const id = ((await res.json()) as { project: { id: string } }).project.id;
+					const models = scriptedModels(timeline);
+					const result = await runTimeline(caller, timeline, id, async (projectId) => {
+						await runInDurableObject(stubOf(projectId), async (instance: ProjectCoordinator) => {
+							instance.configure(
+								mode === "scripted" ? { model: models.consolidate, extractModel: models.extract } : { model: null, extractModel: null },
+							);
+						});
+					});
+					return result;
+				}),
+			);
+			const rows: SubjectScore[] = results.flatMap((r) => r.rows);
+			const changeOnly = results.flatMap((r) => r.changeOnly);
+			out[`${set}:${mode}`] = { mode, rows, changeOnly, seconds: (performance.now() - t0) / 1000 };
+		}
 	}
 	return out;
 }

@@ -827,6 +827,38 @@ for (const set of ["en", "ko", "holdout-en", "holdout-ko", "fresh-en", "fresh-ko
 	);
 }
 out();
+out("## Memory that stays true over time");
+out();
+out("Labelled project timelines in English and Korean (`bench/updates/`): rules, preferences and facts stated and then");
+out("changed two to four times across sessions (some back to an earlier value, some changed indirectly), among unrelated");
+out("sessions. Each session is posted as its agent's transcript (Claude Code session file or Codex rollout), ended, extracted by");
+out("the queue consumer and consolidated before the next; then each subject's probe is asked in a new session — what is in");
+out("front of the model is the session-start block and the probe's own block, as the hooks ask for them — and through recall");
+out(
+	"(its first memory read back). A subject is right when the newest value is served and no older value is served as current (history lines,",
+);
+out('"was … until <date>", do not count as current). *No model*: the offline extractor and consolidator. *Scripted*: models that');
+out("answer as the extraction and consolidation schemas expect (each stating turn's value as a candidate named by its subject,");
+out("created and then updated) — the pipeline's handling of a model's updates, not a model's judgement.");
+out("The `*-holdout` timelines were written separately and measured once, after the method was settled; the `*-dev` ones");
+out("were used while building it. Goal for no model: ≥ 95 % right in front of the model, no older value as current.");
+out();
+out(
+	'| set | mode | subjects | in front of the model right | recall\'s first right | both | older value served as current | "it changed" memories |',
+);
+out("|---|---|---:|---:|---:|---:|---:|---:|");
+for (const [key, run] of Object.entries(result.updates ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+	const set = key.split(":")[0] ?? key;
+	const n = run.rows.length || 1;
+	const right = (r: { newest: boolean; stale: boolean }) => r.newest && !r.stale;
+	out(
+		`| ${set} | ${run.mode === "offline" ? "no model" : "scripted"} | ${run.rows.length} | ${pct(run.rows.filter((r) => right(r.block)).length / n)} | ${pct(run.rows.filter((r) => right(r.recall)).length / n)} | ${pct(run.rows.filter((r) => right(r.block) && right(r.recall)).length / n)} | ${run.rows.filter((r) => r.block.stale).length} | ${run.changeOnly.length} |`,
+	);
+	if (ONLY)
+		for (const r of run.rows.filter((x) => !right(x.block)))
+			console.log(`  ${key} ${r.timeline}/${r.subject}: newest ${r.block.newest}, stale ${r.block.stale}`);
+}
+out();
 /**
  * A section measured by its own script (the prompt hook's, the secret policy's, the adversarial inputs'): the
  * doc's current block between `<!-- name:start -->` and `<!-- name:end -->`, kept as it is by this run.

@@ -290,6 +290,35 @@ describe("projects and memories", () => {
 		}
 	});
 
+	it("shows a memory's values over time, each with its session and days, the current one marked", async () => {
+		const body = [
+			"Production deploys are only on Wednesdays.",
+			"",
+			"Earlier:",
+			'- was "We deploy to production only on Tuesdays" (session s-1, 2026-03-02) until 2026-03-09 (session s-3).',
+			'- was "From now on we deploy only on Thursdays" (session s-3, 2026-03-09) until 2026-03-16 (session s-5).',
+		].join("\n");
+		const put = await call(`/v1/projects/${projectId}/memories/deploy-day`, {
+			token: tenant.token,
+			method: "PUT",
+			json: { type: "feedback", description: "Production deploys are only on Wednesdays", body },
+		});
+		expect(put.status).toBe(201);
+		const page = await (await visit(project("/memories/deploy-day"))).text();
+		expect(page).toContain('id="values"');
+		const table = page.slice(
+			page.indexOf('data-testid="memory-values"'),
+			page.indexOf("</table>", page.indexOf('data-testid="memory-values"')),
+		);
+		expect(table).toContain("We deploy to production only on Tuesdays</td><td>s-1</td><td>2026-03-02</td><td>2026-03-09</td>");
+		expect(table).toContain("From now on we deploy only on Thursdays</td><td>s-3</td><td>2026-03-09</td><td>2026-03-16</td>");
+		expect(table).toMatch(
+			/Production deploys are only on Wednesdays <strong>\(current\)<\/strong><\/td><td>s-5<\/td><td>2026-03-16<\/td><td>now<\/td>/,
+		);
+		// A memory that has only ever held one value has no such section.
+		expect(await (await visit(project("/memories/testing-conventions"))).text()).not.toContain('id="values"');
+	});
+
 	it("a project-limited key sees 403 for another project of its tenant", async () => {
 		const limited = (await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read"], projectId } }))).key.token;
 		const other = await createProject(tenant.token);

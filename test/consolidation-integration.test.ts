@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { ConsolidationFaults } from "../src/consolidate/run";
 import type { Candidate } from "../src/extract/schema";
 import { objectKey } from "../src/memory/paths";
+import { currentText } from "../src/memory/value-history";
 import { projectStore } from "../src/project/client";
 import type { ProjectCoordinator } from "../src/project/object";
 import {
@@ -224,7 +225,9 @@ describe("freshness", () => {
 		expect(after.name).toBe("staging-api");
 		expect(after.description).toContain("9090");
 		expect(after.body).toContain("9090");
-		expect(after.body).not.toContain("8080");
+		// The old value stays only as history ("was … until <date>"), never as what the memory says now.
+		expect(currentText(after.body)).not.toContain("8080");
+		expect(after.body).toMatch(/\nEarlier:\n- was "[^"]*8080[^"]*".* until \d{4}-\d{2}-\d{2}/);
 		expect(after.version).toBe(2);
 		expect(after.verified_at > before.verified_at).toBe(true);
 		const history = await json(await call(`/v1/projects/${projectId}/memories/staging-api/history`, { token: tenant.token }));

@@ -13,6 +13,7 @@ import holdoutEn from "../bench/extraction/holdout-en.jsonl?raw";
 import holdoutKo from "../bench/extraction/holdout-ko.jsonl?raw";
 import ko from "../bench/extraction/ko.jsonl?raw";
 import { parseSessions, runEndToEnd, scoreEndToEnd } from "../bench/extraction-eval";
+import { currentText } from "../src/memory/value-history";
 import { call, createProject, createTenant } from "./helpers";
 
 describe("what gets remembered, end to end with no model", () => {
@@ -81,8 +82,10 @@ describe("a corrected current-state fact", () => {
 		);
 		expect((after.get("p") ?? []).map((m) => m.name)).toEqual([name]);
 		const current = await (await api(`/v1/projects/${projectId}/memories/${name}`)).text();
-		expect(current).toContain("5433");
-		expect(current).not.toContain("5432");
+		expect(currentText(current)).toContain("5433");
+		// The old value stays only as history, with the session that replaced it.
+		expect(currentText(current)).not.toContain("5432");
+		expect(current).toMatch(/\nEarlier:\n- was "[^"]*5432[^"]*".* until \d{4}-\d{2}-\d{2} \(session fact-2\)\./);
 		const history = (await (await api(`/v1/projects/${projectId}/memories/${name}/history`)).json()) as {
 			versions: { version: number; runId: string | null; evidence: { session: string; turns: string[] }[] }[];
 		};
@@ -101,7 +104,7 @@ describe("a corrected current-state fact", () => {
 		expect(events.events[0]).toMatchObject({
 			op: "update",
 			outcome: "applied",
-			reason: "corrected by a newer statement",
+			reason: "updated in place by a newer statement",
 			sessions: ["fact-2"],
 		});
 		expect(events.events.at(-1)).toMatchObject({ op: "create", sessions: ["fact-1"] });

@@ -1,17 +1,23 @@
 import type { Candidate } from "../extract/schema";
 import { MAX_CUES, type MemoryType } from "../memory/topic-file";
+import { type EarlierValue, earlierValue, renderHistory, splitHistory } from "../memory/value-history";
 import { CJK_RUN, grams } from "../text/grams";
 import type { PendingOutput, TouchedMemory } from "./inputs";
 import { type ConsolidationPlan, isCurrentState, type Operation } from "./plan";
+import { inStatedOrder, statedAt, updateScore, withoutChangeOnly } from "./updates";
 
 /**
  * The offline consolidator, used when no model is configured. Deterministic: the same inputs give
  * the same plan, so a retried run rewrites identical files (which the store treats as unchanged).
  * - A candidate joins the memory with its name, or the near-same memory (same kind of fact, and most
  *   of the shorter statement's content words shared); otherwise it becomes a new memory.
- * - The same statement again → `confirm` (a fresh verifiedAt). A different statement about a
- *   current-state fact (project, reference) → the memory is updated in place to the newer statement
- *   (the store keeps the old version in history). About a rule or preference → appended as a bullet.
+ * - The same statement again → `confirm` (a fresh verifiedAt). A statement about the same subject with
+ *   another value (src/consolidate/updates.ts) → that value is replaced in place, for rules and
+ *   preferences as for facts, and the old value is listed under "Earlier:" with its session and the
+ *   day it was replaced; candidates are applied in the order they were stated, so the newest wins.
+ *   A different statement about a current-state fact (project, reference) → the memory is updated in
+ *   place to the newer statement. About a rule or preference → appended as a bullet.
+ * - A statement that only says something changed is not kept.
  * - Explicit procedures ("how to X:" + steps) become a reference memory and a skill made from it;
  *   nothing else becomes a skill. A skill whose source memories are all gone is retired (run.ts).
  * The summary is built after the changes are applied (see summary.ts).
@@ -72,6 +78,12 @@ interface Draft {
 	proposeTeam?: boolean;
 	/** Cues a model wrote for the statements merged here (none from the offline extractor: derived at write). */
 	cues: string[];
+	/** A value of it was replaced by a newer statement in this run. */
+	updated?: boolean;
+	/** Values this memory held before, oldest first. */
+	earlier: EarlierValue[];
+	/** Where each statement came from (its session and time), for the history when it is replaced. */
+	origins: Map<string, { session: string | null; at: string | null }>;
 }
 
 function draftFrom(m: TouchedMemory): Draft {
@@ -79,7 +91,8 @@ function draftFrom(m: TouchedMemory): Draft {
 		SOURCES.exec(m.body)?.[1]
 			?.split(", ")
 			.map((s) => s.replace(/^session /, "")) ?? [];
-	const text = m.body.replace(SOURCES, "").trim();
+	const { text: current, earlier } = splitHistory(m.body.replace(SOURCES, "").trim());
+	const text = current.trim();
 	const lines = text.split("\n");
 	const ours = m.source === "consolidation";
 	// Bodies this consolidator wrote are one statement or a list of bullets; anything else is kept as written.
@@ -102,12 +115,22 @@ function draftFrom(m: TouchedMemory): Draft {
 		confirmed: false,
 		evidence: new Set(),
 		cues: [],
+		earlier,
+		// The current value took over when the last earlier one was replaced; without history, when the memory began.
+		origins: new Map(
+			(statements ?? []).map((st) => [
+				st,
+				earlier.at(-1)
+					? { session: earlier.at(-1)?.replacedBy ?? null, at: earlier.at(-1)?.until ?? null }
+					: { session: sources[0] ?? null, at: null },
+			]),
+		),
 	};
 }
 
 function render(d: Draft): string {
 	const lines = d.statements.length === 1 && !d.preamble ? [`${d.statements[0]}.`] : d.statements.map((s) => `- ${s}.`);
-	const text = [d.preamble, lines.join("\n")].filter(Boolean).join("\n");
+	const text = [[d.preamble, lines.join("\n")].filter(Boolean).join("\n"), renderHistory(d.earlier)].filter(Boolean).join("\n\n");
 	return d.sources.length ? `${text}\n\nSources: ${d.sources.map((s) => `session ${s}`).join(", ")}.` : text;
 }
 
@@ -122,6 +145,19 @@ const statementOf = (c: Candidate) => {
 	return first.startsWith(description) && first.length <= 1_000 ? first.replace(/[.!]+$/, "") : description;
 };
 
+/** The memory (and which of its statements) a statement updates: the closest by `updateScore`, if any. */
+function updateTarget(drafts: Iterable<Draft>, statement: string, correction: boolean): { draft: Draft; index: number } | null {
+	let best: { draft: Draft; index: number; score: number } | null = null;
+	for (const draft of drafts) {
+		if (draft.preamble !== null) continue; // written by someone else: not rewritten statement by statement
+		draft.statements.forEach((current, index) => {
+			const score = updateScore(current, statement, correction);
+			if (score > 0 && (!best || score > best.score)) best = { draft, index, score };
+		});
+	}
+	return best;
+}
+
 export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]): ConsolidationPlan {
 	const drafts = new Map<string, Draft>();
 	for (const m of touched) if (m.scope === "personal") drafts.set(m.name, draftFrom(m));
@@ -129,8 +165,8 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 	const operations: Operation[] = [];
 	const skills: ConsolidationPlan["skills"] = [];
 
-	for (const output of outputs) {
-		for (const c of output.candidates) {
+	for (const { output, candidate: c } of inStatedOrder(withoutChangeOnly(outputs))) {
+		{
 			if (c.procedure) {
 				// The procedure is kept as a reference memory, and the skill made from it names it as its
 				// source: when the memory is deleted, the next run retires the skill.
@@ -164,6 +200,24 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 				});
 				continue;
 			}
+			const origin = { session: output.session_id, at: statedAt(output, c) };
+			const update = updateTarget(drafts.values(), statement, c.correction === true);
+			if (update && !normalise(update.draft.statements.join(" ")).includes(normalise(statement))) {
+				// The newest statement wins: the value it replaces moves to the memory's history.
+				const d = update.draft;
+				const old = d.statements[update.index] ?? "";
+				d.earlier.push(earlierValue(old, d.origins.get(old) ?? { session: d.sources[0] ?? null }, origin));
+				d.statements[update.index] = statement;
+				d.origins.set(statement, origin);
+				if (d.statements.length === 1) d.description = c.description;
+				if (!d.sources.includes(output.session_id)) d.sources.push(output.session_id);
+				d.evidence.add(output.session_id);
+				if (c.team) d.proposeTeam = true;
+				d.cues = [...new Set([...d.cues, ...(c.cues ?? [])])].slice(0, MAX_CUES);
+				d.changed = true;
+				d.updated = true;
+				continue;
+			}
 			let target = drafts.get(c.name);
 			if (!target) {
 				// A correction replaces the current-state memory it is most about; anything else joins a near-same one.
@@ -191,6 +245,8 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 					confirmed: false,
 					evidence: new Set([output.session_id]),
 					cues: c.cues ?? [],
+					earlier: [],
+					origins: new Map([[statement, origin]]),
 					...(c.team ? { proposeTeam: true } : {}),
 				});
 				continue;
@@ -206,10 +262,23 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 			}
 			if (isCurrentState(target.type)) {
 				// A newer statement of a current-state fact replaces the old one.
+				const old = target.statements.length === 1 ? (target.statements[0] ?? "") : target.description.replace(/[.!]+$/, "");
+				if (normalise(old) !== normalise(statement))
+					target.earlier.push(
+						earlierValue(
+							old,
+							target.origins.get(old) ?? { session: target.existing ? target.existing.session_id : (target.sources[0] ?? null) },
+							origin,
+						),
+					);
 				target.statements = [statement];
+				target.origins.set(statement, origin);
 				target.preamble = null;
 				target.description = c.description;
-			} else target.statements.push(statement);
+			} else {
+				target.statements.push(statement);
+				target.origins.set(statement, origin);
+			}
 			target.cues = [...new Set([...target.cues, ...(c.cues ?? [])])].slice(0, MAX_CUES);
 			target.changed = true;
 		}
@@ -224,11 +293,13 @@ export function offlinePlan(outputs: PendingOutput[], touched: TouchedMemory[]):
 				type: d.type,
 				description: d.description,
 				body: render(d),
-				reason: d.existing
-					? isCurrentState(d.type)
-						? "corrected by a newer statement"
-						: "new statement of the same rule"
-					: "new durable statement",
+				reason: d.updated
+					? "updated in place by a newer statement"
+					: d.existing
+						? isCurrentState(d.type)
+							? "corrected by a newer statement"
+							: "new statement of the same rule"
+						: "new durable statement",
 				evidence,
 				...(d.cues.length > 0 ? { cues: d.cues } : {}),
 				...(d.proposeTeam ? { proposedScope: "team" as const } : {}),

@@ -31,6 +31,7 @@ import { ConsolidationError, modelPlan } from "./model";
 import { offlinePlan } from "./offline";
 import type { ConsolidationPlan, Operation } from "./plan";
 import { buildSummary } from "./summary";
+import { newestWins, withoutChangeOnly } from "./updates";
 
 /** Points where a test can make a run fail, to prove a retried run converges. */
 export interface ConsolidationFaults {
@@ -360,7 +361,18 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 				const skillsBefore = await listSkills(env.PDB, ctx);
 				const previousSummary = model ? await readSummary(env, ctx) : null;
 				const plan: ConsolidationPlan = model
-					? await modelPlan(model, outputs, touched, await skillBodies(env, ctx, skillsBefore), previousSummary, summaryLimit)
+					? newestWins(
+							await modelPlan(
+								model,
+								withoutChangeOnly(outputs),
+								touched,
+								await skillBodies(env, ctx, skillsBefore),
+								previousSummary,
+								summaryLimit,
+							),
+							touched,
+							outputs,
+						)
 					: offlinePlan(outputs, touched);
 				for (const op of plan.operations) events.push(...(await applyOperation(env, ctx, op, outputs, faults, guard, proposals)));
 
@@ -393,11 +405,13 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 					events.push({ op: "skill-delete", target: name, outcome: "applied", reason: reason.slice(0, 500), evidence: [] });
 				}
 
-				// A model that returns no summary leaves the previous one standing.
+				// A model that returns no summary leaves the previous one standing — unless this run changed a
+				// memory, whose old value the previous summary may still state: then it is rebuilt from the memories.
+				const changedMemory = events.some((e) => e.outcome === "applied" && ["create", "update", "merge", "delete"].includes(e.op));
 				const summary =
 					model && plan.summary.trim()
 						? plan.summary
-						: ((model ? previousSummary : null) ?? (await buildSummary(env.PDB, ctx, summaryLimit)));
+						: ((model && !changedMemory ? previousSummary : null) ?? (await buildSummary(env.PDB, ctx, summaryLimit)));
 				// The summary passes the same gate line by line: a merge cannot carry a held sentence into it.
 				const safe = truncateToTokens(withoutFlaggedLines((await redactSecrets(summary)).text), summaryLimit).text;
 				await guard.check();

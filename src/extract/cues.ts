@@ -6,6 +6,8 @@
  * moment, the task at hand, questions, musings, other people's opinions and descriptions of code.
  */
 
+import { VALUE_CUES_EN, VALUE_CUES_KO } from "./value-cues";
+
 export type StatementKind = "rule" | "prohibition" | "correction" | "preference" | "fact" | "pointer" | "remember";
 
 export interface Cue {
@@ -30,6 +32,7 @@ const EN_TASK_VERBS =
 	"fix|rename|add|implement|refactor|update|remove|delete|create|build|look|check|investigate|debug|run|try|test|review|bump|move|merge|open|write|change|make|generate|convert|port|split|extract|clean|replace|set up|setup|install|upgrade|downgrade|revert|undo|show|tell|explain|help|find|search|grep|list|print|log|document|commit|push|deploy|wire|hook|send|draft|patch|handle|rewrite|reformat";
 
 const EN_CUES: Cue[] = [
+	...VALUE_CUES_EN,
 	// Standing rules and their time words.
 	{
 		pattern:
@@ -80,7 +83,7 @@ const EN_CUES: Cue[] = [
 	// Bans.
 	{
 		pattern:
-			/^(?:please\s+|pls\s+|and\s+|also\s+|but\s+)?(?:don'?t|do not|dont|never|stop|avoid|quit|no more|refrain from)\s+(?:ever\s+|even\s+|just\s+)?(?!worry|bother|mind|know|think|see|care|need|have|wait|rush|panic|get|go|forget)\w+/i,
+			/^(?:please\s+|pls\s+|and\s+|also\s+|but\s+)?(?:don'?t|do not|dont|never|stop|avoid|quit|no more|refrain from)\s+(?:ever\s+|even\s+|just\s+)?['"‘“]?(?!worry|bother|mind|know|think|see|care|need|have|wait|rush|panic|get|go|forget)\w+/i,
 		weight: 2,
 		kind: "prohibition",
 	},
@@ -231,7 +234,7 @@ const EN_CUES: Cue[] = [
 	// Standing facts about where and how the project runs.
 	{
 		pattern:
-			/\b(?:is|are|gets|get|was|were) (?:deployed|hosted|served|running|run|stored|kept|published|built|released|mirrored|backed up|provisioned|managed) (?:on|in|at|to|from|via|through|with|by|under)\b/i,
+			/\b(?:is|are|gets|get|was|were) (?:deployed|hosted|served|running|run|stored|kept|published|built|released|mirrored|backed up|provisioned|managed) (?:on|in|at|to|from|via|through|with|by|under|as)\b/i,
 		weight: 1.5,
 		kind: "fact",
 	},
@@ -362,6 +365,13 @@ const EN_TRAPS: Trap[] = [
 		weight: 1.5,
 		why: "code",
 	},
+	// A request of the moment: "I need rate limiting on the endpoint", "I need a new dbt model for …".
+	{
+		pattern:
+			/^(?:i|we) (?:need|want) (?!you to (?:always|never))(?:a |an |the |some |new |to (?:add|build|write|fix|get)\b|(?:[\w-]+ )?[\w-]+ing\b)/i,
+		weight: 2,
+		why: "task",
+	},
 	// Today's task: an instruction that starts with a task verb, and "remember to …" for the task.
 	{
 		pattern: new RegExp(
@@ -382,6 +392,7 @@ const EN_TRAPS: Trap[] = [
 // Korean. Stems are matched without their particles and endings: "배포는", "배포할 때", "배포돼요".
 
 const KO_CUES: Cue[] = [
+	...VALUE_CUES_KO,
 	{ pattern: /(?:항상|늘|언제나|매번|언제든|무조건|반드시|절대로?)/, weight: 2, kind: "rule" },
 	{ pattern: /(?:앞으로(?:는)?|이제부터|지금부터|다음부터|향후|앞으론)/, weight: 2, kind: "rule" },
 	{ pattern: /(?:규칙|컨벤션|원칙|정책|룰|가이드라인|표준|관례|방침|약속|국룰)/, weight: 2, kind: "rule" },
@@ -514,6 +525,10 @@ const KO_TRAPS: Trap[] = [
 		why: "hypothetical",
 	},
 	{ pattern: /(?:이번만|이번에만|예외로|한 번만)/, weight: 3, why: "scoped" },
+	// Something the agent reads in the repository itself: "스텁은 src/test/… 밑에 있는 거 보이실 거예요".
+	{ pattern: /(?:보이실|보일|보이시) ?(?:거예요|거에요|겁니다|거야|걸요)|보이시죠/, weight: 2, why: "code" },
+	// Starting a piece of work: "오늘부터 오픈뱅킹 연동 시작해요".
+	{ pattern: /(?:시작|착수)(?:해요|합니다|할게요|할게|하자|해|했어요|했어)\s*[.!~]*$/, weight: 3.5, why: "task" },
 	// "위젯에 잔액 표시 추가해야 함": work to do, not a rule.
 	{
 		pattern: /(?:추가|수정|구현|개발|작성|처리|변경|삭제|정리|연동|적용|마이그레이션)(?:해야|돼야) ?(?:함|돼요|됩니다|해요|해|돼|합니다)/,
@@ -537,7 +552,9 @@ const KO_TRAPS: Trap[] = [
 		why: "greeting",
 	},
 	{
-		pattern: /(?:리턴|반환|호출(?:해|하|돼)|정의돼|선언돼|상속|구현돼|라인|번째 줄|\.(?:tsx?|jsx?|py|go|java|kt):\d+)/,
+		// "라인" as a line of code ("42 라인", "라인 42"), not inside 온라인 / 파이프라인.
+		pattern:
+			/(?:리턴|반환|호출(?:해|하|돼)|정의돼|선언돼|상속|구현돼|\d+\s?번?째?\s?라인|라인\s?\d+|번째 줄|\.(?:tsx?|jsx?|py|go|java|kt):\d+)/,
 		weight: 2,
 		why: "code",
 	},

@@ -1,5 +1,6 @@
 import type { MemoryType } from "../memory/topic-file";
 import type { Turn } from "../sessions/turns";
+import { marksChange, onlySaysChanged, valuesOf } from "../text/statement-values";
 import { type Analysis, analyse, HANGUL, isDurable, kindOf, LABEL_ONLY, REFERS_BACK, REMEMBER_ONLY, type StatementKind } from "./cues";
 import { type Candidate, type StageOneOutput, slugify, turnRef } from "./schema";
 
@@ -91,7 +92,7 @@ function segments(text: string): { sentence: string; item: boolean }[] {
 		// Korean joins clauses with a connective ending and a comma ("…운영하는 백엔드고요, 규제 변경은 …"):
 		// each clause is read on its own, so a word about today in one does not sink the rule in the next.
 		for (const s of line.split(
-			/(?<!\b(?:e\.g|i\.e|etc|vs|approx|incl|no))(?<=[.!?~。])\s+|;\s+|\s+[—–]\s+|(?<=[\uac00-\ud7af](?:고요|구요|는데요|는데|지만|니까|거든요|면서|고),)\s+/,
+			/(?<!\b(?:e\.g|i\.e|etc|vs|approx|incl|no))(?<=[.!?~。]|[ㅎㅋㅠ]{2})\s+|;\s+|\s+[—–]\s+|(?<=[\uac00-\ud7af](?:고요|구요|는데요|는데|지만|니까|거든요|면서|고),)\s+/,
 		)) {
 			let sentence = s.replace(/^(?:[-*•]|\d{1,2}[.)])\s+/, "").trim();
 			const intro = INTRO.exec(sentence.replace(LEAD, ""));
@@ -123,13 +124,23 @@ function shortHash(text: string): string {
  * different statements never collapse into one name and the same statement always gets the same one.
  */
 export function nameFor(statement: string, kind: StatementKind = "fact"): string {
+	// Values change (a port, a day, a person, a host); a name keeps its memory's identity through updates.
+	const values = valuesOf(statement);
+	const isValue = (w: string) =>
+		values.has(w) ||
+		w === "https" ||
+		w === "http" ||
+		values.has(`who:${w}`) ||
+		values.has(`every:${w.replace(/s$/, "")}`) ||
+		/^(?:mon|tues|wednes|thurs|fri|satur|sun)days?$/.test(w) ||
+		[...values].some((v) => v.includes(".") && v.split(/[./:-]/).includes(w));
 	const words = statement
 		.toLowerCase()
 		.replace(/[^a-z0-9@./\s-]+/g, " ")
 		.split(/\s+/)
 		.map((w) => w.replace(/^[.\-/@]+|[.\-/@]+$/g, ""))
 		// Values (ports, versions, counts) change; a name keeps its memory's identity through corrections.
-		.filter((w) => w && !STOPWORDS.has(w) && !/^v?\d[\d.]*$/.test(w));
+		.filter((w) => w && !STOPWORDS.has(w) && !/^v?\d[\d.]*$/.test(w) && !isValue(w));
 	if (words.length >= 2 && !HANGUL.test(statement)) return slugify(words.join(" "), 6);
 	const normalised = statement.toLowerCase().replace(/\s+/g, " ").trim();
 	return slugify(`${kind} ${words.slice(0, 3).join(" ")} ${shortHash(normalised)}`, 6);
@@ -151,6 +162,8 @@ export function cleanStatement(sentence: string, correction: boolean): string {
 				"",
 			)
 			.replace(/^(?:correction on what i (?:told|said to) you[^:]*|ok,? )[:\s]*/i, "");
+		// "3306이 아니라 3307", "그거 아니고 kafka-dev-03으로": the word before 아니라/아니고 names the old value.
+		s = s.replace(/\S+?(?:이|가)?\s?아니(?:라|고)\s+(?=\S)/g, "");
 		// Korean: "30초였던 거", "g5라고 했는데" name the old value; "지현님 퇴사하셔서 이제 …" gives the reason before the new state.
 		s = s
 			.replace(/(?:지난번에?|저번에|아까|전에)\s[^,.]*?(?:였던|이었던|라고 했던|라고 말했던)\s*(?:거|것|건)[\s,]*/g, "")
@@ -162,8 +175,17 @@ export function cleanStatement(sentence: string, correction: boolean): string {
 		const kept = clauses.filter((c) => !stale.test(c));
 		if (kept.length > 0 && kept.length < clauses.length) s = kept.join(" ").replace(/[,;:]\s*$/, "");
 	}
+	// A change names the value it replaces ("on Thursday now instead of Tuesday", "목요일 말고 수요일로"): only the new one is kept.
+	if (correction || marksChange(s))
+		s = s
+			.replace(/,?\s*\b(?:instead of|rather than)\s+(?:the\s+)?[\w.:/-]*\d[\w.:/-]*(?:\s+[a-z]+)?(?=[\s,.;!]|$)/gi, "")
+			.replace(/,?\s*\b(?:instead of|rather than)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b/gi, "")
+			.replace(/(^|\s)[^\s]*[^지\s] 말고\s+/g, "$1");
 	return s.replace(/[.!;,~]+$/, "").trim();
 }
+
+/** A ban whose object is the statement before it: "do not 'fix' that", "never change it". */
+const BAN_OF_IT = /^(?:please\s+|and\s+)?(?:do not|don'?t|never)\s+['"‘“]?\w+['"’”]?\s+(?:that|this|it|them)\b/i;
 
 /** An English sentence with no subject of its own: "always in staging, never in marts". */
 const ELLIPTIC = /^(?:always|never|only|not)\s+(?:in|on|at|for|from|with|via|through|before|after|when|if)\b/i;
@@ -265,6 +287,12 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 			lift(false);
 			continue;
 		}
+		if (onlySaysChanged(bare)) {
+			// "The deploy day changed": no memory of its own; what follows says what holds now.
+			correcting = true;
+			previous = { sentence, analysis, candidate: null };
+			continue;
+		}
 		if (
 			isDurable(analysis) &&
 			analysis.kinds.size === 1 &&
@@ -290,6 +318,12 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 			)
 				continue;
 		}
+		// "do not 'fix' that to UTC": a ban on what the sentence before stated belongs with it.
+		if (isDurable(analysis) && previous?.candidate && BAN_OF_IT.test(bare) && carried < MAX_CARRY) {
+			elaborate(previous.candidate, sentence);
+			carried++;
+			continue;
+		}
 		// Korean drops the topic when it goes on about the same thing ("무조건 service 레이어 거쳐서"): the
 		// sentence continues the statement before it.
 		if (isDurable(analysis) && previous?.candidate && HANGUL.test(sentence) && !HAS_TOPIC.test(bare) && carried < MAX_CARRY) {
@@ -305,7 +339,8 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 				previous &&
 				!previous.candidate &&
 				(REFERS_BACK.test(sentence) || ELLIPTIC.test(bare)) &&
-				!previous.analysis.traps.includes("question")
+				!previous.analysis.traps.includes("question") &&
+				previous.analysis.penalty < 2
 			) {
 				statement = `${previous.sentence.replace(LEAD, "")} ${statement}`;
 			}

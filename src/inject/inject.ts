@@ -7,6 +7,7 @@ import { listDailyLogs, readDailyLog } from "../memory/daily-log";
 import { memoryUrl } from "../memory/paths";
 import { memoryContentOf } from "../memory/store";
 import type { MemoryType } from "../memory/topic-file";
+import { currentText } from "../memory/value-history";
 import { projectStore } from "../project/client";
 import { type Engine, type RecallResult, recall } from "../recall/recall";
 import { type HeaderRow, kindOf } from "../search/start-view";
@@ -239,7 +240,8 @@ export async function buildInjection(
 
 	// Recalled topic files, in parallel: from the indexed text the candidates carry, R2 only when it differs.
 	const memoryBlocks: { block: string; info: InjectedMemory; id: number }[] = [];
-	const contents = await Promise.all(served.map((m) => memoryContentOf(env, ctx, m.row, m.body)));
+	// A block serves what each memory says now; its earlier values stay in the file (memory_read, the API, the console).
+	const contents = (await Promise.all(served.map((m) => memoryContentOf(env, ctx, m.row, m.body)))).map(currentText);
 	for (const [i, m] of served.entries()) {
 		const content = contents[i] ?? "";
 		const cut = surelyWithin(content, PER_MEMORY_TOKENS)

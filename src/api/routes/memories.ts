@@ -13,6 +13,7 @@ import {
 	validateCues,
 	validateFields,
 } from "../../memory/topic-file";
+import { valueTimeline } from "../../memory/value-history";
 import { clientSessionId, SESSION_ID_PATTERN } from "../../sessions/turns";
 import { type AppEnv, projectOf } from "../context";
 import { badRequest, CairnError, notFound } from "../errors";
@@ -332,7 +333,7 @@ memoryRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/memories/{name}/history",
 		scope: "read",
-		summary: "Versions of a topic file, newest first",
+		summary: "Versions of a topic file, newest first, and every value it has held with its session and day",
 		request: { params: memoryParams, query: z.object({ scope: ScopeQuery }) },
 		responses: {
 			200: jsonResponse(
@@ -350,15 +351,34 @@ memoryRoutes.openapi(
 								.openapi({ description: "The sessions and turns (t<seq>) of the candidates this version rests on" }),
 						}),
 					),
+					values: z
+						.array(
+							z.object({
+								value: z.string(),
+								session: z.string().nullable().openapi({ description: "The session that stated the value" }),
+								since: z.string().nullable().openapi({ description: "The day (YYYY-MM-DD) it was stated or took over, when known" }),
+								until: z.string().nullable().openapi({ description: "The day a newer statement replaced it; null for the current value" }),
+								current: z.boolean(),
+							}),
+						)
+						.openapi({
+							description:
+								"Every value the memory has held, oldest first and the current one last: a newer statement about the same subject replaces the value in place and keeps the old one here",
+						}),
 				}),
 			),
 			...errors(400, 401, 403, 404),
 		},
 	}),
 	async (c) => {
-		const { versions } = await store(c).history(c.get("projectContext"), c.req.valid("param").name, c.req.valid("query").scope);
+		const { row, versions } = await store(c).history(c.get("projectContext"), c.req.valid("param").name, c.req.valid("query").scope);
+		const body = parseTopicFile(await readMemoryContent(c.env, c.get("projectContext"), row)).body;
 		return c.json(
 			{
+				values: valueTimeline(row.description, body, {
+					session: row.session_id === null ? null : clientSessionId(row.session_id),
+					updatedAt: row.updated_at,
+				}),
 				versions: versions.map((v) => ({
 					version: v.version,
 					updatedAt: v.created_at,

@@ -6,6 +6,7 @@ import { type Loose, seg } from "../api";
 import { badInput, type C, type ConsolePage, failure, formString, loadProject, render } from "../context";
 import { diffLines } from "../diff";
 import { apiErrorNotice, csrfField, empty, flash, type Html, memoryPath, notice, projectPath, SCOPES, selectOptions, when } from "../view";
+import { valuesSection } from "./value-history";
 
 /** One memory: JSON with its body, history and the consolidation events behind it. */
 export async function memoryPage(c: C, project: Loose, name: string, scope: string | undefined, status = 200, banner: Html | string = "") {
@@ -60,6 +61,7 @@ ${editForm(
 )}
 <form method="post" action="${memoryPath(project.id, m.name, m.scope, "/delete")}" data-confirm="Delete ${m.name} and its history?" class="actions">
 ${csrfField(c.var.session.csrf)}<button type="submit" class="danger">Delete this memory</button></form>
+${valuesSection((history.data.values ?? []) as Loose[])}
 <h2 id="history">History</h2>
 ${
 	versions.length === 0
