@@ -16,6 +16,7 @@ import {
 	type WriteGuard,
 	writeMemory,
 } from "../memory/store";
+import { operationCitations } from "../memory/transcript-citations";
 import { projectTenant } from "../registry/projects";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { effectiveSettings } from "../settings/settings";
@@ -233,6 +234,7 @@ async function applyOperation(
 				sessionId: evidence.at(-1) ?? null,
 				...(op.op !== "merge" && op.proposedScope ? { proposedScope: op.proposedScope } : {}),
 				provenance: { runId: guard.runId, evidence: supportingTurns(op, evidence, outputs) },
+				transcriptCitations: operationCitations(op, evidence, outputs),
 			},
 			{ afterObjectPut: faults.afterObjectPut },
 			guard,

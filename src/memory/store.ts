@@ -134,6 +134,8 @@ export interface WriteInput {
 	 * Absent: the writer's citations already stored are kept and the paths its text names join them.
 	 */
 	citations?: Citation[];
+	/** Files the agent read or edited in the turns the write comes from (consolidation): join the citations when none are given. */
+	transcriptCitations?: Citation[];
 }
 
 /** A session and the turns in it (`t<seq>`) that a version rests on. */
@@ -255,7 +257,7 @@ export type WritePlan =
 export async function planWrite(
 	db: ProjectDb,
 	ctx: ProjectContext,
-	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance">,
+	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance" | "transcriptCitations">,
 	checked: CheckedWrite,
 	current: MemoryRow | null,
 	sessionId: string | null,
@@ -268,7 +270,7 @@ export async function planWrite(
 	const hash = await sha256Hex(content);
 	const cues = resolveCues(file, checked.givenCues, current);
 	const cuesJson = JSON.stringify(cues.cues);
-	const citations = resolveCitations(file, checked.givenCitations, current);
+	const citations = resolveCitations(file, checked.givenCitations, current, input.transcriptCitations);
 	if (current && current.content_hash === hash) {
 		const sameCitations = JSON.stringify(citations) === JSON.stringify(citationsOf(current));
 		if (current.cues === cuesJson && current.cues_source === cues.source && sameCitations) return { kind: "unchanged", current };
