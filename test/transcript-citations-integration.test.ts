@@ -7,7 +7,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { parseClaude } from "../src/ingest/claude";
 import { parseCodex } from "../src/ingest/codex";
-import { detectFileAccess, shellFiles } from "../src/ingest/file-access";
+import { detectFileAccess, dropSecretPaths, shellFiles } from "../src/ingest/file-access";
 import { resolveCitations } from "../src/memory/citations";
 import { repositoryPath, stampCitedFiles } from "../src/memory/transcript-citations";
 import type { ProjectCoordinator } from "../src/project/object";
@@ -193,6 +193,13 @@ describe("the files a tool call read or edited", () => {
 		expect(shellFiles('cat "$FILE" src/*.ts; grep -rn foo src; ls src')).toEqual([]);
 		expect(detectFileAccess("Grep", { pattern: "x", path: "/srv/api" })).toBeNull();
 		expect(detectFileAccess("Read", { file_path: 42 })).toBeNull();
+	});
+
+	it("does not keep a path that carries what looks like a secret", async () => {
+		const token = ["ghp", "R8xk2LmQ9vWz4Tb7Nc1Hf5Jg3Ps6Eu0Ai2Oq"].join("_");
+		const turns: { files?: string[] }[] = [{ files: ["/srv/api/src/a.ts", `/srv/api/keys/${token}.txt`] }, { files: [`${token}.md`] }, {}];
+		await dropSecretPaths(turns);
+		expect(turns).toEqual([{ files: ["/srv/api/src/a.ts"] }, {}, {}]);
 	});
 
 	it("keeps a path only when it lies inside the session's working directory", () => {

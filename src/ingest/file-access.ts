@@ -1,3 +1,4 @@
+import { findSecrets } from "../security/secrets";
 import { isObject } from "../sessions/turns";
 import { toolInput } from "./agent-writes";
 
@@ -132,3 +133,19 @@ function joinDir(dir: string | undefined, path: string): string {
 
 export const isAbsolute = (path: string) =>
 	path.startsWith("/") || path.startsWith("~") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+
+/**
+ * Drops from the turns' `files` every path that carries what looks like a secret (the turn's text is
+ * redacted; a path cannot be, so it is not kept). One scan over all the paths; each path only when it found one.
+ */
+export async function dropSecretPaths(turns: { files?: string[] }[]): Promise<void> {
+	const paths = turns.flatMap((t) => t.files ?? []);
+	if (paths.length === 0 || (await findSecrets(paths.join("\n"))).length === 0) return;
+	for (const t of turns) {
+		if (!t.files) continue;
+		const kept: string[] = [];
+		for (const f of t.files) if ((await findSecrets(f)).length === 0) kept.push(f);
+		if (kept.length > 0) t.files = kept;
+		else delete t.files;
+	}
+}
