@@ -39,6 +39,7 @@ const VALUE_OPTIONS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 
 /** The files a tool call named `name` with this input read or edited: the fields to put on its turn, or null. */
 export function detectFileAccess(name: string, input: unknown): { files: string[] } | null {
+	if (!FILE_TOOLS.test(name) && !PATCH_TOOL.test(name) && !SHELL_TOOL.test(name)) return null;
 	const value = toolInput(input);
 	const found: string[] = [];
 	if (FILE_TOOLS.test(name) && isObject(value)) {
