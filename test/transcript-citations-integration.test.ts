@@ -331,6 +331,7 @@ describe("consolidation's model is shown the code state", () => {
 		expect((await write("queue-retries", "Queue retry limit", "src/queue/worker.ts sets MAX_RETRIES = 5.")).status).toBe(201);
 		expect((await write("session-ttl", "Session lifetime", "SESSION_TTL_HOURS in src/auth/session.ts is 12.")).status).toBe(201);
 		expect((await write("refund-rounding", "Refund rounding", "computeRefund in src/payments/refund.ts rounds half-up.")).status).toBe(201);
+		expect((await write("config-parsing", "Configuration parsing", "src/lib/parse.ts parses the configuration.")).status).toBe(201);
 		const checked = await call(`/v1/projects/${projectId}/citations/check`, {
 			token: tenant.token,
 			json: {
@@ -338,6 +339,7 @@ describe("consolidation's model is shown the code state", () => {
 					{ path: "src/queue/worker.ts", blob: BLOB("3"), blobAtWrite: BLOB("2") },
 					{ path: "src/auth/session.ts", blob: BLOB("1"), blobAtWrite: BLOB("1") },
 					{ path: "src/payments/refund.ts", blob: null, blobAtWrite: BLOB("4") },
+					{ path: "src/lib/parse.ts", blob: null, blobAtWrite: BLOB("5"), movedTo: "src/config/parse.ts", movedBlob: BLOB("5") },
 				],
 			},
 		});
@@ -362,6 +364,13 @@ describe("consolidation's model is shown the code state", () => {
 			{ name: "queue-retries", type: "project", description: "Queue retry limit", body: "The worker retries 3 times.", evidence: ["t0"] },
 			{ name: "session-ttl", type: "project", description: "Session lifetime", body: "Sessions last 12 hours.", evidence: ["t0"] },
 			{ name: "refund-rounding", type: "project", description: "Refund rounding", body: "Refunds round half-up.", evidence: ["t0"] },
+			{
+				name: "config-parsing",
+				type: "project",
+				description: "Configuration parsing",
+				body: "Configuration is parsed once.",
+				evidence: ["t0"],
+			},
 		]);
 		expect((await call(`/v1/projects/${projectId}/consolidate`, { token: tenant.token, method: "POST" })).status).toBe(202);
 		await runDurableObjectAlarm(coordinator);
@@ -379,6 +388,11 @@ describe("consolidation's model is shown the code state", () => {
 			state: "gone",
 			note: "every file this memory cites is gone from the repository since it was written",
 			gone: ["src/payments/refund.ts"],
+		});
+		expect(byName.get("config-parsing")?.code).toEqual({
+			state: "changed",
+			note: "code this memory cites changed in the repository since it was written",
+			moved: ["src/lib/parse.ts -> src/config/parse.ts"],
 		});
 		expect(byName.has("session-ttl")).toBe(true);
 		expect(byName.get("session-ttl")?.code).toBeUndefined();
