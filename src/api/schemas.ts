@@ -56,7 +56,7 @@ const CitationSchema = z
 		symbol: z.string().optional(),
 		lines: z.string().optional(),
 		blob: z.string().optional(),
-		source: z.enum(["writer", "text"]),
+		source: z.enum(["writer", "text", "transcript"]),
 	})
 	.openapi("Citation");
 
@@ -100,7 +100,7 @@ export const MemoryMetadataSchema = z
 			.openapi({ description: "written: by a model or a person; derived: from the concept map when none were written" }),
 		citations: z.array(CitationSchema).openapi({
 			description:
-				"The repository code the memory is about: paths (with a symbol or lines where known) and the git blob id its writer saw; 'text' citations were read from the memory's text",
+				"The repository code the memory is about: paths (with a symbol or lines where known) and the git blob id its writer saw; 'text' citations were read from the memory's text, 'transcript' ones are files the agent read or edited in the session turns it was written from",
 		}),
 		codeState: z.enum(["current", "changed", "gone"]).nullable().openapi({
 			description:

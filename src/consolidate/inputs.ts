@@ -6,6 +6,7 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
 import { queryTerms } from "../text/terms";
 import { tokenCount } from "../text/tokens";
+import { type CodeNote, codeNotes } from "./code-state";
 
 /** A stage-1 output waiting for consolidation, with its session's last activity (the time of outputs stored before candidates carried `statedAt`). */
 export interface PendingOutput {
@@ -49,8 +50,8 @@ export const pendingCount = async (db: ProjectDb, projectId: string) =>
 			.first<{ n: number }>()
 	)?.n ?? 0;
 
-/** An existing memory the new material touches, with its body (from the search index, no R2 read). */
-export type TouchedMemory = MemoryRow & { body: string };
+/** An existing memory the new material touches, with its body (from the search index, no R2 read) and what became of its cited code. */
+export type TouchedMemory = MemoryRow & { body: string; code?: CodeNote };
 
 /**
  * The current memories the new candidates touch: for each candidate, the best lexical matches of its
@@ -90,5 +91,6 @@ export async function touchedMemories(
 			out.push({ ...(row as MemoryRow), body: fts_body });
 		}
 	}
-	return out;
+	const notes = await codeNotes(db, out);
+	return out.map((m) => (notes.has(m.id) ? { ...m, code: notes.get(m.id) } : m));
 }

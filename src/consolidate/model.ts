@@ -6,6 +6,7 @@ import { cuesOf } from "../memory/store";
 import { redactSecrets } from "../security/secrets";
 import { truncateToTokens } from "../text/tokens";
 import type { SkillRow } from "./artifacts";
+import { codeEntry } from "./code-state";
 import type { PendingOutput, TouchedMemory } from "./inputs";
 import { type ConsolidationPlan, ConsolidationSchema } from "./plan";
 
@@ -48,6 +49,7 @@ export async function consolidationPromptFor(
 		cues: cuesOf(m),
 		updatedAt: m.updated_at,
 		explicit: m.source !== "consolidation" && m.source !== "extraction",
+		...codeEntry(m.code),
 	}));
 	const raw = outputs.map((o) => ({
 		session: o.session_id,

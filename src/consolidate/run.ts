@@ -16,6 +16,7 @@ import {
 	type WriteGuard,
 	writeMemory,
 } from "../memory/store";
+import { operationCitations } from "../memory/transcript-citations";
 import { projectTenant } from "../registry/projects";
 import { assessDanger } from "../security/danger";
 import { findSecrets, redactSecrets } from "../security/secrets";
@@ -237,6 +238,7 @@ async function applyOperation(
 				sessionId: evidence.at(-1) ?? null,
 				...(op.op !== "merge" && op.proposedScope ? { proposedScope: op.proposedScope } : {}),
 				provenance: { runId: guard.runId, evidence: supportingTurns(op, evidence, outputs) },
+				transcriptCitations: operationCitations(op, evidence, outputs),
 			},
 			{ afterObjectPut: faults.afterObjectPut },
 			guard,

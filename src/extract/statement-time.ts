@@ -7,7 +7,11 @@ import { turnRef } from "./schema";
  * tell whether it came before or after a memory was written on purpose (not the session's last
  * activity, which a write in the middle of the session precedes).
  */
-export type StoredCandidate = Candidate & { statedAt?: string };
+export type StoredCandidate = Candidate & {
+	statedAt?: string;
+	/** The repository paths the agent read or edited in the turns its evidence cites (src/memory/transcript-citations.ts). */
+	files?: string[];
+};
 
 /**
  * Stamps each candidate with `statedAt`: the latest timestamp among the user turns it cites (the

@@ -12,6 +12,7 @@ import {
 	toolCallText,
 } from "../sessions/turns";
 import { detectAgentWrite, runsCairnRemember } from "./agent-writes";
+import { detectFileAccess } from "./file-access";
 import { detectMemoryRead } from "./memory-use";
 
 /**
@@ -223,6 +224,7 @@ export function claudeAdapter(): Adapter {
 							callId: str(block.id),
 							...detectAgentWrite(name, block.input),
 							...detectMemoryRead(name, block.input),
+							...detectFileAccess(name, block.input),
 						});
 						break;
 					}

@@ -13,6 +13,7 @@ import {
 	toolCallText,
 } from "../sessions/turns";
 import { detectAgentWrite, qualifiedToolName, runsCairnRemember } from "./agent-writes";
+import { detectFileAccess } from "./file-access";
 import { detectMemoryRead } from "./memory-use";
 
 /** Response-item types, as they appear in `payload` (envelope) or bare (legacy files). */
@@ -129,6 +130,7 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
 				callId: str(item.call_id),
 				...detectAgentWrite(name, input),
 				...detectMemoryRead(name, input),
+				...detectFileAccess(name, input),
 			};
 		}
 		case "local_shell_call": {
@@ -140,6 +142,7 @@ function itemTurn(item: Record<string, unknown>, key: string, ts: string | null,
 				tool: "shell",
 				callId: str(item.call_id),
 				...detectAgentWrite("shell", action),
+				...detectFileAccess("local_shell", action),
 			};
 		}
 		case "web_search_call": {

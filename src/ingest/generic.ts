@@ -12,6 +12,7 @@ import {
 	toolCallText,
 } from "../sessions/turns";
 import { detectAgentWrite } from "./agent-writes";
+import { detectFileAccess } from "./file-access";
 import { detectMemoryRead } from "./memory-use";
 
 const ROLES: Readonly<Record<string, "user" | "assistant" | "tool_call" | "tool_result">> = lookupTable({
@@ -53,6 +54,7 @@ export function genericAdapter(): Adapter {
 			...(str(r.call_id) ? { callId: str(r.call_id) } : {}),
 			...(role === "tool_call" ? detectAgentWrite(name ?? "", r.content) : {}),
 			...(role === "tool_call" ? detectMemoryRead(name ?? "", r.content) : {}),
+			...(role === "tool_call" ? detectFileAccess(name ?? "", r.content) : {}),
 		});
 	});
 }

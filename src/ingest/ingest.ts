@@ -7,6 +7,7 @@ import type { Agent, Turn } from "../sessions/turns";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { GuardFailure, type ProjectDb } from "../storage/sql";
+import { dropSecretPaths } from "./file-access";
 
 export interface IngestResult {
 	accepted: number;
@@ -25,10 +26,12 @@ export const sessionHash = async (sessionId: string) => (await sha256Hex(`sessio
 
 /**
  * Redacts secrets in every turn before anything is stored. One detector pass over all texts joined
- * by a separator no rule matches; if a finding swallowed a separator, falls back to turn by turn.
+ * by a separator no rule matches; if a finding swallowed a separator, falls back to turn by turn. The
+ * files a tool call named are not kept when they look like a secret.
  */
-export async function redactTurns<T extends { text: string }>(turns: T[]): Promise<number> {
+export async function redactTurns<T extends { text: string; files?: string[] }>(turns: T[]): Promise<number> {
 	if (turns.length === 0) return 0;
+	await dropSecretPaths(turns);
 	const joined = await redactSecrets(turns.map((t) => t.text).join(SEPARATOR));
 	if (joined.findings.length === 0) return 0;
 	const parts = joined.text.split(SEPARATOR);

@@ -14,8 +14,11 @@ import { badRequest } from "../errors";
 export const MAX_CITATIONS = 20;
 export const MAX_CITED_PATH_CHARS = 300;
 
-/** Where a citation came from: the writer named it, or it was read from the memory's text. */
-export type CitationSource = "writer" | "text";
+/**
+ * Where a citation came from: the writer named it, it was read from the memory's text, or the agent read
+ * or edited the file in the turns the memory was written from (src/memory/transcript-citations.ts).
+ */
+export type CitationSource = "writer" | "text" | "transcript";
 
 export interface Citation {
 	path: string;
@@ -135,16 +138,24 @@ export function citationsOf(row: { citations?: string | null }): Citation[] {
 
 /**
  * The citations a write stores. Given: the writer's (an empty list removes them). Absent: the writer's
- * citations already stored are kept, and the paths the text names join them.
+ * citations already stored are kept, the paths the text names join them, then the files of the
+ * transcript the write comes from and those earlier transcripts gave, within the limit.
  */
 export function resolveCitations(
 	text: { description: string; body: string },
 	given: Citation[] | undefined,
 	current: { citations?: string | null } | null,
+	fromTranscript: Citation[] = [],
 ): Citation[] {
 	if (given !== undefined) return given;
-	const kept = current ? citationsOf(current).filter((c) => c.source === "writer") : [];
-	return dedupe([...kept, ...citationsFromText(`${text.description}\n${text.body}`)]).slice(0, MAX_CITATIONS);
+	const stored = current ? citationsOf(current) : [];
+	const kept = (source: CitationSource) => stored.filter((c) => c.source === source);
+	return dedupe([
+		...kept("writer"),
+		...citationsFromText(`${text.description}\n${text.body}`),
+		...fromTranscript,
+		...kept("transcript"),
+	]).slice(0, MAX_CITATIONS);
 }
 
 /** The migration's data step: the citations of every stored memory, read from its text (compared from the first check on). */

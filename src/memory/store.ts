@@ -138,6 +138,8 @@ export interface WriteInput {
 	citations?: Citation[];
 	/** How the write came and whether an admin reviewed its text (src/trust/tier.ts); absent: implied by `source`, not reviewed. */
 	trust?: WriteTrust;
+	/** Files the agent read or edited in the turns the write comes from (consolidation): join the citations when none are given. */
+	transcriptCitations?: Citation[];
 }
 
 /** A session and the turns in it (`t<seq>`) that a version rests on. */
@@ -259,7 +261,7 @@ export type WritePlan =
 export async function planWrite(
 	db: ProjectDb,
 	ctx: ProjectContext,
-	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance" | "trust">,
+	input: Pick<WriteInput, "scope" | "source" | "proposedScope" | "provenance" | "trust" | "transcriptCitations">,
 	checked: CheckedWrite,
 	current: MemoryRow | null,
 	sessionId: string | null,
@@ -272,7 +274,7 @@ export async function planWrite(
 	const hash = await sha256Hex(content);
 	const cues = resolveCues(file, checked.givenCues, current);
 	const cuesJson = JSON.stringify(cues.cues);
-	const citations = resolveCitations(file, checked.givenCitations, current);
+	const citations = resolveCitations(file, checked.givenCitations, current, input.transcriptCitations);
 	if (current && current.content_hash === hash) {
 		const sameCitations = JSON.stringify(citations) === JSON.stringify(citationsOf(current));
 		if (current.cues === cuesJson && current.cues_source === cues.source && sameCitations) return { kind: "unchanged", current };

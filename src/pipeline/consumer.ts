@@ -6,6 +6,7 @@ import { stampStatementTimes } from "../extract/statement-time";
 import { readTurns } from "../ingest/ingest";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
+import { stampCitedFiles } from "../memory/transcript-citations";
 import { projectTenant } from "../registry/projects";
 import type { SessionRow } from "../sessions/sessions";
 import { advanceCursor, getSession, recordExtractionFailure, sessionExistsGuard, unqueue } from "../sessions/sessions";
@@ -76,7 +77,7 @@ export async function processRange(env: ProjectEnv, message: ExtractMessage, opt
 			: model
 				? await extractWithModel(model, message.sessionId, kept)
 				: extractOffline(message.sessionId, kept);
-	const output = stampStatementTimes(extracted, kept);
+	const output = stampCitedFiles(stampStatementTimes(extracted, kept), kept);
 	try {
 		await commit(
 			env,

@@ -34,6 +34,8 @@ export interface Turn {
 	memoryName?: string;
 	/** The memory:// URL a tool call read: Cairn's `memory_read` under any server name, or an MCP resource read. */
 	readsMemory?: string;
+	/** The files a tool call read or edited, as it names them (src/ingest/file-access.ts). */
+	files?: string[];
 }
 
 /** A turn as an adapter produces it: `key` de-duplicates it across posts; seq comes later. */

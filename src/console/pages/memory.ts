@@ -1,6 +1,7 @@
 // One memory: its body, cues, history and evidence; editing it (with the conflict page when someone
 // saved first), deleting it, and two of its versions side by side.
 import { html } from "hono/html";
+import { lookup, lookupTable } from "../../lib/lookup";
 import { MEMORY_TYPES, NAME_PATTERN } from "../../memory/topic-file";
 import { type Loose, seg } from "../api";
 import { badInput, type C, type ConsolePage, failure, formString, loadProject, render } from "../context";
@@ -134,11 +135,18 @@ ${
 		? empty("No citations: a change in the repository never marks this memory.")
 		: html`<ul data-testid="memory-citations">${citations.map(
 				(cite) =>
-					html`<li><code>${cite.path}</code>${cite.symbol ? html` · <code>${cite.symbol}</code>` : ""}${cite.lines ? html` · lines ${cite.lines}` : ""} <span class="muted small">${cite.source === "text" ? "read from the text" : "given by the writer"}${cite.blob ? html`, blob ${String(cite.blob).slice(0, 12)}` : ""}</span></li>`,
+					html`<li><code>${cite.path}</code>${cite.symbol ? html` · <code>${cite.symbol}</code>` : ""}${cite.lines ? html` · lines ${cite.lines}` : ""} <span class="muted small">${lookup(CITATION_SOURCES, String(cite.source)) ?? "given by the writer"}${cite.blob ? html`, blob ${String(cite.blob).slice(0, 12)}` : ""}</span></li>`,
 			)}</ul>
 <p class="small${m.codeState === "current" || !m.codeState ? " muted" : ""}" data-testid="memory-code-state">${m.codeState ? state[m.codeState] : "Not checked from a repository yet (the hooks check it at session start)."}</p>`
 }`;
 }
+
+/** How each citation's origin reads on the page. */
+const CITATION_SOURCES: Readonly<Record<string, string>> = lookupTable({
+	text: "read from the text",
+	transcript: "read or edited in the session",
+	writer: "given by the writer",
+});
 
 /** Citations as the edit form shows them: `path#symbol:lines`, one a line. */
 const citationLines = (citations: Loose[]) =>
