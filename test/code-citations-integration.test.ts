@@ -4,8 +4,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { backfillCitations, citationsFromText } from "../src/memory/citations";
 import type { ProjectCoordinator } from "../src/project/object";
+import { backfillCitations, citationsFromText } from "../src/text/citations";
 import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
 
 let tenant: Tenant;

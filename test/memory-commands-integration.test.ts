@@ -7,6 +7,7 @@ import { call, createProject, createTenant, expectError, json, type Loose, proje
 
 /** Every table of a project's own database that holds project data. */
 const PROJECT_DATA_TABLES = [
+	"code_citations",
 	"consolidation_events",
 	"memories",
 	"memories_cues",
@@ -78,7 +79,11 @@ async function populated(tenant: Tenant, remote?: string) {
 		token,
 		method: "PUT",
 		headers: { "If-Match": '"1"' },
-		json: { type: "feedback", description: "Integration tests use the real database", body: "Real DB, always." },
+		json: {
+			type: "feedback",
+			description: "Integration tests use the real database",
+			body: "Real DB, always: src/test/db-setup.ts starts it.",
+		},
 	});
 	await call(`/v1/projects/${projectId}/logs/2026-11-28`, { token, json: { entry: "Worked on the release." } });
 	await call(`/v1/projects/${projectId}/sessions/s1/transcript`, {

@@ -5,13 +5,13 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MockLanguageModelV4 } from "ai/test";
 import { beforeEach, describe, expect, it } from "vitest";
+import { repositoryPath, stampCitedFiles } from "../src/consolidate/transcript-citations";
 import { parseClaude } from "../src/ingest/claude";
 import { parseCodex } from "../src/ingest/codex";
 import { detectFileAccess, dropSecretPaths, shellFiles } from "../src/ingest/file-access";
-import { resolveCitations } from "../src/memory/citations";
-import { repositoryPath, stampCitedFiles } from "../src/memory/transcript-citations";
 import type { ProjectCoordinator } from "../src/project/object";
 import type { RawRecord, Turn } from "../src/sessions/turns";
+import { resolveCitations } from "../src/text/citations";
 import { addStageOneOutput, call, createProject, createTenant, json, type Loose, projectDb, until } from "./helpers";
 
 let tenant: Tenant;

@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { CitationsInputSchema } from "../memory/citations";
 import {
 	MemoryBodySchema,
 	MemoryCuesSchema,
@@ -9,6 +8,7 @@ import {
 	MemoryTypeSchema,
 } from "../memory/schemas";
 import { MEMORY_SOURCES } from "../memory/topic-file";
+import { CitationsInputSchema } from "../text/citations";
 
 export const ErrorSchema = z
 	.object({

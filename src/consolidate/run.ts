@@ -16,7 +16,6 @@ import {
 	type WriteGuard,
 	writeMemory,
 } from "../memory/store";
-import { operationCitations } from "../memory/transcript-citations";
 import { projectTenant } from "../registry/projects";
 import { assessDanger } from "../security/danger";
 import { findSecrets, redactSecrets } from "../security/secrets";
@@ -32,6 +31,7 @@ import { ConsolidationError, modelPlan } from "./model";
 import { offlinePlan } from "./offline";
 import type { ConsolidationPlan, Operation } from "./plan";
 import { buildSummary } from "./summary";
+import { operationCitations } from "./transcript-citations";
 import { newestWins, withoutChangeOnly } from "./updates";
 
 /** Points where a test can make a run fail, to prove a retried run converges. */

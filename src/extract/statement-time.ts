@@ -9,7 +9,7 @@ import { turnRef } from "./schema";
  */
 export type StoredCandidate = Candidate & {
 	statedAt?: string;
-	/** The repository paths the agent read or edited in the turns its evidence cites (src/memory/transcript-citations.ts). */
+	/** The repository paths the agent read or edited in the turns its evidence cites (src/consolidate/transcript-citations.ts). */
 	files?: string[];
 };
 

@@ -14,7 +14,7 @@ import { toolInput } from "./agent-writes";
  * - Claude Code's `Bash` (`{command}`) the same way.
  * Paths are kept as written, joined to the call's working directory when it names one; they are made
  * repository-relative (and those outside the repository dropped) when a memory cites them
- * (src/memory/transcript-citations.ts). Searches (`rg`, `grep`, `Glob`) are not reads of a file.
+ * (src/consolidate/transcript-citations.ts). Searches (`rg`, `grep`, `Glob`) are not reads of a file.
  */
 
 /** Files kept per tool call, at most; a path longer than this many characters is not kept. */

@@ -17,3 +17,6 @@ export async function sha256Hex(data: string | ArrayBuffer | Uint8Array): Promis
 }
 
 export const nowIso = () => new Date().toISOString();
+
+/** A review item's id (src/memory/reviews.ts). */
+export const newReviewId = () => `rev_${randomId(16)}`;

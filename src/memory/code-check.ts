@@ -14,12 +14,11 @@
  * citation is gone (it leaves the start block and is offered for review: update or delete), `changed`
  * when any changed, moved or went, `current`, or null (nothing tracked, or no citations at all).
  */
-import { nowIso } from "../lib/ids";
+import { newReviewId, nowIso } from "../lib/ids";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
-import type { Citation } from "./citations";
+import type { Citation } from "../text/citations";
 import type { RowRef } from "./index-rows";
-import { newReviewId } from "./reviews";
 import type { MemoryScope } from "./topic-file";
 
 export const CITATION_STATES = ["unchecked", "current", "changed", "moved", "gone", "untracked"] as const;

@@ -27,7 +27,7 @@
  * consolidation's own.
  */
 import { CairnError, notFound } from "../errors";
-import { nowIso, randomId } from "../lib/ids";
+import { newReviewId, nowIso } from "../lib/ids";
 import { findSecrets } from "../security/secrets";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
@@ -127,7 +127,7 @@ export interface ReviewFilter {
 	limit: number;
 }
 
-export const newReviewId = () => `rev_${randomId(16)}`;
+export { newReviewId };
 
 export function toItem(row: ReviewRow): ReviewItem {
 	const p = JSON.parse(row.proposal_json) as ProposedChange;

@@ -36,7 +36,7 @@ export interface MemoryRow {
 	cues?: string;
 	/** 'written' by a model or a person, or 'derived' from the concept map. */
 	cues_source?: CueSource;
-	/** JSON array of the code it cites, as written (src/memory/citations.ts). */
+	/** JSON array of the code it cites, as written (src/text/citations.ts). */
 	citations?: string;
 	/** What the last check of its cited code found (src/memory/code-check.ts); null: nothing tracked. */
 	code_state?: "current" | "changed" | "gone" | null;

@@ -8,11 +8,11 @@ import { holdContent } from "../storage/content-holds";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/sql";
+import { type Citation, citationsOf, resolveCitations, validateCitations } from "../text/citations";
 import { deriveCues } from "../text/concepts";
 import { gateWrite } from "../trust/gate";
 import { tierOfSource, type WriteTrust } from "../trust/tier";
 import { restoreStatements } from "./archive-rows";
-import { type Citation, citationsOf, resolveCitations, validateCitations } from "./citations";
 import { type CodeState, citationStatements } from "./code-check";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "./index-rows";
 import { visibleIn } from "./lexical";
@@ -71,7 +71,7 @@ export interface MemoryMetadata {
 	cues: string[];
 	/** Whether the cues were written (by a model or a person) or derived from the concept map. */
 	cuesSource: CueSource;
-	/** The repository code it is about, as written (src/memory/citations.ts). */
+	/** The repository code it is about, as written (src/text/citations.ts). */
 	citations: Citation[];
 	/** What the last check of that code found: current, changed (or moved), gone; null when nothing it cites is tracked. */
 	codeState: CodeState | null;

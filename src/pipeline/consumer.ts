@@ -1,4 +1,5 @@
 import type { LanguageModel } from "ai";
+import { stampCitedFiles } from "../consolidate/transcript-citations";
 import { extractOffline } from "../extract/offline";
 import type { StageOneOutput } from "../extract/schema";
 import { extractWithModel, StageOneError } from "../extract/stage-one";
@@ -6,7 +7,6 @@ import { stampStatementTimes } from "../extract/statement-time";
 import { readTurns } from "../ingest/ingest";
 import { nowIso } from "../lib/ids";
 import { ModelConfigError, resolveModel } from "../llm/models";
-import { stampCitedFiles } from "../memory/transcript-citations";
 import { projectTenant } from "../registry/projects";
 import type { SessionRow } from "../sessions/sessions";
 import { advanceCursor, getSession, recordExtractionFailure, sessionExistsGuard, unqueue } from "../sessions/sessions";

@@ -1,5 +1,5 @@
 import { randomId } from "../lib/ids";
-import { backfillCitations } from "../memory/citations";
+import { backfillCitations } from "../text/citations";
 import { CONCEPT_MAP_VERSION, conceptColumn, deriveCues } from "../text/concepts";
 import { gramText } from "../text/grams";
 
@@ -267,7 +267,7 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// 18: the session-start block's rules by use (cited or read, then served; src/search/start-view.ts), read
 	// through an index in that order rather than by sorting every rule of the project.
 	`CREATE INDEX memories_use ON memories (project_id, type, cited_sessions + read_sessions, times_served, updated_at);`,
-	// Code citations (src/memory/citations.ts, src/memory/code-check.ts): the repository paths a memory is
+	// Code citations (src/text/citations.ts, src/memory/code-check.ts): the repository paths a memory is
 	// about as written (a JSON array of {path, symbol?, lines?, blob?, source}) on the memory and on each
 	// version; per cited path, the blob id it is compared with (the writer's, or the one the file had when
 	// the memory was written, set by the first check from the repository), the last check's state and a

@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { BlobIdSchema, CitedPathSchema } from "../../memory/citations";
 import { type CodeMark, MAX_CHECKED_PATHS } from "../../memory/code-check";
 import { memoryUrl } from "../../memory/paths";
 import { MemoryScopeSchema } from "../../memory/schemas";
+import { BlobIdSchema, CitedPathSchema } from "../../text/citations";
 import { type AppEnv, projectOf } from "../context";
 import { taggedRoutes } from "../route";
 import { errors, jsonBody, jsonResponse, ProjectParams } from "../schemas";

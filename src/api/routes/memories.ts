@@ -1,7 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { BATCH_LIMIT } from "../../memory/batch";
-import { type Citation, validateCitations } from "../../memory/citations";
 import type { MemoryRow } from "../../memory/rows";
 import { type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
@@ -15,6 +14,7 @@ import {
 } from "../../memory/topic-file";
 import { valueTimeline } from "../../memory/value-history";
 import { clientSessionId, SESSION_ID_PATTERN } from "../../sessions/turns";
+import { type Citation, validateCitations } from "../../text/citations";
 import { type AppEnv, projectOf } from "../context";
 import { badRequest, CairnError, notFound } from "../errors";
 import { edgeMiddleware, taggedRoutes } from "../route";

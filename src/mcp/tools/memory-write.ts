@@ -1,4 +1,3 @@
-import { CitationsInputSchema } from "../../memory/citations";
 import {
 	MemoryBodySchema,
 	MemoryCuesSchema,
@@ -8,6 +7,7 @@ import {
 	MemoryTypeSchema,
 } from "../../memory/schemas";
 import { projectStore } from "../../project/client";
+import { CitationsInputSchema } from "../../text/citations";
 import { defineTool } from "../tool";
 
 export const memoryWrite = defineTool({

@@ -13,13 +13,14 @@
  *   text names, within the citation limit. The transcripts carry no blob ids: the hooks' check sets the
  *   blob each file had when the memory was written from git history (src/memory/code-check.ts).
  */
-import type { PendingOutput } from "../consolidate/inputs";
-import type { Operation } from "../consolidate/plan";
+
 import { turnRef } from "../extract/schema";
 import type { StoredCandidate } from "../extract/statement-time";
 import { isAbsolute } from "../ingest/file-access";
 import type { Turn } from "../sessions/turns";
-import { type Citation, CitedPathSchema, MAX_CITATIONS } from "./citations";
+import { type Citation, CitedPathSchema, MAX_CITATIONS } from "../text/citations";
+import type { PendingOutput } from "./inputs";
+import type { Operation } from "./plan";
 
 /** A path the agent named, relative to the repository at `cwd`; null when it is outside it or cannot be placed. */
 export function repositoryPath(path: string, cwd: string | undefined): string | null {

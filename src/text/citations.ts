@@ -16,7 +16,7 @@ export const MAX_CITED_PATH_CHARS = 300;
 
 /**
  * Where a citation came from: the writer named it, it was read from the memory's text, or the agent read
- * or edited the file in the turns the memory was written from (src/memory/transcript-citations.ts).
+ * or edited the file in the turns the memory was written from (src/consolidate/transcript-citations.ts).
  */
 export type CitationSource = "writer" | "text" | "transcript";
 
