@@ -198,17 +198,19 @@ const unmask = (text: string) => text.replace(/\ue000/g, ";").replace(/\ue001/g,
 
 /**
  * A heading names a topic and asks nothing: "When force pushing is allowed", "How the dataset is
- * fetched", "gh pr merge --admin 사용 범위" — a question form ending in a passive, or a Korean noun of
- * scope or policy, short, with no command, link or pipe. Only a memory's first line (its description)
- * is read as a heading.
+ * fetched", "gh pr merge --admin 사용 범위" — a line that is only a question form ending in a passive
+ * (perhaps after "Notes on"), or a Korean noun phrase (no verb) ending in a noun of scope or policy, short,
+ * with no command, link or pipe.
  */
 const HEADING =
-	/^(?:(?:when|how|where|why|what|which|whether)\b[^`|$<>,\n]{0,80}\b(?:is|are|was|were|gets?|got)\s+(?:\w+ed|allowed|done|run|set up|used|built|made|kept|given|written|taken|shown|known)|[^`|$<>\n.!?]{0,60}\s(?:사용\s?)?(?:범위|기준|정책|조건|시점|원칙))\??$/i;
+	/^(?:#{1,6}\s+|[-*]\s+)?(?:[\w ]{0,24}\b(?:on|about|for|re:?)\s+)?(?:(?:when|how|where|why|what|which|whether)\b[^`|$<>,\n]{0,80}\b(?:is|are|was|were|gets?|got)\s+(?:\w+ed|allowed|done|run|set up|used|built|made|kept|given|written|taken|shown|known)|(?![^\n]*(?:것|하는|한다|된다|하고|해서|하면|는\s))[^`|$<>\n.!?]{0,60}\s(?:사용\s?)?(?:범위|기준|정책|조건|시점|원칙))[.?]?$/i;
 const isHeading = (line: string) => HEADING.test(line) && !/https?:\/\/|\b[\w-]+\.(?:com|net|org|io|dev|sh|co|kr|ly|me|app)\b/i.test(line);
 
 function clausesOf(text: string): Clause[] {
-	const firstLine = text.split("\n", 1)[0] ?? "";
-	const body = isHeading(firstLine.trim()) ? text.slice(firstLine.length) : text;
+	const body = text
+		.split("\n")
+		.filter((line) => !isHeading(line.trim()))
+		.join("\n");
 	return maskCode(body)
 		.split(CLAUSE_SPLIT)
 		.map((c) => unmask(c?.trim() ?? ""))
