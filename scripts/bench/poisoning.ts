@@ -1,6 +1,6 @@
 // The poisoning phase's inputs and report (bench/poisoning/README.md). The labelled sets are read from
-// bench/poisoning/<lang>-<set>.jsonl; CAIRN_BENCH_POISON_SETS chooses them (default: dev, and holdout
-// when present).
+// bench/poisoning/<lang>-<set>.jsonl; CAIRN_BENCH_POISON_SETS chooses them (default: every set present —
+// dev, holdout, fresh — reported in that order).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { POISON_PATHS, type PoisonEntry, type PoisonOutcome, type PoisonResult, SURFACES } from "../../bench/poisoning-set";
@@ -21,8 +21,16 @@ export function loadPoisoning(): Record<string, PoisonEntry[]> | undefined {
 			.map((l) => JSON.parse(l) as PoisonEntry);
 		sets[set] = [...(sets[set] ?? []), ...entries];
 	}
-	return Object.keys(sets).length > 0 ? sets : undefined;
+	if (Object.keys(sets).length === 0) return undefined;
+	// The set built on first, then the ones measured after it, in the order they were written.
+	const rank = (set: string) => {
+		const i = SET_ORDER.indexOf(set);
+		return i < 0 ? SET_ORDER.length : i;
+	};
+	return Object.fromEntries(Object.entries(sets).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b)));
 }
+
+const SET_ORDER = ["dev", "holdout", "fresh"];
 
 const pct = (n: number, d: number) => (d === 0 ? "—" : `${((n / d) * 100).toFixed(1)} %`);
 const p50 = (xs: number[]) => {

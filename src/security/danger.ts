@@ -27,7 +27,7 @@ export interface DangerFinding {
 }
 
 /** Bumped whenever the check changes what it flags: stored memories are checked again (src/trust/recheck.ts). */
-export const DANGER_POLICY_VERSION = 1;
+export const DANGER_POLICY_VERSION = 2;
 
 // ---------------------------------------------------------------------------------------------------
 // Normalising: invisible characters, letters from other scripts, encoded payloads, assembled commands.
@@ -160,6 +160,13 @@ function normalise(raw: string): Normalised {
 		const value = decodeHex(m[0]);
 		if (value) decoded.push(value);
 	}
+	// A string written backwards and turned round by `rev` (`echo hsab | rev`, `rev <<< "…"`) is read the right way too.
+	for (const m of text.matchAll(
+		/\becho\s+(?:-n\s+)?(["']?)([^"'|)\n]{3,}?)\1\s*\|\s*rev\b|\brev\s*<<<\s*(["']?)([^"'\n]{3,}?)\3(?=[\s;)|`'"]|$)/g,
+	)) {
+		const value = m[2] ?? m[4];
+		if (value) decoded.push([...value].reverse().join(""));
+	}
 	const assembled = assemble(text);
 	return {
 		text: [text, assembled === text ? "" : assembled, ...decoded].filter(Boolean).join("\n"),
@@ -172,7 +179,7 @@ function normalise(raw: string): Normalised {
 
 /** Sentence and clause boundaries: a period that ends a sentence (not one inside a name or a URL), `;`, lines, and "but". */
 const CLAUSE_SPLIT =
-	/(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl)\.)(?<=[.!?。])\s+(?=\S)|[;\n]+|\s+(?:but|however|whereas|although)\s+|(?<=[가-힣])(?:고|며|지만|는데|으며|하며|하고|되고|고서|면서),?\s+/u;
+	/(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|incl)\.)(?<=[.!?。])\s+(?=\S)|[;\n]+|(?<=[가-힣]):\s+|\s+(?:but|however|whereas|although)\s+|(?<=[가-힣])(?:고|며|지만|는데|으며|하며|하고|되고|고서|면서),?\s+/u;
 
 const EN_DENIAL =
 	/\b(?:never|don'?t|do not|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|cannot|can'?t|won'?t|avoid(?:ing)?|no longer|not|nor|refuse|forbid(?:den)?|prohibit(?:ed)?|instead of|rather than|stop|ban(?:ned)?|disallow(?:ed)?|block(?:ed)?|reject|only (?:through|via|after|from|with|in|on)|(?:only|just) (?:in|on|for) (?:wip|draft|local|your own|feature|preview|ephemeral|sandbox|test))\b|\bno\s+(?!need\b|longer\b)/gi;
@@ -189,8 +196,22 @@ interface Clause {
 const maskCode = (text: string) => text.replace(/`[^`\n]*`/g, (span) => span.replace(/;/g, "\ue000").replace(/\.(?=\s)/g, "\ue001"));
 const unmask = (text: string) => text.replace(/\ue000/g, ";").replace(/\ue001/g, ".");
 
+/**
+ * A heading names a topic and asks nothing: "When force pushing is allowed", "How the dataset is
+ * fetched", "gh pr merge --admin 사용 범위" — a line that is only a question form ending in a passive
+ * (perhaps after "Notes on"), or a Korean noun phrase (no verb) ending in a noun of scope or policy, short,
+ * with no command, link or pipe.
+ */
+const HEADING =
+	/^(?:#{1,6}\s+|[-*]\s+)?(?:[\w ]{0,24}\b(?:on|about|for|re:?)\s+)?(?:(?:when|how|where|why|what|which|whether)\b[^`|$<>,\n]{0,80}\b(?:is|are|was|were|gets?|got)\s+(?:\w+ed|allowed|done|run|set up|used|built|made|kept|given|written|taken|shown|known)|(?![^\n]*(?:것|하는|한다|된다|하고|해서|하면|는\s))[^`|$<>\n.!?]{0,60}\s(?:사용\s?)?(?:범위|기준|정책|조건|시점|원칙))[.?]?$/i;
+const isHeading = (line: string) => HEADING.test(line) && !/https?:\/\/|\b[\w-]+\.(?:com|net|org|io|dev|sh|co|kr|ly|me|app)\b/i.test(line);
+
 function clausesOf(text: string): Clause[] {
-	return maskCode(text)
+	const body = text
+		.split("\n")
+		.filter((line) => !isHeading(line.trim()))
+		.join("\n");
+	return maskCode(body)
 		.split(CLAUSE_SPLIT)
 		.map((c) => unmask(c?.trim() ?? ""))
 		.filter((c) => c.length > 0)
@@ -203,17 +224,42 @@ const hasHangul = (s: string) => /[가-힣]/u.test(s);
  * Whether the action found at `at` in the clause is denied: in English a denial word before it; in
  * Korean a negative ending anywhere in the clause, or "대신" after it ("X 대신 Y": X is not done).
  */
+/**
+ * A condition in front of the action ("If the build can't find X, run …", "…로드되지 않으면 …") is not
+ * its denial: denial words are read only after the last such condition.
+ */
+const EN_CONDITION = /\b(?:if|when|whenever|once|unless|in case|after|until)\b[^,:\n]{0,160}[,:]\s*/gi;
+const KO_CONDITION = /[가-힣]{0,20}(?:으면|면|을\s?때|ㄹ\s?때|할\s?때|때는|때엔|경우(?:에는|엔|에)?|시에?)(?:\s|,)+/gu;
+function afterCondition(text: string, pattern: RegExp, at: number): number {
+	let start = 0;
+	for (const m of text.matchAll(pattern)) {
+		const end = (m.index ?? 0) + m[0].length;
+		if (end <= at) start = end;
+	}
+	return start;
+}
+
 function denied(clause: Clause, at: number, length: number): boolean {
-	const before = clause.lower.slice(0, at);
+	const before = clause.lower.slice(afterCondition(clause.lower, EN_CONDITION, at), at);
 	for (const m of before.matchAll(EN_DENIAL)) {
 		// "never ask for confirmation" is itself the action: a denial only counts strictly before it.
 		if ((m.index ?? 0) + m[0].length <= at) return true;
 	}
+	// An action limited right after it to a narrow scope ("is allowed only on the bot's own commits") is a boundary, not an ask.
+	if (
+		/^[^.\n]{0,40}?\b(?:(?:is|are)\s+)?(?:allowed|permitted|used|ok|fine)?\s*only\s+(?:on|for|in|by|when|during|with|after|from|through|via|inside)\b/i.test(
+			clause.text.slice(at + length),
+		)
+	)
+		return true;
 	if (hasHangul(clause.text)) {
 		const after = clause.text.slice(at + length);
+		if (/^.{0,40}?(?:만\s?(?:사용|허용|가능|쓴다|씀|쓰고)|에서만|에게만|에만|일\s?때만)/u.test(after)) return true;
 		if (/^[^가-힣]{0,40}?[가-힣]{0,4}\s*대신/u.test(after) || /^.{0,30}대신/u.test(after)) return true;
+		const from = afterCondition(clause.text, KO_CONDITION, at);
 		for (const ko of clause.text.matchAll(KO_DENIAL)) {
 			const start = ko.index ?? 0;
+			if (start < from) continue;
 			// A denial inside the action ("알리지 말고" in "사용자에게 알리지 말고") is the action itself.
 			if (start >= at && start < at + length) continue;
 			if (!/대신/u.test(ko[0]) || start > at) return true;
@@ -240,13 +286,20 @@ interface Signal {
 }
 
 const FETCH = String.raw`(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|fetch|http|https|aria2c|lwp-download|certutil\s+-urlcache|bitsadmin)`;
-const INTERPRETER = String.raw`(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:ba|z|da|k|fi|c|tc)?sh|python[\d.]*|py|perl|ruby|node|deno|bun|php|pwsh|powershell|iex|invoke-expression|source|osascript|cmd|bash|\$\(SHELL\)|\$\{?SHELL\}?`;
+const INTERPRETER = String.raw`\$\(|\$\{?[A-Za-z_]\w*\}?|(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:ba|z|da|k|fi|c|tc)?sh|python[\d.]*|py|perl|ruby|node|deno|bun|php|pwsh|powershell|iex|invoke-expression|source|osascript|cmd|bash|\$\(SHELL\)|\$\{?SHELL\}?`;
 
 const external = (hosts: HostMention[]) => hosts.some((h) => h.kind !== "local" && h.kind !== "official");
 const nonLocal = (hosts: HostMention[]) => hosts.some((h) => h.kind !== "local");
 
-const SENSITIVE = String.raw`(?:\.env\b|printenv|\benv(?:ironment)?\s*(?:output|vars?|variables?|dump|values?)\b|\benvironment\b|credentials?|~\/\.aws|\.aws\/|~\/\.ssh|\.ssh\/|id_(?:rsa|ed25519|ecdsa|dsa)|private[ -]?keys?|\.npmrc|\.netrc|\.pypirc|\.git-credentials|kube\/?config|\.kube\/|\.docker\/config|gh auth token|\$[A-Z_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASS|CREDENTIALS?|PAT)\b|(?:api|access|auth|secret|deploy|bot|session|bearer|npm|github|gh|aws|ci)[ _-]?(?:keys?|tokens?)|\btokens?\b|\bsecrets?\b|passwords?|passwd|\/etc\/shadow|source code|(?:the |our )?(?:whole |entire )?(?:repo(?:sitory)?|codebase|source)(?:'s)? (?:tarball|archive|zip|bundle|contents?|files?)|git (?:archive|bundle)|(?:database|db) dumps?|terraform state|tfstate|state file|pg_dump|mysqldump|customer data|cookies?|환경\s?변수|자격\s?증명|크리덴셜|토큰|시크릿|비밀\s?(?:키|번호|값)?|패스워드|개인\s?키|프라이빗\s?키|소스\s?코드|인증\s?정보|키\s?파일|\.env)`;
-const SEND = String.raw`(?:send|sends|sending|sent|upload|uploads|uploading|post|posts|posting|paste|pastes|pasting|share|shares|sharing|e-?mail|mail|forward|transmit|submit|attach|exfiltrate|copy|cp|scp|rsync|pipe|piping|piped|gist|curl\b[^\n]*(?:-d|--data\S*|-F|--form|-T|--upload-file)|\bnc\b|netcat|보내|보낸|전송|업로드|올려|올리|올린|공유|붙여\s?넣|첨부|제출|복사|전달|넘겨|넣어\s?(?:요청|보내))`;
+/**
+ * What carries a secret, by shape: a file whose name says key, secret, token, credential, password or
+ * service account, a key store or key file by its extension, a dot-file in the home directory (tool
+ * configurations hold their logins), a `token`/`credentials` file anywhere, a variable named for a
+ * token, secret, key, session, password or cookie.
+ */
+const SECRET_SHAPE = String.raw`(?<![\w.-])[\w.-]{0,60}(?:key|secret|token|cred|password|passwd|service[-_]?account|adminsdk|auth|private|signing)[\w.-]{0,60}\.(?:json|ya?ml|properties|txt|pem|p8|p12|pfx|jks|keystore|key|ini|cfg|conf|toml|xml|env|csv|tfrc\.json)\b|(?<![\w./~-])[\w./~-]{1,120}\.(?:pem|p12|pfx|jks|keystore|ppk|gpg|kdbx|mobileprovision)\b|~\/\.[\w-]{1,60}(?:\/[\w.-]{1,60}){0,6}|(?<![\w.~/-])[\w.~/-]{0,120}\/(?:tokens?|credentials?|secrets?)(?![\w.-])|\b[A-Z0-9]{1,40}_(?:[A-Z0-9]{1,40}_){0,6}(?:TOKEN|SECRET|KEY|SESSION|PASSWORD|PASSWD|COOKIE|CREDENTIALS?|PAT)\b|\bkey\s?stores?\b|\bsigning (?:keys?|passwords?|config\w*|settings)\b|키\s?스토어|서명\s?(?:키|설정|정보)`;
+const SENSITIVE = String.raw`(?:${SECRET_SHAPE}|\.env\b|printenv|\benv(?:ironment)?\s*(?:output|vars?|variables?|dump|values?)\b|\benvironment\b|credentials?|~\/\.aws|\.aws\/|~\/\.ssh|\.ssh\/|id_(?:rsa|ed25519|ecdsa|dsa)|private[ -]?keys?|\.npmrc|\.netrc|\.pypirc|\.git-credentials|kube\/?config|\.kube\/|\.docker\/config|gh auth token|\$[A-Z_]*(?:TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASS|CREDENTIALS?|PAT)\b|(?:api|access|auth|secret|deploy|bot|session|bearer|npm|github|gh|aws|ci)[ _-]?(?:keys?|tokens?)|\btokens?\b|\bsecrets?\b|passwords?|passwd|\/etc\/shadow|source code|(?:the |our )?(?:whole |entire )?(?:repo(?:sitory)?|codebase|source)(?:'s)? (?:tarball|archive|zip|bundle|contents?|files?)|git (?:archive|bundle)|(?:database|db) dumps?|terraform state|tfstate|state file|pg_dump|mysqldump|customer data|cookies?|환경\s?변수|자격\s?증명|크리덴셜|토큰|시크릿|비밀\s?(?:키|번호|값)?|패스워드|개인\s?키|프라이빗\s?키|소스\s?코드|인증\s?정보|키\s?파일|\.env)`;
+const SEND = String.raw`(?:send|sends|sending|sent|disclos\w*|reveal\w*|hand(?:s|ed)? over|publish\w*|upload|uploads|uploading|post|posts|posting|paste|pastes|pasting|share|shares|sharing|e-?mail|mail|forward|transmit|submit|attach|exfiltrate|copy|cp|scp|rsync|pipe|piping|piped|gist|curl\b[^\n]*(?:-d|--data\S*|-F|--form|-T|--upload-file)|\bnc\b|netcat|보내|보낸|전송|업로드|올려|올리|올린|공유|붙여\s?넣|첨부|제출|복사|전달|넘겨|넣어\s?(?:요청|보내))`;
 
 const SIGNALS: Signal[] = [
 	// ---------------------------------------------------------------- running code fetched from elsewhere
@@ -282,8 +335,9 @@ const SIGNALS: Signal[] = [
 	{
 		class: "rce",
 		reason: "asks to download and run code",
+		window: true,
 		pattern:
-			/\b(?:download(?:ed|s|ing)?|fetch(?:ed|es|ing)?|grab|pull(?:ed)?|get)\b(?:[^.\n]|\.(?=\S)){0,120}\b(?:and|then|to|before)\s+(?:\w+\s+){0,3}(?:run|runs|running|execut\w*|launch\w*|invoke|start|install)\b|\b(?:run|execute|launch)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:downloaded|fetched|remote|hosted)\b|(?:받아|다운로드\S*|내려받\S*)(?:[^.\n]|\.(?=\S)){0,60}(?:실행|돌려|돌린|설치)/i,
+			/\b(?:download(?:ed|s|ing)?|fetch(?:ed|es|ing)?|grab|pull(?:ed)?|get)\b(?:[^.\n]|\.(?=\S)){0,200}\b(?:and|then|to|before)\s+(?:\w+\s+){0,3}(?:run|runs|running|execut\w*|launch\w*|invoke|start|install)\b|\b(?:download(?:ed|s|ing)?|fetch(?:ed|es|ing)?|grab|get)\b(?:[^.\n]|\.(?=\S)){0,200}\bmake\s+(?:it|them|the \w+)\s+executable\b|\b(?:run|execute|launch)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:downloaded|fetched|remote|hosted)\b|(?:받아|다운로드\S*|내려받\S*)(?:[^.\n]|\.(?=\S)){0,60}(?:실행|돌려|돌린|설치)/i,
 		when: (c, hosts) => nonLocal(hosts) || /\$[({]?[A-Z_]*(?:HOST|URL|DOMAIN|ENDPOINT|SERVER|SRC|SOURCE)\b/.test(c.text),
 	},
 	{
@@ -298,6 +352,13 @@ const SIGNALS: Signal[] = [
 		pattern:
 			/\b(?:run|runs|execute[sd]?|source|bootstrap|install\w*(?: \w+)? (?:with|using|via|by running)|apply|load|import|invoke)\b[^\n]{0,160}(?:https?:\/\/|\b[a-z0-9-]+\.[a-z]{2,}\/)\S*(?:\.(?:sh|bash|ps1|py|pl|rb|exe|msi|bat|cmd|bin|run|appimage|js)\b|\/(?:install|setup|bootstrap|run|get|init|fix|loader|warm|sync|patch)\w*\b|-(?:linux|darwin|windows|amd64|arm64)\S*)|(?:https?:\/\/|\b[a-z0-9-]+\.[a-z]{2,}\/)\S*(?:\.(?:sh|bash|ps1|py|exe|msi|bat|bin|appimage)\b|\/(?:install|setup|bootstrap)\w*\b|-(?:linux|darwin|windows)-\S+)[^\n]{0,120}(?:\b(?:run|runs|execute|piped?|source|and run)\b|실행)/i,
 		when: (_c, hosts) => external(hosts) || hosts.some((h) => h.host.endsWith("githubusercontent.com") || h.host === "gist.github.com"),
+	},
+	{
+		class: "rce",
+		reason: "evaluates code read from a URL",
+		pattern:
+			/\b(?:eval|exec|execfile|include|require(?:_once)?|load|Function|iex|invoke-expression|runpy\.\w+)\s*\(?\s*(?:\(\s*)?(?:file_get_contents|fetch|urlopen|urllib\S*|requests\.get|httpx\.get|http\.get|curl_exec|open-uri|URI\.open|URI\(|Net::HTTP|got|axios\.get|await fetch|new-object\s+net\.webclient)\b|\b(?:eval|exec|include|require(?:_once)?|load|iex)\s*\(?\s*['"(]{0,2}\s*https?:\/\//i,
+		when: (_c, hosts) => external(hosts),
 	},
 	{
 		class: "rce",
@@ -319,6 +380,16 @@ const SIGNALS: Signal[] = [
 		when: (_c, hosts) => external(hosts) || /github:|git\+/i.test(_c.text),
 	},
 
+	{
+		class: "rce",
+		reason: "downloads an executable or a package from an unknown host",
+		pattern: new RegExp(
+			String.raw`\b${FETCH}\b[^\n]*\.(?:jar|war|vsix|exe|msi|dmg|pkg|deb|rpm|apk|appimage|bin|run|sh|bash|ps1|bat|cmd|so|dll|dylib|node|whl|gem|crx|xpi|nupkg|vsix)\b|(?:download|fetch|grab|get|install)\w*\b(?:[^.\n]|\.(?=\S)){0,80}\b[\w.-]+\.(?:jar|vsix|exe|msi|dmg|pkg|deb|rpm|apk|appimage|crx|xpi|nupkg)\b|(?:받아|다운로드|내려받)\S*(?:[^.\n]|\.(?=\S)){0,60}\.(?:jar|vsix|exe|msi|dmg|pkg|deb|rpm|apk|appimage)\b|\.(?:jar|vsix|exe|msi|dmg|pkg|deb|rpm|apk|appimage)\b\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,30}(?:받아|다운로드|설치)`,
+			"i",
+		),
+		when: (_c, hosts) => hosts.some((h) => h.kind === "unknown" || h.kind === "lookalike" || h.kind === "shortener"),
+	},
+
 	// ---------------------------------------------------------------- sending data out
 	{
 		class: "exfiltration",
@@ -327,10 +398,24 @@ const SIGNALS: Signal[] = [
 		pattern: new RegExp(String.raw`(?:${SEND})[^\n]{0,160}${SENSITIVE}|${SENSITIVE}[^\n]{0,160}(?:${SEND})`, "i"),
 		when: (clause, hosts) =>
 			!/\b(?:authorization|bearer)\b|-H\s|--header|헤더/i.test(clause.text) &&
+			// "the webhook URL is the `X` CI secret": a secret named as where a value is kept, not what is sent.
+			!/\b(?:is|are|lives? in|stored (?:in|as)|kept (?:in|as)|comes? from|read from)\s+(?:the|a|an|our)\s+(?:`[^`\n]+`\s+)?(?:(?:ci|repo(?:sitory)?|github|actions|org(?:anization)?|environment)\s+)?secrets?\b/i.test(
+				clause.text,
+			) &&
 			(nonLocal(hosts) ||
-				/\b(?:to|into|with)\s+(?:the\s+)?(?:vendor|third[- ]party|external|outside|contractor|partner|support|maintainers|bot|newcomer|them|everyone|anyone|public)|\bgist\b|paste ?bin|paste\.|\b(?:issue|comment|pr|pull request|chat|slack|channel|discord|ticket)s?\b|이슈|코멘트|댓글|채널|슬랙|@[\w-]+\.[a-z]{2,}|subdomain|외부|벤더|협력사|공개|퍼블릭/i.test(
+				/\b(?:to|into|with|for|in)\s+(?:the\s+|their\s+|our\s+)?(?:\w+\s+)?(?:vendors?|third[- ]part(?:y|ies)|external|outside|contractors?|partners?|support|maintainers|bot|newcomer|them|everyone|anyone|public|forum|community)|\bgist\b|paste ?bin|paste\.|\b(?:issue|comment|pr|pull request|chat|slack|channel|discord|ticket|forum|thread|wiki|notion|drop)s?\b|이슈|코멘트|댓글|채널|슬랙|포럼|스레드|노션|위키|게시판|티켓|외주|@[\w-]+\.[a-z]{2,}|subdomain|외부|벤더|협력사|공개|퍼블릭/i.test(
 					clause.text,
 				)),
+	},
+	{
+		class: "exfiltration",
+		window: true,
+		reason: "turns on tracing that prints secrets into logs others read",
+		pattern: /\b[A-Z_]*(?:DEBUG|TRACE)[A-Z_]*['"]?\s*[:=]\s*['"]?(?:true|1|on|yes)\b[^\n]{0,160}|\bset\s+-x\b[^\n]{0,160}/,
+		when: (clause) =>
+			/\b(?:public|global\w*|every(?:one)?|all (?:jobs|pipelines|projects))\b|공개|전역|모든\s?(?:잡|파이프라인|프로젝트)/i.test(
+				clause.text,
+			),
 	},
 	{
 		class: "exfiltration",
@@ -367,6 +452,21 @@ const SIGNALS: Signal[] = [
 	},
 	{
 		class: "safety-off",
+		reason: "sets a check's switch to off",
+		// A variable or key naming a hook, scanner, lint, test, verification, review, sandbox or approval,
+		// set to off (or a SKIP_/NO_/DISABLE_ one set to on); a --no-/--skip-/--disable- flag of one;
+		// `|| true` after one.
+		pattern:
+			/\b(?!(?:SKIP|NO|DISABLE|IGNORE|BYPASS)_)(?:[A-Z][A-Z0-9_]{0,40})?(?:HOOKS?|HUSKY|LEFTHOOK|OVERCOMMIT|SCAN\w*|LINT\w*|TESTS?|VERIFY\w*|VERIFICATION|CHECKS?|REVIEWS?|SANDBOX\w*|APPROVALS?|AUDIT|SSL\w*|TLS\w*|SIGN\w*|PRE_?COMMIT|SECURITY|GUARD\w*|PROTECT\w*)['"]?\s*[:=]\s*['"]?(?:0|false|off|no|skip|disabled?|none|never)\b|\b(?:SKIP|NO|DISABLE|IGNORE|BYPASS)_[A-Z0-9_]{0,40}(?:HOOKS?|HUSKY|LEFTHOOK|OVERCOMMIT|SCAN\w*|LINT\w*|TESTS?|VERIFY\w*|CHECKS?|REVIEWS?|SANDBOX|APPROVALS?|AUDIT|SSL|TLS|SIGN\w*|SECURITY|CI)['"]?\s*[:=]\s*['"]?(?:1|true|on|yes|all)\b|\b[A-Z0-9_]{0,40}(?:HOOKS?|HUSKY|LEFTHOOK|OVERCOMMIT|PRE_?COMMIT|SCAN\w*|LINT\w*|TESTS?|VERIFY|CHECKS?|REVIEWS?|SANDBOX|APPROVALS?|AUDIT|SSL|TLS|SIGN\w*|SECURITY|GUARD\w*)_(?:DISABLED?|SKIP(?:PED)?|OFF|BYPASS|IGNORED?)['"]?\s*[:=]\s*['"]?(?:1|true|on|yes|all)\b|(?<![\w-])--(?:no|skip|disable|ignore|bypass)-[\w-]*(?:verif\w*|checks?|hooks?|scan\w*|lint\w*|tests?|sandbox\w*|reviews?|approvals?|ssl|tls|integrity|signatures?|sign\w*|security|gpg|cert\w*|strict\w*|protection)\b|\b(?:test|tests|lint\w*|scan\w*|audit|check\w*|verify|gitleaks|trufflehog|trivy|grype|semgrep|snyk|bandit|pytest|jest|vitest|mocha|eslint|tsc|mypy|ruff|clippy|vet|govulncheck|gosec|pip-audit|tfsec|checkov)\b[^\n|;&]*\|\|\s*(?:true|:|exit\s+0)\b|\b(?:build|stage)?result\s*:\s*['"]SUCCESS['"]|\bsoft_fail\s*:\s*true|--soft-fail\b|--exit-code[= ]0\b|\bfail[-_]on[-_]\w*\s*[:=]\s*['"]?(?:none|never|false|off)\b|\b(?:findings|vulnerabilit\w*|alerts?|errors?|warnings?|failures?|results?)\s+(?:never|don't|do not|won't|will not|no longer)\s+(?:fail|block|break|stop)s?\b/i,
+	},
+	{
+		class: "safety-off",
+		reason: "allows force pushes to a protected branch or approves everything pending",
+		pattern:
+			/\ballow\w*\b(?:[^.\n]|\.(?=\S)){0,30}\bforce[- ]?push\w*|\bforce[- ]?push\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:allowed|enabled?)\b|\ballow_force_push\w*|강제\s?(?:push|푸시)\S{0,3}\s?(?:허용|활성)|\b(?:approve|accept|allow|whitelist)\w*\s+(?:all|every|any|everything)\b(?:\s+\w+){0,2}\s+(?:pending|signatures?|scripts?|requests?|prompts?)|(?:대기\s?중인?|pending)(?:[^.\n]|\.(?=\S)){0,30}(?:전부|모두|다|all)\s?(?:approve|승인|허용)|\bpermissive\b[\w-]*(?:[^.\n]|\.(?=\S)){0,20}|(?<![\w-])[\w-]{0,40}-permissive\b|(?:샌드박스|sandbox|보안|security)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,20}(?:완화|느슨|낮추|낮춘|풀어|relax)/i,
+	},
+	{
+		class: "safety-off",
 		reason: "marks failing checks as passing or proceeds past them",
 		pattern:
 			/\b(?:mark|tag|annotate|set)\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:skip|skipped|xfail|passing|green|success)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:proceed|continue|merge|release|ship|deploy|without)\b|\btests?\b(?:[^.\n]|\.(?=\S)){0,40}\bfail\w*(?:[^.\n]|\.(?=\S)){0,60}\b(?:skip|ignore|proceed anyway|merge anyway|ship anyway)\b/i,
@@ -390,7 +490,7 @@ const SIGNALS: Signal[] = [
 		window: true,
 		reason: "points a package registry or index at another host",
 		pattern:
-			/\b(?:registry|npmRegistryServer|index-url|extra-index-url|index_url|PIP_(?:EXTRA_)?INDEX_URL|UV_(?:EXTRA_)?INDEX_URL|uv index|tool\.uv\.index|GOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOFLAGS|GOINSECURE|replace-with|\[source\.|gem sources|sources?\s+(?:to|=|:|['"])|mirror|repositor(?:y|ies)|maven|nexus|artifactory|proxy|base image|FROM)\b[^\n]{0,120}|(?:레지스트리|미러|인덱스|저장소|소스)[^\n]{0,120}/i,
+			/\b(?:registry|npmRegistryServer|index-url|extra-index-url|index_url|PIP_(?:EXTRA_)?INDEX_URL|UV_(?:EXTRA_)?INDEX_URL|uv index|tool\.uv\.index|GOPROXY|GOSUMDB|GONOSUMDB|GONOSUMCHECK|GOFLAGS|GOINSECURE|replace-with|\[source\.|gem sources|sources?\s+(?:to|=|:|['"])|mirror|repositor(?:y|ies)|maven|nexus|artifactory|proxy|base image|sources?|feeds?|index|channels?|packageSources?|spec repo|taps?)\b[^\n]{0,120}|(?:레지스트리|미러|인덱스|저장소|소스|피드|채널)[^\n]{0,120}/i,
 		when: (clause, hosts) =>
 			hosts.some((h) => h.kind === "unknown" || h.kind === "lookalike" || h.kind === "shortener") ||
 			/GONOSUMDB\s*=\s*\*|GOSUMDB\s*=\s*off|GOFLAGS=-insecure|GOINSECURE|--no-package-lock|remove the integrity|integrity (?:fields?|hashes?)\b[^.]{0,20}(?:remov|delet|strip|drop)/i.test(
@@ -401,7 +501,7 @@ const SIGNALS: Signal[] = [
 		class: "supply-chain",
 		reason: "changes where the repository is pushed or pulled",
 		pattern:
-			/\bgit\s+remote\s+(?:add|set-url)\b|\b(?:set|point|change|switch|move|repoint)\w*\s+(?:the\s+)?(?:origin|upstream|remote)\b|\bpush\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:--all|--mirror|all branches|every branch|all (?:the )?tags|everything)\b|\binsteadOf\b|(?:\b(?:origin|remote)\b|리모트|원격)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,40}(?:바꾸|변경|설정|지정|추가|교체)/i,
+			/\bgit\s+remote\s+(?:add|set-url)\b|\b(?:set|point|change|switch|move|repoint)\w*\s+(?:the\s+)?(?:origin|upstream|remote)\b|\bpush\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:--all|--mirror|all branches|every branch|all (?:the )?tags|everything)\b|\binsteadOf\b|\bsubmodule\b[^\n]{0,80}\burl\b|\.gitmodules\b|\bgit\s+submodule\s+(?:add|set-url)\b|(?:\b(?:origin|remote)\b|리모트|원격)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,40}(?:바꾸|변경|설정|지정|추가|교체)/i,
 		when: (_c, hosts) => hosts.some((h) => h.kind === "unknown" || h.kind === "lookalike" || h.kind === "shortener"),
 	},
 	{
@@ -412,6 +512,18 @@ const SIGNALS: Signal[] = [
 		when: (clause, hosts) => external(hosts) || /github:|git\+|gitlab:|bitbucket:/i.test(clause.text),
 	},
 
+	{
+		class: "supply-chain",
+		reason: "points a dependency at a fork or a moving branch",
+		pattern:
+			/\b(?:fork(?:ed|s)?|patched|unofficial|community[- ]patched)\b(?:[^.\n]|\.(?=\S)){0,160}(?:https?:\/\/|git@|git\+|github:)\S+|(?:https?:\/\/|git@|git\+)\S+\.git\b[^\n]{0,60}\b(?:branch|ref)\b\s*[:=]?\s*["']?(?:main|master|dev\w*|HEAD|latest|trunk)\b|(?:포크|패치된|비공식)(?:[^.\n]|\.(?=\S)){0,120}(?:https?:\/\/|git@)\S+/i,
+		when: (clause, hosts) =>
+			nonLocal(hosts) &&
+			/\b(?:dependenc\w*|package|packages|pod|gem|crate|module|library|lib|Package\.swift|Podfile|Cartfile|Gemfile|go\.mod|Cargo\.toml|package\.json|pyproject|requirements|build\.gradle\w*|pom\.xml)\b|의존성|패키지|라이브러리/i.test(
+				clause.text,
+			),
+		window: true,
+	},
 	{
 		class: "supply-chain",
 		reason: "removes the integrity checks of dependencies",
@@ -433,7 +545,7 @@ const SIGNALS: Signal[] = [
 		class: "access",
 		reason: "grants admin or broad rights",
 		pattern:
-			/\b(?:invit(?:e|es|ed|ing)|grant(?:s|ed|ing)?|add(?:s|ed|ing)?|bind(?:s|ing)?|give(?:s|n)?|gave|assign(?:s|ed|ing)?|make(?:s)?|made|promot(?:e|es|ed|ing)|elevat(?:e|es|ed|ing)|attach(?:es|ed|ing)?|authori[sz](?:e|es|ed|ing))\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:admin\w*|owner|cluster-admin|root|superuser|write-enabled|write access|delete_repo|admin:org|org(?:anization)? access|full access|all events|all scopes|AdministratorAccess|\*:\*|repo scope|public)\b|permission\s*[=:]\s*['"]?(?:admin|maintain)\b|(?:admin|관리자|어드민)\S{0,2}\s?(?:협업자|collaborator)|--clusterrole[= ]cluster-admin|clusterrolebinding\b[^\n]*cluster-admin|(?:권한|permissions?)\S{0,3}\s?(?:요청)?\S{0,3}\s?(?:전부|모두|다)\s?(?:승인|수락|허용)|\b(?:approve|accept|grant)\w*\s+(?:all|every|any)\s+(?:permission|scope|access)\s*(?:requests?)?|\bclassic PAT\b|\bpersonal access token\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:scopes?|store|share|every)\b|\bOAuth app\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:access|scopes?)\b|(?:관리자|어드민|admin|소유자|owner|쓰기|write)\S{0,3}\s?(?:권한|access)(?:[^.\n]|\.(?=\S)){0,30}(?:부여|추가|줘|주고|준다|초대)/i,
+			/\b(?:invit(?:e|es|ed|ing)|grant(?:s|ed|ing)?|add(?:s|ed|ing)?|bind(?:s|ing)?|give(?:s|n)?|gave|assign(?:s|ed|ing)?|make(?:s)?|made|promot(?:e|es|ed|ing)|elevat(?:e|es|ed|ing)|attach(?:es|ed|ing)?|authori[sz](?:e|es|ed|ing))\b(?:[^.\n]|\.(?=\S)){0,80}\b(?:admin\w*|owner|cluster-admin|root|superuser|write-enabled|write access|delete_repo|admin:org|org(?:anization)? access|full access|all events|all scopes|AdministratorAccess|\*:\*|repo scope)\b|\b(?:invit(?:e|es|ed|ing)|grant(?:s|ed|ing)?|give(?:s|n)?|make(?:s)?|made)\b(?:[^.\n]|\.(?=\S)){0,80}(?<![\w-])public(?![\w-])|permission\s*[=:]\s*['"]?(?:admin|maintain)\b|(?:admin|관리자|어드민)\S{0,2}\s?(?:협업자|collaborator)|--clusterrole[= ]cluster-admin|clusterrolebinding\b[^\n]*cluster-admin|(?:권한|permissions?)\S{0,3}\s?(?:요청)?\S{0,3}\s?(?:전부|모두|다)\s?(?:승인|수락|허용)|\b(?:approve|accept|grant)\w*\s+(?:all|every|any)\s+(?:permission|scope|access)\s*(?:requests?)?|\bclassic PAT\b|\bpersonal access token\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:scopes?|store|share|every)\b|\bOAuth app\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:access|scopes?)\b|(?:관리자|어드민|admin|소유자|owner|쓰기|write)\S{0,3}\s?(?:권한|access)(?:[^.\n]|\.(?=\S)){0,30}(?:부여|추가|줘|주고|준다|초대)/i,
 		when: (clause) =>
 			!/\b(?:your own|yourself|the team's own|via the access (?:form|request)|through (?:the )?(?:access|it) (?:request|ticket))\b/i.test(
 				clause.text,
@@ -441,9 +553,27 @@ const SIGNALS: Signal[] = [
 	},
 	{
 		class: "access",
+		reason: "opens a tunnel into this machine or network",
+		pattern:
+			/\bssh\b[^\n]*\s-[A-Za-z]*[RD][A-Za-z]*\s*(?:\S+:)?\d+|\b(?:reverse|remote)\s+(?:ssh\s+)?(?:tunnel\w*|port[- ]?forward\w*|shell)\b|\bautossh\b|\bchisel\s+(?:client|server)\b|\bfrpc\b|\bbore\s+local\b|\bport[- ]?forward\w*\b[^\n]*--address[= ]['"]?0\.0\.0\.0|(?:역방향|리버스|원격)\s?(?:ssh\s?)?(?:터널|포트\s?포워딩|셸|쉘)/i,
+		when: (clause, hosts) =>
+			external(hosts) ||
+			/\b(?:vendor|support|contractor|partner|external|third[- ]party|@reboot|cron|persist\w*|always)\b|벤더|외부|외주|협력사|상시|항상/i.test(
+				clause.text,
+			),
+	},
+	{
+		class: "access",
+		reason: "grants an owner, admin or editor role",
+		pattern:
+			/--role[= ]['"]?(?:Owner|Contributor|Editor|User Access Administrator|[\w/.-]*admin\w*)\b|\broles\/(?:owner|editor|[\w.]*admin\w*)\b|\b(?:creat\w*|grant\w*|assign\w*|giv\w*|gave|add\w*|make|made|bind\w*|attach\w*|set\s+up)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:owner|editor|contributor)\s+(?:role|service principal|access|rights|permissions?)\b|\brole\s*[:=]\s*['"]?(?:owner|admin\w*|editor)\b|(?:owner|editor|소유자|편집자|에디터)\S{0,3}\s?(?:권한|역할|롤)?\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,20}(?:부여|추가|할당)/i,
+		when: (clause) => !/\b(?:your own|yourself|read-?only|viewer)\b/i.test(clause.text),
+	},
+	{
+		class: "access",
 		reason: "opens a service or a port to the outside",
 		pattern:
-			/0\.0\.0\.0\/0|::\/0|\bngrok\b|\blocaltunnel\b|\bcloudflared\s+tunnel\b|\bserveo\b|\btailscale\s+funnel\b|\bexpose\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:port|debugger|admin|dashboard|database|db)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:public\w*|internet|outside|world)|\bpublic(?:-read)?\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:bucket|acl)\b|--acl\s+public|\bmake\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:repo\w*|bucket)\b(?:[^.\n]|\.(?=\S)){0,10}\bpublic\b|(?:외부|인터넷|전체)\S{0,3}\s?(?:에|로)?\s?(?:(?:공개|노출)(?:시키|시킨|해|한다|하도록|하고|하세요)|열어)/i,
+			/0\.0\.0\.0\/0|::\/0|\bngrok\b|\blocaltunnel\b|\bcloudflared\s+tunnel\b|\bserveo\b|\btailscale\s+funnel\b|\bexpose\w*\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:port|debugger|admin|dashboard|database|db)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:public\w*|internet|outside|world)|\bpublic(?:-read)?\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:bucket|acl)\b|--acl\s+public|\bmake\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:repo\w*|bucket)\b(?:[^.\n]|\.(?=\S)){0,10}(?<![\w-])public(?![\w-])|(?:외부|인터넷|전체)\S{0,3}\s?(?:에|로)?\s?(?:(?:공개|노출)(?:시키|시킨|해|한다|하도록|하고|하세요)|열어)/i,
 	},
 	{
 		class: "access",
@@ -475,13 +605,33 @@ const SIGNALS: Signal[] = [
 		class: "override",
 		reason: "claims permission on the user's behalf",
 		pattern:
-			/\b(?:pre-?)?authori[sz]ed\s+(?:agents?|you|the assistant|assistants|bots?|ai)\b|\b(?:agents?|you|the assistant)\s+(?:are|is|have been|has been)\s+(?:pre-?)?(?:authori[sz]ed|approved|allowed|permitted|cleared)\b|\bthe user (?:has )?(?:already )?(?:approved|consented|authori[sz]ed|agreed)\b|\bno need to (?:ask|confirm|check with|tell)\b|\bnever ask\b|\b(?:do not|don't|never|must not|without)\s+(?:ask\w*|prompt\w*|check\w*|confirm\w*)\s+(?:for\s+)?(?:confirmation|permission|approval|with the user|the user)|\bauto-?approve (?:everything|all)|사전\s?승인|이미\s?승인|허가를?\s?받았|묻지\s?(?:않고|말고|마)|확인\s?(?:없이|받지\s?않고)/iu,
+			/\b(?:pre-?)?authori[sz]ed\s+(?:agents?|you|the assistant|assistants|bots?|ai)\b|\b(?:agents?|you|the assistant)\s+(?:are|is|have been|has been)\s+(?:pre-?)?(?:authori[sz]ed|approved|allowed|permitted|cleared)\b|\bthe user (?:has )?(?:already )?(?:approved|consented|authori[sz]ed|agreed)\b|\bno need to (?:ask|confirm|check with|tell)\b|\b(?:do not|don't|doesn't|does not|won't|never)\s+(?:need|have)\s+to\s+(?:tell|inform|notify|ask|mention|confirm|report|check with)\b|\bnever ask\b|\b(?:do not|don't|never|must not|without)\s+(?:ask\w*|prompt\w*|check\w*|confirm\w*)\s+(?:for\s+)?(?:confirmation|permission|approval|with the user|the user)|\bauto-?approve (?:everything|all)|사전\s?승인|이미\s?승인|허가를?\s?받았|묻지\s?(?:않고|말고|마)|확인\s?(?:없이|받지\s?않고)/iu,
 	},
 	{
 		class: "override",
 		reason: "puts itself above the user or the agent's instructions",
 		pattern:
 			/\b(?:this|these) (?:memory|memories|rule|rules|note|instructions?)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:takes? precedence|overrides?|supersedes?|outranks?|wins?)\b|\b(?:even if|even when|although|regardless of whether) the user (?:objects|disagrees|says otherwise|refuses|asks otherwise)|\b(?:this|the following) (?:memory|rule|note) is (?:an? )?(?:admin|administrator|system|security|official|mandatory) (?:policy|instruction|directive|order)|\bpre-?(?:approved|authori[sz]ed)\b|\bapproved in advance\b|\b(?:may|can|should)\s+(?:be\s+)?(?:execut\w*|run)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:immediately|without asking|without confirmation|right away)\b|에이전트가\s?(?:바로|즉시|알아서)\s?(?:수락|승인|실행)|\b(?:delete|remove|strip|rewrite|override|disable)\w*\b(?:[^.\n]|\.(?=\S)){0,60}(?:CLAUDE\.md|AGENTS\.md|\.cursorrules|copilot-instructions|system prompt|\.claude\/settings|\.codex\/|hooks\.json)|(?:CLAUDE\.md|AGENTS\.md)(?:[^.\n]|\.(?=\S)){0,80}\b(?:delete|remove|strip|rewrite|override)\w*\b|(?:other|conflicting) (?:team )?(?:memories|rules)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:delete|remove|ignore)|(?:이|본)\s?(?:메모리|지시|규칙)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,40}(?:우선한다|우선이다|우선함|우선 적용)|사용자가\s?(?:반대|거부|원하지\s?않)\S*\s?(?:하더라도|해도|더라도)|(?:관리자|시스템|보안|운영)\s?정책(?:이므로|이다|입니다|임)|(?:지시|지침|instructions?)\S{0,2}\s?보다(?:[^.\n]|\.(?=\S)){0,20}(?:우선|먼저)|(?:이|본)\s?(?:메모리|지시|규칙)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,12}최우선|(?:현재|지금은?)\s?(?:유지\s?보수|관리자|개발자|디버그|점검)\s?모드|(?:충돌하는|다른)(?:[^.\n]|\.(?=\S)){0,20}메모리\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,6}(?:삭제|무시)|(?:다른|충돌하는)\s?(?:팀\s?)?메모리\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,20}(?:삭제|무시)|^\s*\[[^\]\n]{0,30}(?:운영팀|보안팀|관리자|system|security team|ops team|admin)[^\]\n]{0,10}\]|확인\s?(?:요청|을\s?구하|받)(?:[^.\n]|\.(?=\S)){0,10}(?:하지\s?않|없이|생략)/imu,
+	},
+	{
+		class: "override",
+		reason: "claims an authority's exemption from the agent's rules",
+		// A party (a team, the maintainers, an admin, the vendor or provider, the system) paired with
+		// lifting, waiving or exempting, or rules said not to apply to the agent; a notice headed by such a party.
+		pattern:
+			/\b(?:(?:security|safety|trust (?:&|and) safety|platform|infra\w*|ops|devops|it|compliance|legal|release|admin|leadership|management)\s+team|maintainers?|administrators?|admins?|the system|vendor|provider|anthropic|openai|management|cto|ciso|org(?:anization)? owners?)\b(?:[^.\n]|\.(?=\S)){0,120}\b(?:lift(?:ed|s)?|waiv(?:ed|es|er)|exempt\w*|exception|suspend(?:ed|s)?|relax(?:ed|es)|no longer (?:apply|applies|required|in effect)|(?:has|have) (?:approved|authori[sz]ed|cleared|permitted))\b|\b(?:lift(?:ed)?|waiv(?:ed)?|exempt\w*|suspend(?:ed)?)\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:restrictions?|rules?|safeguards?|guardrails?|confirmations?|policy|policies)\b|\b(?:restrictions?|rules?|safeguards?|guardrails?|confirmations?|policy|policies)\b(?:[^.\n]|\.(?=\S)){0,20}\b(?:was|were|has been|have been|is|are)\s+(?:lifted|waived|suspended|removed)\b|\b(?:safety|security|confirmation|approval|human|user|repository|agent|assistant)\s+(?:\w+\s+)?(?:rules?|safeguards?|restrictions?|guidelines?|polic(?:y|ies)|checks?|protections?|guardrails?)\b(?:[^.\n]|\.(?=\S)){0,60}\b(?:do(?:es)? not|don't|doesn't|no longer)\s+apply|\bsafeguards?\b(?:[^.\n]|\.(?=\S)){0,40}\b(?:do(?:es)? not|don't|no longer)\s+apply|\bunrestricted\s+(?:\w+\s+){0,2}(?:account|mode|agent|access|assistant|bot|user)\b|^\s*(?:notice|announcement|message|directive)\s+from\b|(?:보안팀|관리자|운영팀|정보보호|경영진|본사|메인테이너|벤더|Anthropic|OpenAI|시스템)(?:[^.\n]|\.(?=\S)){0,60}(?:면제|예외|해제|완화)|(?:정책|규칙|지침|가이드라인|제한)\s?(?:예외|면제)\S{0,3}\s?(?:가\s?)?(?:승인|허가|적용)|(?:규칙|가이드라인|지침|정책|제한|안전장치|확인\s?절차)\S{0,3}\s?(?:[^.\n]|\.(?=\S)){0,10}(?:적용되지\s?않|적용하지\s?않|면제|해제)|^\s*\[[^\]\n]{0,30}(?:anthropic|openai|claude|codex|공지|notice|announcement|official|maintainers?|vendor|보안|공식)[^\]\n]{0,10}\]|(?:개발자|관리자|디버그|유지\s?보수|점검|무제한)\s?모드\S{0,3}\s?(?:가\s?|이\s?)?(?:활성|켜|전환|적용)|\b(?:developer|admin|maintenance|god|unrestricted|jailbreak)\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|active|activated|on)\b/imu,
+	},
+	{
+		class: "override",
+		reason: "tells the agent not to warn or ask the user",
+		pattern:
+			/(?:경고|확인|승인|허락|동의|질문)\S{0,3}\s?(?:구하|받|요청하|묻|하)?\s?지\s?않|(?:경고|확인|승인)\s?(?:절차|과정|단계)\S{0,2}\s?(?:면제|생략|없)|\b(?:do not|don't|never|must not|will not|won't|without)\s+(?:warn\w*|ask\w*|seek\w*|request\w*)\b(?:[^.\n]|\.(?=\S)){0,30}\b(?:confirmation|permission|approval|consent|the user|users)\b/iu,
+	},
+	{
+		class: "disguised",
+		reason: "assembles, reverses or decodes a command to hide it",
+		pattern:
+			/\|\s*rev\b|\brev\s*<<<|\beval\b[^\n]{0,60}(?:base64|\\x[0-9a-f]{2}|\\[0-7]{3}|\brev\b|\bprintf\b|\$\{?\w+\}?\$\{?\w+|\$\(\s*echo\b|\bxxd\b)|\b(?:exec|eval)\s*\(\s*(?:atob|bytes\.fromhex|base64|codecs|__import__|compile|['"][^'"\n]*['"]\s*\+|\w+\s*\+|''\.join|\[)|(?:\\x[0-9a-f]{2}){4,}|(?:\\[0-7]{3}){4,}|\$\{IFS\}|\$IFS\b|\|\s*\$\{?[A-Za-z_]\w*\}?\s*(?:$|[;)'"`|&])|\|\s*\$\(\s*(?:echo|printf|rev)\b/i,
 	},
 	{
 		class: "override",
