@@ -57,6 +57,29 @@ describe("what a statement is about and the value it gives", () => {
 			expect(extractOffline("s", [user(s)]).candidates.length, s).toBe(1);
 	});
 
+	it("keeps a durable value set inside a request, and leaves a one-off change of the task alone", () => {
+		for (const s of [
+			"Also the nightly run can go earlier — set it to 01:15 UTC now.",
+			"For the general node group, cap the autoscaler at 12 nodes.",
+			"We're on Go 1.22, so feel free to use the new ServeMux patterns.",
+			"Vercel switched our projects to Node 22, so bump CI to match.",
+			"Product images should come from our image CDN at img.example.shop instead of the S3 URLs.",
+			"CTR is up, so ranker_v2 is fully enabled now.",
+			"Sentry 비용 너무 나온대. tracesSampleRate 0.05로 낮춰줘.",
+			"CDC 최적화 끝났대. 이번엔 02:00으로 해줘.",
+			"MLflow 말고 사내 `https://registry.ml.example.kr` 쓰니까 init container 수정해줘.",
+			"새 주문 테이블 반응 좋아서 flag 100% 켰어.",
+		])
+			expect(extractOffline("s", [user(s)]).candidates.length, s).toBeGreaterThan(0);
+		for (const s of [
+			"Need to bump the ingress-nginx helm chart to 4.10.",
+			"배치 사이즈는 1000 말고 5000으로 해줘.",
+			"Move the button to the left.",
+			"이 함수 이름 바꿔줘.",
+		])
+			expect(extractOffline("s", [user(s)]).candidates, s).toEqual([]);
+	});
+
 	it("names a memory without its value, so an old value does not live on in its path", () => {
 		const [c] = extractOffline("s", [user("We deploy to production only on Tuesdays.")]).candidates;
 		expect(c?.name).toBe("deploy-production-only");
