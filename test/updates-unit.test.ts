@@ -28,6 +28,24 @@ describe("what a statement is about and the value it gives", () => {
 				"The gateway team raised the partner API rate limit to 1,000 requests per minute",
 			),
 		).toBeGreaterThan(0);
+		// A request that sets the value, a count with its Korean counter, a value of the same kind.
+		expect(updateScore("일일 쿼터는 키당 50,000건이야", "계약 갱신하면서 파트너 쿼터 일 80,000건으로 늘려줬어")).toBeGreaterThan(0);
+		expect(
+			updateScore("트래픽 늘어서 `notify.events` 파티션 24개로 늘렸어", "블프 대비해서 `notify.events` 파티션 48개로 증설 끝났어"),
+		).toBeGreaterThan(0);
+		expect(
+			updateScore("Products는 프라이머리 샤드 3개로 줄였어", "상품 수 늘어서 products는 샤드 6개로 다시 늘리기로 했어"),
+		).toBeGreaterThan(0);
+		expect(
+			updateScore(
+				"Finance pushed back on the EC2 bill, so we cut the node group max to 16 nodes",
+				"Spring sale prep: raise the general node group max to 30 nodes",
+			),
+		).toBeGreaterThan(0);
+		expect(updateScore("We support iOS 15 and up, nothing older", "The minimum is iOS 16 from the next release")).toBeGreaterThan(0);
+		// Another subject with a value of the same kind, or a value of another kind: not an update.
+		expect(updateScore("일일 쿼터는 키당 50,000건이야", "업로드 파일은 최대 10MB로 올렸어")).toBe(0);
+		expect(updateScore("The node group max is 16 nodes", "Raise the Lighthouse performance bar to 90")).toBe(0);
 		expect(updateScore("Staging Postgres runs on port 5432", "Production Postgres runs on port 5433")).toBe(0);
 		expect(updateScore("We deploy to production only on Tuesdays", "We deploy to production only on Tuesdays, as always")).toBe(0);
 		expect(updateScore("Use pnpm for installs", "Commit messages follow Conventional Commits")).toBe(0);

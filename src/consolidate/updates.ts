@@ -36,7 +36,10 @@ export function updateScore(current: string, next: string, correction = false): 
 	if (!newValue && vb.size > 0) return 0; // the same value again: a restatement, not an update
 	const bothOwn = a.size > shared && b.size > shared;
 	// Each naming something the other does not ("staging port" / "production port"): only with a word of change.
-	const needed = bothOwn ? (!change ? Number.POSITIVE_INFINITY : newValue ? 0.5 : 0.67) : newValue ? 0.4 : 0.5;
+	let needed = bothOwn ? (!change ? Number.POSITIVE_INFINITY : newValue ? 0.5 : 0.67) : newValue ? 0.4 : 0.5;
+	// A changed value of the same kind as the old one (a count for a count, a time for a time) with a word
+	// of change: two shared subject words are enough, however many other words each statement has.
+	if (change && newValue && sameShape(va, vb)) needed = Math.min(needed, 0.2);
 	return ratio >= needed ? ratio + (newValue ? 0.2 : 0) + (change ? 0.1 : 0) : 0;
 }
 
@@ -44,13 +47,15 @@ export function updateScore(current: string, next: string, correction = false): 
 const shape = (v: string) =>
 	/^(?:day|who|every):/.test(v)
 		? v.split(":")[0]
-		: /^\d+$/.test(v)
-			? `n${v.length}`
-			: /^\d+(?:\.\d+)+$/.test(v)
-				? "version"
-				: /[a-z]/.test(v) && v.includes(".")
-					? "host"
-					: "other";
+		: /^\d{1,2}:\d{2}$/.test(v)
+			? "time"
+			: /^\d+$/.test(v)
+				? `n${v.length}`
+				: /^\d+(?:\.\d+)+$/.test(v)
+					? "version"
+					: /[a-z]/.test(v) && v.includes(".")
+						? "host"
+						: "other";
 
 /** Both statements give a value of the same kind, and the new one differs. */
 function sameShape(old: Set<string>, next: Set<string>): boolean {
