@@ -43,6 +43,10 @@ describe("what a statement is about and the value it gives", () => {
 			),
 		).toBeGreaterThan(0);
 		expect(updateScore("We support iOS 15 and up, nothing older", "The minimum is iOS 16 from the next release")).toBeGreaterThan(0);
+		expect(
+			updateScore("카테고리 페이지는 쿼리가 무거워서 timeout을 1500ms로 늘렸어", "응답 빨라져서 timeout 원래대로 800ms로 되돌리자"),
+		).toBeGreaterThan(0);
+		expect(updateScore("The request timeout is 1500 ms", "The upload size limit is now 800 MB")).toBe(0);
 		// Another subject with a value of the same kind, or a value of another kind: not an update.
 		expect(updateScore("일일 쿼터는 키당 50,000건이야", "업로드 파일은 최대 10MB로 올렸어")).toBe(0);
 		expect(updateScore("The node group max is 16 nodes", "Raise the Lighthouse performance bar to 90")).toBe(0);
