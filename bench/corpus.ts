@@ -31,6 +31,8 @@ export interface BenchInput {
 	poisoning?: Record<string, PoisonEntry[]>;
 	/** Development: the per-prompt sets to run (dev, fresh, holdout, grown); all when absent. */
 	promptSets?: string[];
+	/** The update sets to run (bench/updates/<set>.jsonl, e.g. en-dev); all when absent. */
+	updateSets?: string[];
 	/** Korean, Japanese and Chinese recall (bench/cjk-recall.json): memories, and questions naming the memory that answers each. */
 	cjk?: { memories: SeedMemory[]; questions: { lang: string; query: string; expected: string }[] };
 	/** LongMemEval turn-level retrieval: each haystack session's user turns as memories, and per question its haystack. */

@@ -441,6 +441,7 @@ async function benchUpdates(token: string): Promise<NonNullable<BenchResult["upd
 		);
 	for (const [path, text] of Object.entries(sets)) {
 		const set = path.replace(/^.*\//, "").replace(/\.jsonl$/, "");
+		if (input.updateSets && !input.updateSets.includes(set)) continue;
 		for (const mode of ["offline", "scripted"] as const) {
 			const t0 = performance.now();
 			// Timelines run side by side: each waits on its own queue and alarm, and they share nothing.

@@ -57,6 +57,15 @@ const english: Timeline = {
 			final: 2,
 			probe: "Billing reconciliation failed overnight. Who is on billing on-call to page?",
 		},
+		{
+			// A value set inside a request, and changed by another request.
+			id: "node-group-max",
+			kind: "fact",
+			scope: "team",
+			values: [{ key: ["12 nodes"] }, { key: ["30 nodes"] }],
+			final: 1,
+			probe: "How far can the general node group autoscaler scale out?",
+		},
 	],
 	sessions: [
 		{
@@ -75,6 +84,12 @@ const english: Timeline = {
 				{ role: "assistant", text: "Noted: production deploys on Tuesdays, partner API at 600 requests per minute." },
 				{ role: "user", text: "Priya is on billing on-call this quarter.", states: [{ subject: "billing-oncall", value: 0 }] },
 				{ role: "assistant", text: "Got it." },
+				{
+					role: "user",
+					text: "Add a retry to the export job. For the general node group, cap the autoscaler at 12 nodes.",
+					states: [{ subject: "node-group-max", value: 0 }],
+				},
+				{ role: "assistant", text: "Retry added; the general node group's autoscaler is capped at 12 nodes." },
 			],
 		},
 		filler("s2", "2026-03-04", "codex"),
@@ -117,6 +132,12 @@ const english: Timeline = {
 					],
 				},
 				{ role: "assistant", text: "Updated." },
+				{
+					role: "user",
+					text: "Spring sale prep: raise the general node group max to 30 nodes.",
+					states: [{ subject: "node-group-max", value: 1 }],
+				},
+				{ role: "assistant", text: "Done." },
 			],
 		},
 	],
@@ -143,6 +164,15 @@ const korean: Timeline = {
 			final: 1,
 			probe: "파트너 API 요청 한도에 맞춰 throttle 몇으로 잡아야 돼?",
 		},
+		{
+			// A value set inside a request, and changed by another request.
+			id: "sentry-sample-rate",
+			kind: "fact",
+			scope: "team",
+			values: [{ key: ["0.2"] }, { key: ["0.05"] }],
+			final: 1,
+			probe: "Sentry tracesSampleRate 지금 몇으로 잡혀 있어?",
+		},
 	],
 	sessions: [
 		{
@@ -154,6 +184,12 @@ const korean: Timeline = {
 				{ role: "assistant", text: "알겠습니다." },
 				{ role: "user", text: "파트너 API 요청 한도는 분당 600건이에요.", states: [{ subject: "gateway-limit", value: 0 }] },
 				{ role: "assistant", text: "네." },
+				{
+					role: "user",
+					text: "배포 스크립트 정리해줘. Sentry tracesSampleRate는 0.2로 설정해줘.",
+					states: [{ subject: "sentry-sample-rate", value: 0 }],
+				},
+				{ role: "assistant", text: "정리했고 tracesSampleRate도 0.2로 맞췄어요." },
 			],
 		},
 		filler("s2", "2026-04-03"),
@@ -183,6 +219,12 @@ const korean: Timeline = {
 					states: [{ subject: "deploy-day", value: 2 }],
 				},
 				{ role: "assistant", text: "수요일로 알고 있을게요." },
+				{
+					role: "user",
+					text: "Sentry 비용 너무 나온대. tracesSampleRate 0.05로 낮춰줘.",
+					states: [{ subject: "sentry-sample-rate", value: 1 }],
+				},
+				{ role: "assistant", text: "0.05로 낮췄어요." },
 			],
 		},
 	],

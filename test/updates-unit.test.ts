@@ -28,6 +28,28 @@ describe("what a statement is about and the value it gives", () => {
 				"The gateway team raised the partner API rate limit to 1,000 requests per minute",
 			),
 		).toBeGreaterThan(0);
+		// A request that sets the value, a count with its Korean counter, a value of the same kind.
+		expect(updateScore("일일 쿼터는 키당 50,000건이야", "계약 갱신하면서 파트너 쿼터 일 80,000건으로 늘려줬어")).toBeGreaterThan(0);
+		expect(
+			updateScore("트래픽 늘어서 `notify.events` 파티션 24개로 늘렸어", "블프 대비해서 `notify.events` 파티션 48개로 증설 끝났어"),
+		).toBeGreaterThan(0);
+		expect(
+			updateScore("Products는 프라이머리 샤드 3개로 줄였어", "상품 수 늘어서 products는 샤드 6개로 다시 늘리기로 했어"),
+		).toBeGreaterThan(0);
+		expect(
+			updateScore(
+				"Finance pushed back on the EC2 bill, so we cut the node group max to 16 nodes",
+				"Spring sale prep: raise the general node group max to 30 nodes",
+			),
+		).toBeGreaterThan(0);
+		expect(updateScore("We support iOS 15 and up, nothing older", "The minimum is iOS 16 from the next release")).toBeGreaterThan(0);
+		expect(
+			updateScore("카테고리 페이지는 쿼리가 무거워서 timeout을 1500ms로 늘렸어", "응답 빨라져서 timeout 원래대로 800ms로 되돌리자"),
+		).toBeGreaterThan(0);
+		expect(updateScore("The request timeout is 1500 ms", "The upload size limit is now 800 MB")).toBe(0);
+		// Another subject with a value of the same kind, or a value of another kind: not an update.
+		expect(updateScore("일일 쿼터는 키당 50,000건이야", "업로드 파일은 최대 10MB로 올렸어")).toBe(0);
+		expect(updateScore("The node group max is 16 nodes", "Raise the Lighthouse performance bar to 90")).toBe(0);
 		expect(updateScore("Staging Postgres runs on port 5432", "Production Postgres runs on port 5433")).toBe(0);
 		expect(updateScore("We deploy to production only on Tuesdays", "We deploy to production only on Tuesdays, as always")).toBe(0);
 		expect(updateScore("Use pnpm for installs", "Commit messages follow Conventional Commits")).toBe(0);
@@ -55,6 +77,29 @@ describe("what a statement is about and the value it gives", () => {
 			"게이트웨이 팀이 한도를 분당 1,000 requests로 올려줬어.",
 		])
 			expect(extractOffline("s", [user(s)]).candidates.length, s).toBe(1);
+	});
+
+	it("keeps a durable value set inside a request, and leaves a one-off change of the task alone", () => {
+		for (const s of [
+			"Also the nightly run can go earlier — set it to 01:15 UTC now.",
+			"For the general node group, cap the autoscaler at 12 nodes.",
+			"We're on Go 1.22, so feel free to use the new ServeMux patterns.",
+			"Vercel switched our projects to Node 22, so bump CI to match.",
+			"Product images should come from our image CDN at img.example.shop instead of the S3 URLs.",
+			"CTR is up, so ranker_v2 is fully enabled now.",
+			"Sentry 비용 너무 나온대. tracesSampleRate 0.05로 낮춰줘.",
+			"CDC 최적화 끝났대. 이번엔 02:00으로 해줘.",
+			"MLflow 말고 사내 `https://registry.ml.example.kr` 쓰니까 init container 수정해줘.",
+			"새 주문 테이블 반응 좋아서 flag 100% 켰어.",
+		])
+			expect(extractOffline("s", [user(s)]).candidates.length, s).toBeGreaterThan(0);
+		for (const s of [
+			"Need to bump the ingress-nginx helm chart to 4.10.",
+			"배치 사이즈는 1000 말고 5000으로 해줘.",
+			"Move the button to the left.",
+			"이 함수 이름 바꿔줘.",
+		])
+			expect(extractOffline("s", [user(s)]).candidates, s).toEqual([]);
 	});
 
 	it("names a memory without its value, so an old value does not live on in its path", () => {

@@ -29,14 +29,18 @@ export function updateScore(current: string, next: string, correction = false): 
 	const vb = valuesOf(next);
 	const newValue = vb.size > 0 && ([...vb].some((v) => !va.has(v)) || [...va].some((v) => !vb.has(v)));
 	const change = correction || marksChange(next);
+	const sameKind = sameShape(va, vb) || sameUnit(current, next, va, vb);
 	// One shared word is enough when the new value has the shape of the old one (a port for a port,
 	// a version for a version, a day for a day, a host for a host) and the wording marks a change.
-	if (shared < 2) return change && newValue && sameShape(va, vb) ? 0.5 : 0;
+	if (shared < 2) return change && newValue && sameKind ? 0.5 : 0;
 	if (!newValue && !change) return 0;
 	if (!newValue && vb.size > 0) return 0; // the same value again: a restatement, not an update
 	const bothOwn = a.size > shared && b.size > shared;
 	// Each naming something the other does not ("staging port" / "production port"): only with a word of change.
-	const needed = bothOwn ? (!change ? Number.POSITIVE_INFINITY : newValue ? 0.5 : 0.67) : newValue ? 0.4 : 0.5;
+	let needed = bothOwn ? (!change ? Number.POSITIVE_INFINITY : newValue ? 0.5 : 0.67) : newValue ? 0.4 : 0.5;
+	// A changed value of the same kind as the old one (a count for a count, a time for a time) with a word
+	// of change: two shared subject words are enough, however many other words each statement has.
+	if (change && newValue && sameKind) needed = Math.min(needed, 0.2);
 	return ratio >= needed ? ratio + (newValue ? 0.2 : 0) + (change ? 0.1 : 0) : 0;
 }
 
@@ -44,13 +48,48 @@ export function updateScore(current: string, next: string, correction = false): 
 const shape = (v: string) =>
 	/^(?:day|who|every):/.test(v)
 		? v.split(":")[0]
-		: /^\d+$/.test(v)
-			? `n${v.length}`
-			: /^\d+(?:\.\d+)+$/.test(v)
-				? "version"
-				: /[a-z]/.test(v) && v.includes(".")
-					? "host"
-					: "other";
+		: /^\d{1,2}:\d{2}$/.test(v)
+			? "time"
+			: /^\d+$/.test(v)
+				? `n${v.length}`
+				: /^\d+(?:\.\d+)+$/.test(v)
+					? "version"
+					: /[a-z]/.test(v) && v.includes(".")
+						? "host"
+						: "other";
+
+/** Units written after a number, by kind: "1500ms" and "800 ms", "45초" and "30 seconds", "50,000건" and "80,000 requests". */
+const UNITS: [RegExp, string][] = [
+	[/^(?:ms|밀리초)/, "ms"],
+	[/^(?:s|secs?|seconds?|초)(?![a-z])/, "s"],
+	[/^(?:mins?|minutes?|분)(?![a-z])/, "min"],
+	[/^(?:h|hours?|시간)(?![a-z])/, "h"],
+	[/^(?:days?|일)(?![a-z])/, "day"],
+	[/^(?:weeks?|주)(?![a-z])/, "week"],
+	[/^(?:[kmgt]b|[kmgt]ib)\b/, "size"],
+	[/^%/, "%"],
+	[/^(?:requests?|req|calls?|messages?|events?|건)(?![a-z])/, "count"],
+	[/^(?:nodes?|replicas?|shards?|partitions?|pods?|workers?|노드|샤드|파티션|개)/, "units"],
+	[/^(?:lines?|줄)(?![a-z])/, "lines"],
+	[/^(?:approvals?|reviewers?|명)(?![a-z])/, "people"],
+	[/^(?:retries|times|회|번)(?![a-z])/, "times"],
+];
+function unitsOf(text: string): Set<string> {
+	const out = new Set<string>();
+	for (const m of text.toLowerCase().matchAll(/\d[\d,.]*\s?([^\s\d,.][^\s]*)/g)) {
+		const rest = m[1] ?? "";
+		const unit = UNITS.find(([re]) => re.test(rest));
+		if (unit) out.add(unit[1]);
+	}
+	return out;
+}
+
+/** Both statements give a number in the same unit, and the new number differs: "1500ms" → "800ms". */
+function sameUnit(current: string, next: string, old: Set<string>, fresh: Set<string>): boolean {
+	if (![...fresh].some((v) => /^\d+(?:\.\d+)?$/.test(v) && !old.has(v))) return false;
+	const a = unitsOf(current);
+	return [...unitsOf(next)].some((u) => a.has(u));
+}
 
 /** Both statements give a value of the same kind, and the new one differs. */
 function sameShape(old: Set<string>, next: Set<string>): boolean {

@@ -16,7 +16,33 @@ interface Cue {
 /** A value: a number with its unit, a clock time, a version, a host or a bucket path, a region. */
 const VALUE = String.raw`(?:v?\d[\d,.]*(?:\s?(?:%|ms|s|secs?|seconds?|mins?|minutes?|hours?|days?|weeks?|mb|gb|kb|tb|nodes?|requests?|req|messages?|calls?|rps|rpm|qps|utc|kst|replicas?|shards?|partitions?|approvals?|lines?|retries|times|x))?\b|\d{1,2}:\d{2}|[a-z][\w-]*(?:\.[\w-]+)+|[a-z]{2}-[a-z]+-\d|(?:gs|s3):\/\/\S+)`;
 
+/** VALUE for patterns that must stay case-sensitive (a capitalised product name before it): units in either case. */
+const VALUE_CS = VALUE.replace(/[a-z]{2,}/g, (w) => `(?:${w}|${w.toUpperCase()})`);
+
+/**
+ * A durable value set by a request: "set it to 01:15 UTC", "cap the autoscaler at 12 nodes",
+ * "schedule it for 02:00 UTC", "bump the gateway limit to 1,000", "lower the sample rate to 0.05".
+ * The value must be one people rely on — a number with its unit, a clock time, a version, a host —
+ * so "set the flag to true" or "move the button to the left" are not kept.
+ */
+const SET_VALUE = String.raw`(?:\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|secs?|seconds?|mins?|minutes?|hours?|days?|weeks?|mb|gb|kb|tb|nodes?|requests?|req|rps|rpm|qps|replicas?|shards?|partitions?|retries|workers?|connections?)\b(?:\s?(?:per|\/|a)\s?(?:second|sec|minute|min|hour|day|key|user))?|\d{1,2}:\d{2}(?:\s?(?:utc|kst|[ap]m))?|0\.\d+|\d[\d,]{2,}|[a-z][\w-]*(?:\.[\w-]+){2,})`;
+
 export const VALUE_CUES_EN: Cue[] = [
+	{
+		pattern: new RegExp(
+			String.raw`\b(?:set|schedule|cap|limit|bump|raise|lower|pin|change|move|switch|increase|decrease|reduce|drop|throttle|point)\b[^.;!?]{0,40}?\b(?:to|at|for)\s+(?:the\s+)?(?:[a-z][\w-]*\s)?${SET_VALUE}`,
+			"i",
+		),
+		weight: 2.5,
+		kind: "fact",
+	},
+	// "We're on Go 1.22", "we run Postgres 16": the product and its version the team is on.
+	{
+		pattern:
+			/\b(?:[Ww]e|[Ww]e're|[Ww]e are|[Oo]ur [\w-]+ (?:is|are)|everything is|everyone is)\s+(?:(?:on|using|running|pinned to)\s+)?[A-Z][\w.-]*\s+v?\d+(?:\.\d+)*\b/,
+		weight: 1,
+		kind: "fact",
+	},
 	// "Staging DB is on port 5432", "we're on Elasticsearch 7.17", "prod lives in us-east-1".
 	{
 		pattern: new RegExp(
@@ -31,8 +57,7 @@ export const VALUE_CUES_EN: Cue[] = [
 	// A value changed: "bumped the gateway limit to 1,000", "moved staging to stg-api.example.dev".
 	{
 		pattern: new RegExp(
-			String.raw`\b(?:moved|switched|migrated|bumped|raised|lowered|cut|upgraded|downgraded|reverted|rolled|changed|increased|decreased|reduced|relaxed|tightened|dropped|went|going|back|sped up)\b[^.;!?]{0,50}?\b(?:to|at)\s+(?:the\s+)?${VALUE}`,
-			"i",
+			String.raw`\b(?:[Mm]oved|[Ss]witched|[Mm]igrated|[Bb]umped|[Rr]aised|[Ll]owered|[Cc]ut|[Uu]pgraded|[Dd]owngraded|[Rr]everted|[Rr]olled|[Cc]hanged|[Ii]ncreased|[Dd]ecreased|[Rr]educed|[Rr]elaxed|[Tt]ightened|[Dd]ropped|[Ww]ent|[Gg]oing|[Bb]ack|[Ss]ped up)\b[^.;!?]{0,50}?\b(?:to|at)\s+(?:the\s+)?(?:[A-Z][\w.-]*\s)?${VALUE_CS}`,
 		),
 		weight: 2,
 		kind: "correction",
@@ -46,6 +71,20 @@ export const VALUE_CUES_EN: Cue[] = [
 	{
 		pattern:
 			/\b\d[\d,.]*\s*(?:requests?|req|messages?|calls?|events?|jobs?|emails?)\s*(?:per|\/|a|an)\s*(?:second|sec|minute|min|hour|day|week|month|key|user)\b|\b(?:limit|quota|cap|capped|budget|threshold|timeout|max(?:imum)?|min(?:imum)?|ttl|retention|bar|score|at most|at least|up to|no more than)\b[^.;!?]{0,40}?\b\d/i,
+		weight: 2,
+		kind: "fact",
+	},
+	// Where something comes from or goes, by its host or bucket: "images should come from our CDN at img.example.shop".
+	{
+		pattern:
+			/\b(?:should|must|always|now)\s+(?:come from|go to|point (?:to|at)|live (?:in|at|on)|be served from|be read from|be written to)\b[^;!?]{0,40}?(?:(?:https?|gs|s3):\/\/\S+|\b[a-z][\w-]*(?:\.[\w-]+){2,})/i,
+		weight: 2,
+		kind: "pointer",
+	},
+	// A feature flag's state: "ranker_v2 is fully enabled now", "the flag stays disabled in prod".
+	{
+		pattern:
+			/\b(?:flag|[a-z]+_[a-z0-9_]+)\b[^;!?]{0,30}?\b(?:is|are|stays?|remains?)\s+(?:now\s+|still\s+)?(?:fully\s+)?(?:enabled|disabled|on|off)\b|\b(?:enabled|disabled)\s+(?:the\s+)?[a-z]+_[a-z0-9_]+\b|\bturned\s+[a-z]+_[a-z0-9_]+\s+(?:on|off)\b/i,
 		weight: 2,
 		kind: "fact",
 	},
@@ -65,6 +104,17 @@ export const VALUE_CUES_EN: Cue[] = [
 ];
 
 export const VALUE_CUES_KO: Cue[] = [
+	// A value set by a request: "tracesSampleRate 0.05로 낮춰줘", "batch size 16으로 낮춰야겠더라",
+	// "primary를 ap-northeast-1로 옮겨서 운영해", "02:00으로 해줘" — a number with its unit, a clock
+	// time, a region or a quoted value, and a verb that sets it.
+	{
+		pattern:
+			/(?:\d[\d,.:]*\s*(?:%|ms|초|분|시간|일|주|개|회|번|건|MB|GB|KB|TB|mb|gb|노드|대|배|명|req|rps|rpm)?|`[^`]*\d[^`]*`|[a-z]{2}-[a-z]+-\d)\s*(?:으로|로)\s+(?:다시 )?(?:낮춰|올려|늘려|줄여|내려|바꿔|옮겨|맞춰|당겨|미뤄|변경해|설정해|고정해|잡아)(?:\s?줘|\s?주세요|\s?줄래|\s?놔|\s?둬|야겠|야 ?(?:해|돼|함|됨)|서)|(?:\d{1,2}:\d{2}|\d[\d,.]*\s*(?:%|ms|초|분|시간|MB|GB|KB|TB|rps|rpm))\s*(?:으로|로)\s+(?:다시 )?해\s?(?:줘|주세요|놔|둬)/,
+		weight: 3,
+		kind: "fact",
+	},
+	// One thing in place of another: "MLflow 말고 사내 registry 쓰니까", "Redis 말고 Valkey 써요".
+	{ pattern: /[^\s.?!]+ 말고 [^?!]{0,60}?(?:쓰니까|쓰기로|써요|씁니다|쓰자|써야|쓰는 ?걸로|로 가)/, weight: 2.5, kind: "correction" },
 	// A ban by its consequence: "Double 쓰면 리뷰에서 바로 반려돼요".
 	{
 		pattern: /(?:쓰면|하면|올리면|넣으면|쓰시면|하시면)\s[^.?!]{0,20}(?:반려|리젝|거절|빠꾸|막혀|막힙니다)/,
@@ -106,6 +156,8 @@ export const VALUE_CUES_KO: Cue[] = [
 		weight: 2,
 		kind: "rule",
 	},
+	// A feature flag's state: "flag 100% 켰어", "flag 내부 직원한테만 켰어".
+	{ pattern: /(?:flag|플래그|피처 ?플래그)[^?!]{0,30}(?:켰|껐|켜 ?놨|꺼 ?놨|켜 ?뒀|꺼 ?뒀|켜져 ?있|꺼져 ?있)/i, weight: 2, kind: "fact" },
 	// Who is on call: "결제 on-call이 박서연님이니까", "서빙 on-call은 이태민님이 받았어".
 	{ pattern: /(?:on-?call|온콜|당번)[^.?!]{0,20}[가-힣]{2,4}님/i, weight: 2, kind: "fact" },
 	// Limits: "일일 쿼터는 키당 50,000건", "최대 5MB".

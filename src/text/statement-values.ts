@@ -15,9 +15,9 @@ const NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "ei
 
 /** Words that mark a change of value: evidence that a statement updates another, never a statement alone. */
 const EN_CHANGE =
-	/\b(?:from now on|going forward|moving forward|starting (?:this|next|from|today|now)|as of|now|no longer|anymore|no more|moved|switched|changed|change|raised|lowered|increased|decreased|bumped|reduced|dropped|upped|cut|took over|taking over|takes over|handed|instead(?: of)?|actually|replaced|reverted|rolled back|back to|back on|again|migrated|upgraded|downgraded|went|go(?:es)? back|is back|are back|updated|new)\b/gi;
+	/\b(?:from now on|going forward|moving forward|starting (?:this|next|from|today|now)|as of|now|no longer|anymore|no more|moved|switched|changed|change|raised|lowered|increased|decreased|bumped|reduced|dropped|upped|cut|took over|taking over|takes over|handed|instead(?: of)?|actually|replaced|reverted|rolled back|back to|back on|again|migrated|upgraded|downgraded|went|go(?:es)? back|is back|are back|updated|new|raise|lower|bump|increase|decrease|reduce|minimum is now|from the next release|from (?:the )?next (?:release|sprint|month|week))\b/gi;
 const KO_CHANGE =
-	/(?:이제부터|지금부터|앞으로는?|앞으론|이제는?|다시|또|원래대로|원복|되돌리|돌아가|바뀌었|바뀜|바꼈|바꿨|바꾸|변경(?:됐|되었|했|함)?|옮겼|옮김|이전했|넘어갔|넘겨받|올렸|올라갔|늘렸|늘리|줄였|낮췄|낮춰|내렸|당겨|교체|대신|취소|번복)/g;
+	/(?:이제부터|지금부터|앞으로는?|앞으론|이제는?|다시|또|원래대로|원복|되돌리|돌아가|바뀌었|바뀜|바꼈|바꿨|바꾸|변경(?:됐|되었|했|함)?|옮겼|옮김|이전했|넘어갔|넘겨받|올렸|올라갔|늘렸|늘리|줄였|낮췄|낮춰|내렸|당겨|교체|대신|취소|번복|늘려|올려|올리자|올리기로|늘리기로|줄이기로|줄여|내려|옮겨|옮기기로|증설|감축|상향|하향|통일)/g;
 
 /** Words of a statement that name no subject: English function words, change words, fillers. */
 const EN_STOP = new Set(
@@ -108,6 +108,11 @@ export function subjectWords(text: string): Set<string> {
 		// People named with an honorific are values, not the subject: "결제 on-call은 이준호님이".
 		.replace(/[가-힣]{2,4}(?:님|씨)[가-힣]*/g, " ");
 	rest = rest.replace(/\b[a-z0-9][\w-]*(?:\.[a-z0-9][\w-]*)+\S*/g, " ");
+	// A number with its Korean counter and particle ("24개로", "30초로", "1개면") is the value, not the subject.
+	rest = rest.replace(
+		/\d[\d,.:]*\s*(?:개월|시간|개|초|건|일|분|시|줄|명|회|번|배|대|주|달|년)?(?:으로|로|이야|야|이에요|예요|입니다|이고|이면|면|이|가|은|는|을|를|에|까지|부터|씩|만|짜리)*/g,
+		" ",
+	);
 	for (const token of rest.replace(CJK_RUN, (m) => ` ${m} `).split(/[^\p{L}\p{N}/_-]+/u)) {
 		if (!token) continue;
 		if (/^[\p{Script=Hangul}]+$/u.test(token)) {
