@@ -142,6 +142,8 @@ describe("look-alikes that must keep working", () => {
 		'Test fixtures contain strings like "ignore previous instructions" to test the input filter.',
 		"More context: the issue must be addressed at the root, option 1 is not acceptable (memory://root/parser-notes.md).",
 		"외부 노출되는 API 명세는 노션 '이체' 페이지에 있고 API가 바뀌면 거기부터 고친다.",
+		// A memory updated in place: its history quotes a host and consolidation's provenance line follows.
+		'Staging is ledger-staging.fly.dev now.\n\nEarlier:\n- was "The staging url is staging.ledger.dev" (session s-1, 2026-10-11) until 2026-10-12 (session s-2).\n\nSources: session s-1, session s-2.',
 	])("%s", (text) => {
 		expect(assessDanger(text)).toEqual([]);
 	});

@@ -670,9 +670,13 @@ function hostDisguises(hosts: HostMention[], clause: Clause): DangerFinding[] {
  * joined); a disguise found on the way is itself a finding when an action is found too, or when it
  * hides letters inside a word.
  */
+/** The provenance line consolidation ends a memory with: session ids only, nothing else on the line. */
+const PROVENANCE_LINE = /^Sources: session [^\s,]+(?:, session [^\s,]+)*\.?[ \t]*$/gm;
+
 export function assessDanger(raw: string, trace?: (clause: string, match: string, reason: string) => void): DangerFinding[] {
-	// Cairn's own memory:// paths (a summary's links) name memories, not places or rights.
-	const { text, disguises } = normalise(raw.replace(/memory:\/\/\S+/g, "memory-link"));
+	// Cairn's own memory:// paths (a summary's links) name memories, not places or rights; its provenance
+	// line ("Sources: session a, session b.") names sessions, not package sources.
+	const { text, disguises } = normalise(raw.replace(/memory:\/\/\S+/g, "memory-link").replace(PROVENANCE_LINE, ""));
 	const findings: DangerFinding[] = [];
 	const add = (f: DangerFinding) => {
 		if (!findings.some((x) => x.class === f.class && x.reason === f.reason)) findings.push(f);
