@@ -256,22 +256,40 @@ describe("the check from the repository", () => {
 		const block = await inject({ context: { folder: "shop" }, code: repository });
 		expect(block.text).toContain("refund-rounding");
 
-		// A team memory's item goes to its last author; approving deletes it.
+		// A team memory's item goes to its last author (a teammate without admin rights) and to the project's
+		// admins (the tenant's first key); another teammate sees nothing. The admin's approval deletes it.
+		const keyOf = async (user: string) =>
+			(await json(await call("/v1/keys", { token: tenant.token, json: { scopes: ["read", "write"], user } }))).key.token as string;
+		const [bob, carol] = [await keyOf("bob"), await keyOf("carol")];
 		expect(
 			(
-				await putMemory(tenant.token, projectId, "team-refunds", "computeRefund in src/payments/refund.ts rounds half-up.", {
+				await putMemory(bob, projectId, "team-refunds", "computeRefund in src/payments/refund.ts rounds half-up.", {
 					scope: "team",
 					type: "project",
 				})
 			).status,
 		).toBe(201);
 		await check(repository);
-		const team = (await json(await call(`/v1/projects/${projectId}/reviews?kind=code`, { token: tenant.token }))).items;
-		expect(team.map((i: Loose) => [i.memory.name, i.memory.scope])).toEqual([["team-refunds", "team"]]);
-		expect((await call(`/v1/projects/${projectId}/reviews/${team[0].id}/approve`, { token: tenant.token, method: "POST" })).status).toBe(
-			200,
+		const codeItems = async (token: string) =>
+			(await json(await call(`/v1/projects/${projectId}/reviews?kind=code`, { token }))).items.map((i: Loose) => [
+				i.memory.name,
+				i.memory.scope,
+			]);
+		expect(await codeItems(bob)).toEqual([["team-refunds", "team"]]);
+		expect(await codeItems(tenant.token)).toEqual([["team-refunds", "team"]]);
+		expect(await codeItems(carol)).toEqual([]);
+		const [teamItem] = (await json(await call(`/v1/projects/${projectId}/reviews?kind=code`, { token: tenant.token }))).items;
+		await expectError(await call(`/v1/projects/${projectId}/reviews/${teamItem.id}`, { token: carol }), 404, "not_found");
+		await expectError(
+			await call(`/v1/projects/${projectId}/reviews/${teamItem.id}/approve`, { token: carol, method: "POST" }),
+			404,
+			"not_found",
 		);
+		const approved = await call(`/v1/projects/${projectId}/reviews/${teamItem.id}/approve`, { token: tenant.token, method: "POST" });
+		expect(approved.status).toBe(200);
+		expect((await json(approved)).item.decidedBy).toBe(tenant.userId);
 		expect((await call(`/v1/projects/${projectId}/memories/team-refunds?scope=team`, { token: tenant.token })).status).toBe(404);
+		expect(await codeItems(bob)).toEqual([]);
 	});
 
 	it("refuses a check that is not paths and blob ids", async () => {

@@ -19,6 +19,11 @@ export type AppEnv = {
 };
 
 /** The caller's project (the request is already authorised for it) and its store, the project's Durable Object. */
+/** The caller's key holds the admin scope (held writes, and the review items of team memories, are theirs to decide). */
+export function isAdmin(c: { get(key: "auth"): { scopes: string[] } }): boolean {
+	return c.get("auth").scopes.includes("admin");
+}
+
 export function projectOf(c: Context<AppEnv>): { ctx: ProjectContext; store: ProjectStore } {
 	const ctx = c.get("projectContext");
 	return { ctx, store: projectStore(c.env, ctx.projectId) };

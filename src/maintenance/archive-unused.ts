@@ -3,7 +3,7 @@
  * handed to `memories.archiveUnusedAfterSessions` (20) sessions of its decider — sessions whose
  * transcript Cairn has, so their use could have been seen — without a single one citing or reading it
  * (src/memory/use.ts) becomes a pending `archive` item in the review queue (src/memory/reviews.ts) of
- * its owner, a team memory's for its last author. Nothing is archived, let alone deleted, here:
+ * its owner, a team memory's for its last author (and, in the queue, the project's admins). Nothing is archived, let alone deleted, here:
  * approving the item archives it (src/memory/archive-rows.ts), rejecting it keeps the memory, and only
  * sessions served after a decision on an earlier item count towards the next proposal.
  *

@@ -1,7 +1,7 @@
 /**
  * The secret re-scan: memories stored before the current secret policy (docs/reliability.md, "Secret
  * policy") are scanned again under it, and every hit becomes a `secret` item in the review queue
- * (src/memory/reviews.ts) for the memory's owner — a team memory's for its last author. Nothing is
+ * (src/memory/reviews.ts) for the memory's owner — a team memory's for its last author (and, in the queue, the project's admins). Nothing is
  * deleted here: approving the item deletes the memory through the ordinary path, rejecting it keeps
  * the memory and records the decision.
  *

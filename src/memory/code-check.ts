@@ -162,7 +162,7 @@ export function codeStateOf(states: CitationState[]): CodeState | null {
 /**
  * Applies one check to the caller's memories: every citation of a path in `check` gets its state, a
  * memory's `code_state` follows, and a memory whose cited files are all gone is offered for review to
- * its owner (a team memory: to its last author), once; the offer goes when a file comes back.
+ * its owner (a team memory: to its last author and the project's admins), once; the offer goes when a file comes back.
  * Writes only what changed. Returns how many citations changed state.
  */
 export async function applyCodeCheck(db: ProjectDb, ctx: ProjectContext, check: CodeCheck, now = nowIso()): Promise<number> {

@@ -125,6 +125,8 @@ export interface ReviewFilter {
 	status: ReviewStatus;
 	kind?: ReviewKind;
 	limit: number;
+	/** The caller holds an admin key: team memories' items are theirs to see and decide too. */
+	admin?: boolean;
 }
 
 export { newReviewId };
@@ -163,10 +165,16 @@ const SELECT = `SELECT r.*, m.version AS current_version FROM review_items r
 	LEFT JOIN memories m ON m.project_id = r.project_id AND m.scope = r.memory_scope
 		AND m.owner_id = (CASE r.memory_scope WHEN 'team' THEN '' ELSE r.owner_id END) AND m.name = r.memory_name`;
 
-/** The caller's items (their personal changes and the promotions proposed for them), newest first. */
+/**
+ * Whose items a caller sees: their own, and with an admin key every team memory's (an item about a team
+ * memory goes to its last author and to the project's admins). Held writes have their own queue (/held).
+ */
+const MINE = "(r.owner_id = ? OR (? = 1 AND r.memory_scope = 'team' AND r.kind <> 'held'))";
+
+/** The caller's items (their personal changes, the promotions proposed for them, an admin's team items), newest first. */
 export async function listReviews(db: ProjectDb, ctx: ProjectContext, filter: ReviewFilter): Promise<ReviewItem[]> {
-	const where = ["r.project_id = ?", "r.owner_id = ?", "r.status = ?"];
-	const args: unknown[] = [ctx.projectId, ctx.userId, filter.status];
+	const where = ["r.project_id = ?", MINE, "r.status = ?"];
+	const args: unknown[] = [ctx.projectId, ctx.userId, filter.admin ? 1 : 0, filter.status];
 	if (filter.kind) {
 		where.push("r.kind = ?");
 		args.push(filter.kind);
@@ -178,18 +186,18 @@ export async function listReviews(db: ProjectDb, ctx: ProjectContext, filter: Re
 	return results.map(toItem);
 }
 
-async function reviewRow(db: ProjectDb, ctx: ProjectContext, id: string): Promise<ReviewRow> {
+async function reviewRow(db: ProjectDb, ctx: ProjectContext, id: string, admin: boolean): Promise<ReviewRow> {
 	const row = await db
-		.prepare(`${SELECT} WHERE r.project_id = ? AND r.owner_id = ? AND r.id = ?`)
-		.bind(ctx.projectId, ctx.userId, id)
+		.prepare(`${SELECT} WHERE r.project_id = ? AND ${MINE} AND r.id = ?`)
+		.bind(ctx.projectId, ctx.userId, admin ? 1 : 0, id)
 		.first<ReviewRow>();
 	// Another user's item is indistinguishable from a missing one.
 	if (!row) throw notFound("review item");
 	return row;
 }
 
-export async function getReview(db: ProjectDb, ctx: ProjectContext, id: string): Promise<ReviewItem> {
-	return toItem(await reviewRow(db, ctx, id));
+export async function getReview(db: ProjectDb, ctx: ProjectContext, id: string, admin = false): Promise<ReviewItem> {
+	return toItem(await reviewRow(db, ctx, id, admin));
 }
 
 /**
@@ -354,9 +362,10 @@ export async function decideReview(
 	ctx: ProjectContext,
 	id: string,
 	decision: "approve" | "reject",
+	admin = false,
 ): Promise<{ item: ReviewItem; memory: MemoryMetadata | null }> {
 	const db = env.PDB;
-	const row = await reviewRow(db, ctx, id);
+	const row = await reviewRow(db, ctx, id, admin);
 	if (row.status !== "pending") throw new CairnError("conflict", `this review item was already ${row.status}`, { status: row.status });
 	// A held write is approved by a project admin only (src/trust/held.ts): never with the writer's own key.
 	if (row.kind === "held" && decision === "approve")
@@ -426,7 +435,7 @@ export async function decideReview(
 		const kept = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
 		memory = kept ? toMetadata(kept) : null;
 	}
-	return { item: await getReview(db, ctx, id), memory };
+	return { item: await getReview(db, ctx, id, admin), memory };
 }
 
 /** Empties the project's review queue (it holds proposed memory text: it goes with the memories). */

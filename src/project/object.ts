@@ -221,12 +221,12 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return this.run(ctx.projectId, () => listReviews(this.db, ctx, filter));
 	}
 
-	review(ctx: ProjectContext, id: string) {
-		return this.run(ctx.projectId, () => getReview(this.db, ctx, id));
+	review(ctx: ProjectContext, id: string, admin: boolean) {
+		return this.run(ctx.projectId, () => getReview(this.db, ctx, id, admin));
 	}
 
-	decideReview(ctx: ProjectContext, id: string, decision: "approve" | "reject") {
-		return this.run(ctx.projectId, () => decideReview(this.penv, ctx, id, decision));
+	decideReview(ctx: ProjectContext, id: string, decision: "approve" | "reject", admin: boolean) {
+		return this.run(ctx.projectId, () => decideReview(this.penv, ctx, id, decision, admin));
 	}
 
 	/** Held writes (src/trust/held.ts): an admin sees and decides everyone's; anyone else sees and rejects their own. */

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { REVIEW_STATUSES } from "../../memory/reviews";
-import { type AppEnv, projectOf } from "../context";
+import { type AppEnv, isAdmin, projectOf } from "../context";
 import { taggedRoutes } from "../route";
 import { errors, jsonResponse, MemoryMetadataSchema, ProjectIdParam, ProjectParams } from "../schemas";
 import { ReviewItemSchema } from "./reviews";
@@ -27,8 +27,6 @@ const DecisionSchema = z.object({
 	item: HeldItemSchema,
 	memory: MemoryMetadataSchema.nullable().openapi({ description: "The memory as approved (null: rejected)" }),
 });
-
-const isAdmin = (c: { get(key: "auth"): { scopes: string[] } }) => c.get("auth").scopes.includes("admin");
 
 heldRoutes.openapi(
 	route({

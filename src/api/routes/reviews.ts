@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { REVIEW_KINDS, REVIEW_OPS, REVIEW_STATUSES } from "../../memory/reviews";
 import { MemoryScopeSchema, MemoryTypeSchema } from "../../memory/schemas";
-import { type AppEnv, projectOf } from "../context";
+import { type AppEnv, isAdmin, projectOf } from "../context";
 import { taggedRoutes } from "../route";
 import { errors, jsonResponse, MemoryMetadataSchema, ProjectIdParam, ProjectParams } from "../schemas";
 
@@ -56,7 +56,8 @@ reviewRoutes.openapi(
 		path: "/v1/projects/{projectId}/reviews",
 		scope: "read",
 		summary: "The caller's review queue: proposed changes to memories written on purpose, and memories proposed for team scope",
-		description: "Only the caller's own items. Newest first; `status` defaults to `pending`.",
+		description:
+			"The caller's own items; with an admin key also every item about a team memory (those go to the memory's last author and to the project's admins). Held writes are listed under /held. Newest first; `status` defaults to `pending`.",
 		request: {
 			params: ProjectParams,
 			query: z.object({
@@ -82,7 +83,7 @@ reviewRoutes.openapi(
 	async (c) => {
 		const { ctx, store } = projectOf(c);
 		const { status, kind, limit } = c.req.valid("query");
-		const items = await store.reviews(ctx, { status, limit, ...(kind ? { kind } : {}) });
+		const items = await store.reviews(ctx, { status, limit, admin: isAdmin(c), ...(kind ? { kind } : {}) });
 		return c.json({ items }, 200);
 	},
 );
@@ -92,13 +93,13 @@ reviewRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/reviews/{id}",
 		scope: "read",
-		summary: "One review item of the caller's",
+		summary: "One review item of the caller's (with an admin key: or about a team memory)",
 		request: { params: ReviewParams },
 		responses: { 200: jsonResponse("The item", z.object({ item: ReviewItemSchema })), ...errors(400, 401, 403, 404) },
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json({ item: await store.review(ctx, c.req.valid("param").id) }, 200);
+		return c.json({ item: await store.review(ctx, c.req.valid("param").id, isAdmin(c)) }, 200);
 	},
 );
 
@@ -118,7 +119,7 @@ reviewRoutes.openapi(
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "approve"), 200);
+		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "approve", isAdmin(c)), 200);
 	},
 );
 
@@ -133,6 +134,6 @@ reviewRoutes.openapi(
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "reject"), 200);
+		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "reject", isAdmin(c)), 200);
 	},
 );
