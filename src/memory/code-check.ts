@@ -31,7 +31,7 @@ export const MAX_CHECKED_PATHS = 5_000;
 /** One cited path as the repository has it now (what a hook sends). */
 export interface CheckedFile {
 	path: string;
-	/** Its blob id now (the index's), or null when git does not track it. */
+	/** Its blob id now (the working tree's where edited and not staged, else the index's), or null when git does not track it or it was deleted. */
 	blob: string | null;
 	/** Its blob id in the commit of the time the memory was written (asked for by `since`); null: absent then. */
 	blobAtWrite?: string | null;

@@ -283,6 +283,90 @@ describe("a memory about code knows its code", () => {
 		expect(status.stdout).toMatch(/cited code: 4 memories cite code that changed since written \(1 with every cited file gone\)/);
 	});
 
+	const invoice = 'export function invoiceNumber(n: number) { return "INV-" + String(n); }\n';
+	it("reads the working tree: an edit not yet staged, or a file removed without git, is marked at the next session start", async () => {
+		write("src/billing/invoice.ts", invoice);
+		git(["add", "."]);
+		git(["commit", "-q", "-m", "Invoices"], later());
+		expect(
+			(
+				await call("PUT", `/v1/projects/${projectId}/memories/invoice-numbers`, {
+					type: "project",
+					description: "About invoice numbers",
+					body: "invoiceNumber in src/billing/invoice.ts prefixes INV-.",
+				})
+			).status,
+		).toBe(201);
+		const start = async (agent: "claude" | "codex", id: string) => {
+			const run = await user.runAsync(["hook", "session-start", "--agent", agent], {
+				cwd: repo,
+				input: payload(agent, "SessionStart", id, { source: "startup" }),
+			});
+			expect(run.status, run.stderr).toBe(0);
+			expect(run.stderr).toBe("");
+			return contextOf(run.stdout);
+		};
+		// The list changed: the first session start hears it, the next one checks the new memory's file.
+		await start("claude", "claude-tree-1");
+		const before = await start("claude", "claude-tree-2");
+		expect(lineOf(before, "invoice-numbers")).not.toBe("");
+		expect(lineOf(before, "invoice-numbers")).not.toContain("cites");
+		expect(lineOf(before, "session-ttl")).not.toContain("cites");
+
+		// Nothing staged, nothing committed: the index is as it was, only the files on disk moved on.
+		const indexBefore = git(["ls-files", "-s"]);
+		write("src/auth/session.ts", "export const SESSION_TTL_HOURS = 48;\n");
+		rmSync(join(repo, "src/billing/invoice.ts"));
+		for (const [agent, id] of [
+			["claude", "claude-tree-3"],
+			["codex", "codex-tree-3"],
+		] as const) {
+			const text = await start(agent, id);
+			expect(lineOf(text, "session-ttl"), agent).toContain("cites src/auth/session.ts, changed since this was written — check it");
+			expect(lineOf(text, "session-refresh"), agent).toContain("cites src/auth/session.ts, changed since this was written");
+			// Its only cited file gone from the working tree: out of the start block, into the review queue.
+			expect(text, agent).not.toContain("invoice-numbers");
+			expect(lineOf(text, "commit-style"), agent).not.toBe("");
+		}
+		expect(git(["ls-files", "-s"])).toBe(indexBefore);
+		const gone = await call("GET", `/v1/projects/${projectId}/reviews?kind=code`);
+		expect(gone.body.items.map((i: Loose) => i.memory.name).sort()).toEqual(["invoice-numbers", "refund-rounding"]);
+
+		// A memory written now about the edited file cites the blob on disk, not the index's.
+		const remembered = user.run(
+			[
+				"remember",
+				"session-ttl-draft",
+				"--type",
+				"project",
+				"--description",
+				"Session length being tried",
+				"--cite",
+				"src/auth/session.ts",
+			],
+			{ cwd: repo, input: "Sessions are being tried at 48 hours." },
+		);
+		expect(remembered.status, remembered.stderr).toBe(0);
+		const onDisk = git(["hash-object", "src/auth/session.ts"]).trim();
+		expect(onDisk).not.toBe(git(["ls-files", "-s", "src/auth/session.ts"]).split(/\s+/)[1]);
+		const listed = await call("GET", `/v1/projects/${projectId}/memories?limit=50`);
+		const draft = listed.body.memories.find((m: Loose) => m.name === "session-ttl-draft");
+		expect(draft.citations).toEqual([{ path: "src/auth/session.ts", blob: onDisk, source: "writer" }]);
+
+		// Put back by hand, as they were: the marks go, and the memory whose file returned leaves the review queue.
+		write("src/auth/session.ts", "export const SESSION_TTL_HOURS = 12;\n");
+		write("src/billing/invoice.ts", invoice);
+		await start("claude", "claude-tree-4");
+		const after = await start("claude", "claude-tree-5");
+		expect(lineOf(after, "session-ttl")).not.toContain("cites");
+		expect(lineOf(after, "invoice-numbers")).not.toBe("");
+		expect(lineOf(after, "invoice-numbers")).not.toContain("cites");
+		// The draft was written about the 48-hour file: back at 12 hours, it is the one marked now.
+		expect(lineOf(after, "session-ttl-draft")).toContain("cites src/auth/session.ts, changed since this was written");
+		const back = await call("GET", `/v1/projects/${projectId}/reviews?kind=code`);
+		expect(back.body.items.map((i: Loose) => i.memory.name)).toEqual(["refund-rounding"]);
+	});
+
 	it("cairn remember --cite refuses a path outside the repository or missing", () => {
 		for (const cite of ["../elsewhere.ts", "src/missing.ts"]) {
 			const run = user.run(["remember", "bad-cite", "--type", "project", "--description", "x", "--cite", cite], {

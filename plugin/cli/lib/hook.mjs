@@ -5,7 +5,18 @@ import { appendFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { memoryOff } from "./api.mjs";
-import { checkCitedCode, indexStamp, saveCited, savedCited, savedHead, told, untold } from "./code-check.mjs";
+import {
+	checkCitedCode,
+	dirtyPaths,
+	indexStamp,
+	recheckDirty,
+	recheckKnown,
+	saveCited,
+	savedCited,
+	savedHead,
+	told,
+	untold,
+} from "./code-check.mjs";
 import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
 import { injectRequest } from "./prompt-hook.mjs";
@@ -71,17 +82,18 @@ async function listCited(api, projectId, timeoutMs, known) {
 
 /**
  * The session start's check of cited code: what the service has not been told yet, and how to remember
- * it once the service has it. With the same cited list and the same git index as last time, no git
- * command runs and nothing is sent.
- * @param {{ id: string, root: string }} project @param {import("./code-check.mjs").Saved | null} saved
+ * it once the service has it. With the same cited list and the same git index as last time (a list whose
+ * stamp was not kept), the paths told are read again (one `git ls-files`, no history).
+ * @param {{ id: string, root: string }} project @param {import("./code-check.mjs").Saved | null} mine what this machine told
  * @param {Awaited<ReturnType<typeof listCited>>} listed @param {number} timeoutMs
  */
-function codeForStart(project, saved, listed, timeoutMs) {
+function codeForStart(project, mine, listed, timeoutMs) {
 	if (!listed) return null;
+	const saved = mine?.root === project.root ? mine : null;
 	const known = saved?.known ?? {};
 	const cited = listed.unchanged && saved ? Object.keys(known).map((path) => ({ path })) : listed.paths;
 	const index = indexStamp(project.root);
-	if (listed.unchanged && index && index === saved?.index) return null;
+	if (listed.unchanged && saved && index && index === saved.index) return recheckKnown(project.id, saved, timeoutMs, index);
 	const code = checkCitedCode(project.root, cited, { renames: true, timeoutMs, known });
 	if (!code) return null;
 	// A list checked only in part (blobs at write time left for later) is asked for whole next time.
@@ -89,7 +101,7 @@ function codeForStart(project, saved, listed, timeoutMs) {
 	return {
 		files: untold(code.files, known, cited),
 		remember: () =>
-			saveCited(project.id, project.root, told(known, code.files), {
+			saveCited(project.id, project.root, told(known, code.files, code.tree), {
 				cited,
 				stamp: whole ? listed.stamp : null,
 				index: whole ? index : null,
@@ -162,20 +174,29 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 					)
 				: Promise.resolve(null);
 		// The paths memories cite are asked for while git reads the context; their blob ids then ride along the injection.
-		// With the cited list this machine last checked and git's index as it was then, nothing is asked of git
-		// or listed before the block: the injection only names the list, and its answer says whether it changed.
+		// With the cited list this machine last checked and git's index as it was then, nothing is listed before the
+		// block and only the working tree is looked at (`git ls-files -m -d`, the cited paths among its answer and
+		// those last read from it read again): the injection names the list, and its answer says whether it changed.
 		const head = savedHead(project.id);
 		const index = indexStamp(project.root);
 		const quiet = head?.root === project.root && head.stamp && index && index === head.index ? head : null;
-		const mine = quiet ? null : savedCited(project.id);
-		const cited = quiet ? Promise.resolve(null) : listCited(api, project.id, left(), mine?.root === project.root ? mine.stamp : undefined);
-		const { folder, branch, commits, files } = repositoryContext(cwd);
+		const timeoutMs = Math.min(1500, left() / 3);
+		// Quiet: which files the working tree changed is asked first, and answered while the context is read.
+		const dirty = quiet ? dirtyPaths(project.root, timeoutMs) : null;
+		const cited = quiet ? Promise.resolve(null) : listCited(api, project.id, left(), head?.root === project.root ? head.stamp : undefined);
+		const { folder, branch, commits, files } = repositoryContext(cwd, project.root);
 		const context = { folder, ...(branch ? { branch } : {}), commits, files };
-		const code = quiet ? null : codeForStart(project, mine?.root === project.root ? mine : null, await cited, Math.min(1500, left() / 3));
+		const code = quiet
+			? recheckDirty(project.id, quiet, await dirty, timeoutMs, index)
+			: codeForStart(project, savedCited(project.id), await cited, timeoutMs);
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
 		const text = await inject({
 			context,
-			...(quiet ? { code: { files: [], stamp: quiet.stamp } } : code?.files.length ? { code: { files: code.files, renames: true } } : {}),
+			...(quiet
+				? { code: { files: code?.files ?? [], stamp: quiet.stamp } }
+				: code?.files.length
+					? { code: { files: code.files, renames: true } }
+					: {}),
 			...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}),
 		});
 		code?.remember();

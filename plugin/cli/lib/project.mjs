@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { ApiError } from "./api.mjs";
+import { headBranch } from "./code-head.mjs";
 import { readConfig, rememberDir, writeConfig } from "./config.mjs";
 
 /** @param {string[]} args @param {string} cwd @param {number} [timeout] */
@@ -59,13 +60,14 @@ export function repository(dir) {
 /**
  * What the work is about before the first prompt, as git says it: the directory, the branch, the last
  * few commit subjects and the files they changed. Paths and subjects only, never contents; bounded (two
- * git calls, a hook has little time).
- * @param {string} dir
+ * git calls at most, a hook has little time: with the repository's top level known, the branch is read
+ * from git's HEAD file).
+ * @param {string} dir @param {string} [root] the repository's top level
  * @returns {{ folder: string, branch: string, commits: string[], files: string[] }}
  */
-export function repositoryContext(dir) {
+export function repositoryContext(dir, root) {
 	const cwd = resolve(dir);
-	const branch = git(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd, 500);
+	const branch = (root ? headBranch(root) : null) ?? git(["symbolic-ref", "--quiet", "--short", "HEAD"], cwd, 500);
 	// Each commit: a NUL, its subject, then the paths it changed, one per line.
 	const log = git(["log", "-5", "--no-merges", "--name-only", "--format=%x00%s"], cwd, 500);
 	/** @type {string[]} */

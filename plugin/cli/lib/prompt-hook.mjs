@@ -1,9 +1,9 @@
 // @ts-check
 // `cairn hook user-prompt-submit`: every prompt waits for it, so it is built to start fast. Once the
-// project is known it makes one request (node:http, not fetch) and runs at most one subprocess (`git
-// ls-files` for the paths memories cite, only when git's index changed since they were last checked), and
-// it loads only this module, its output helpers, the config reader, the transcript-tail reader and the
-// cited-code head (the code check itself only when the index changed).
+// project is known it makes one request (node:http, not fetch) and runs git only when git's index changed
+// since the cited code was last checked (`ls-files` for the paths memories cite, `hash-object` for those
+// edited), and it loads only this module, its output helpers, the config reader, the transcript-tail reader
+// and the cited-code head (the code check itself only when the index changed).
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { describeError, memoryOff } from "./api.mjs";
@@ -54,9 +54,11 @@ async function projectId(cwd, service, timeoutMs) {
 }
 
 /**
- * What changed in the cited code since the service was last told (one `git ls-files` of the paths the
- * session start checked), so the memories of this prompt's block are marked by the code as it is now;
- * renames are the session start's to follow. Null when nothing changed.
+ * What changed in the cited code since the service was last told, once git's index changed (one `git
+ * ls-files` of the paths the session start checked, index and working tree, and a `hash-object` of cited
+ * files edited), so the memories of this prompt's block are marked by the code as it is now; renames are
+ * the session start's to follow. Null when nothing changed. While the index is the same no git runs: an
+ * edit not staged since the session started waits for the next session start or index change.
  * @param {string} projectId
  */
 async function citedCodeNow(projectId) {
@@ -65,28 +67,17 @@ async function citedCodeNow(projectId) {
 	if (!head) return null;
 	const index = indexStamp(head.root);
 	if (index && index === head.index) return null;
-	const { indexBlobs, savedCited, saveCited, told, untold } = await import("./code-check.mjs");
+	const { recheckKnown, savedCited } = await import("./code-check.mjs");
 	const saved = savedCited(projectId);
-	const paths = saved ? Object.keys(saved.known) : [];
-	if (!saved || paths.length === 0) return null;
-	const now = indexBlobs(saved.root, paths, 500);
-	if (!now) return null;
-	const files = paths.map((path) => {
-		const blob = now.get(path) ?? null;
-		const before = saved.known[path];
-		// Still gone: where the session start followed it stands.
-		return blob === null && before?.blob === null && before.movedTo
-			? { path, blob, movedTo: before.movedTo, movedBlob: before.movedBlob ?? null }
-			: { path, blob };
-	});
-	const changed = untold(files, saved.known);
-	const remember = () => saveCited(projectId, saved.root, told(saved.known, changed), { stamp: saved.stamp, index });
+	if (!saved || Object.keys(saved.known).length === 0) return null;
+	const code = recheckKnown(projectId, saved, 500, index);
+	if (!code) return null;
 	// Nothing to send, but the index read is remembered: the next prompt runs no git either.
-	if (changed.length === 0) {
-		remember();
+	if (code.files.length === 0) {
+		code.remember();
 		return null;
 	}
-	return { files: changed, remember };
+	return code;
 }
 
 /**

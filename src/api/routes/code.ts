@@ -32,7 +32,10 @@ export const CodeCheckSchema = z
 				z
 					.object({
 						path: CitedPathSchema,
-						blob: BlobIdSchema.nullable().openapi({ description: "Its blob id in git's index now; null when git does not track it" }),
+						blob: BlobIdSchema.nullable().openapi({
+							description:
+								"Its blob id now: the working tree's where the file was edited and not staged, else git's index's; null when git does not track it or it was deleted from the working tree",
+						}),
 						blobAtWrite: BlobIdSchema.nullable().optional().openapi({
 							description: "For a path listed with `since`: its blob id in the last commit before then (null: absent then)",
 						}),
