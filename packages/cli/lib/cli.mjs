@@ -6,7 +6,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { ApiError, client, describeError, memoryOff } from "./api.mjs";
-import { codeReport, currentBlobs, hashObject } from "./code-check.mjs";
+import { codeReport, currentBlobs, hashObjects } from "./code-check.mjs";
 import { credentials, readConfig, stateDir, writeConfig } from "./config.mjs";
 import { report, runChecks } from "./doctor.mjs";
 import { matched, number } from "./explain.mjs";
@@ -401,7 +401,7 @@ function citeArgs(given, dir, root) {
 		const path = relative(root, file).split(sep).join("/");
 		if (!m || path.startsWith("..") || isAbsolute(path) || !existsSync(file))
 			throw new Error(`--cite ${arg.slice(0, 200)}: not a file in this repository (give <path>[#symbol][:lines])`);
-		const blob = currentBlobs(root, [path])?.blobs.get(path) ?? hashObject(root, path);
+		const blob = currentBlobs(root, [path])?.blobs.get(path) ?? hashObjects(root, [path], 2000)?.[0] ?? null;
 		return { path, ...(m[2] ? { symbol: m[2] } : {}), ...(m[3] ? { lines: m[3] } : {}), ...(blob ? { blob } : {}) };
 	});
 }

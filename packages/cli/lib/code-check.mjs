@@ -107,7 +107,7 @@ export function currentBlobs(root, paths, timeout = 1000) {
  * The blob ids git would give the working tree's files at `paths` (one `git hash-object`); null when git
  * could not say. @param {string} root @param {string[]} paths @param {number} timeout @returns {string[] | null}
  */
-function hashObjects(root, paths, timeout) {
+export function hashObjects(root, paths, timeout) {
 	if (paths.length === 0) return [];
 	const ids = git(["hash-object", "--", ...paths], root, timeout)
 		?.trim()
@@ -130,12 +130,6 @@ export function dirtyPaths(root, timeout) {
 			(error, stdout) => done(error ? null : new Set(stdout.split("\0").filter(Boolean))),
 		);
 	});
-}
-
-/** The blob id git would give a file not in its index yet. @param {string} root @param {string} path */
-export function hashObject(root, path) {
-	const out = git(["hash-object", "--", path], root, 2000)?.trim();
-	return out && BLOB.test(out) ? out : null;
 }
 
 /**
