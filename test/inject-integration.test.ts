@@ -159,8 +159,11 @@ describe("inject", () => {
 		expect(body.parts.listed.rules).toBe(1);
 		expect(body.parts.listed.facts).toBeGreaterThan(20);
 		expect(body.parts.listed.facts).toBeLessThan(300);
-		expect(body.text).toContain(`- ${300 - body.parts.listed.facts} more project facts and references, about:`);
-		expect(body.text).toMatch(/about: fact 300, billing 150, shipping 150/);
+		expect(body.text).toContain(`- ${300 - body.parts.listed.facts} more project facts and references\n`);
+		// The topics the rest is in, largest first (a topic holds at most 40 memories).
+		expect(body.text).toMatch(
+			/- the topics they are in \(memory:\/\/root\/topics\/<topic>\.md\): (?:billing|shipping|fact)[a-z0-9-]* 40, /,
+		);
 		expect(body.text).toContain("search with memory_recall (MCP)");
 		// MEMORY.md itself keeps the spec's caps.
 		const res = await call(`/v1/projects/${pid}/index`, { token: tenant.token });
@@ -284,7 +287,9 @@ describe("inject", () => {
 		expect(cut.text.length).toBe(cut.chars);
 		expect(cut.parts.memories[0].name).toBe("flaky-migrations");
 		expect(cut.text).toContain("memory://root/flaky-migrations.md");
-		expect(cut.text).toMatch(/- \d+ more project facts and references, about: service 150\n/);
+		expect(cut.text).toMatch(
+			/- \d+ more project facts and references\n- the topics they are in \(memory:\/\/root\/topics\/<topic>\.md\): [a-z0-9-]+ \d+/,
+		);
 		expect(cut.text).toContain("open a file with memory_read memory://root/<name>.md");
 		expect(cut.warnings.join(" ")).toContain("the index lists");
 		expect(cut.parts.listed.facts).toBeLessThan(full.parts.listed.facts);

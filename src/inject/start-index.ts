@@ -73,6 +73,9 @@ export const headerLine = (
 	return `- ${r.name}${tag ? ` (${tag})` : ""} — ${r.description.replace(/\s+/g, " ").trim()}`;
 };
 
+/** Topics named in the map of a block in one piece. */
+const TOPICS_NAMED = 12;
+
 const kindLabel = (kind: Kind) => (kind === "rules" ? "rules and preferences" : "project facts and references");
 
 /**
@@ -85,12 +88,13 @@ export function topicMap(view: StartView, listed: Record<Kind, number>): string 
 		facts: view.counts.project + view.counts.reference,
 	};
 	const lines: string[] = [];
+	const largest = [...view.topics].sort((a, b) => b.ids.length - a.ids.length || (a.key < b.key ? -1 : 1)).slice(0, TOPICS_NAMED);
+	const about = largest.map((t) => `${t.key} ${t.ids.length}`).join(", ");
 	for (const kind of ["rules", "facts"] as const) {
 		const more = total[kind] - listed[kind];
-		if (more <= 0) continue;
-		const topics = view.topics[kind].map(([word, n]) => `${word} ${n}`).join(", ");
-		lines.push(`- ${more} more ${kindLabel(kind)}${topics ? `, about: ${topics}` : ""}`);
+		if (more > 0) lines.push(`- ${more} more ${kindLabel(kind)}`);
 	}
+	if (lines.length > 0 && about) lines.push(`- the topics they are in (memory://root/topics/<topic>.md): ${about}`);
 	if (lines.length === 0) return "";
 	return [
 		"Not listed above:",

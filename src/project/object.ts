@@ -41,7 +41,7 @@ import { enqueueSessions, scanProjectIdleSessions } from "../pipeline/triggers";
 import { backfillVectors, type CandidateOptions, findCandidates } from "../search/candidates";
 import { findMemory, resolveMemoryUrl } from "../search/resolve";
 import { recordServed, servedTo } from "../search/served";
-import { type Kind, startView } from "../search/start-view";
+import { type Kind, startView, topicsOf } from "../search/start-view";
 import { readSessionMemory, refreshSessionMemory } from "../session-memory/session-memory";
 import { deadLetterCount, listSessions, markEnded, requireOwnSession, sessionsWithPendingTurns } from "../sessions/sessions";
 import type { ProjectContext } from "../storage/context";
@@ -70,6 +70,20 @@ export interface ObjectSeams {
 	onRunStart?: () => void | Promise<void>;
 }
 
+/** A session's start block as laid out once (src/inject/inject.ts): its parts and what they list. */
+export interface StoredLayout {
+	parts: string[];
+	servedIds: number[];
+	listedIds: number[];
+	listed: { rules: number; facts: number; ofRules: number; ofFacts: number; topics: number };
+	warnings: string[];
+}
+/** How long a session's layout is kept (its parts' requests arrive within the hooks' seconds). */
+const START_LAYOUT_MS = 10 * 60_000;
+/** A claim older than this is taken over: its holder failed or went away. */
+const STALE_CLAIM_MS = 5_000;
+const START_LAYOUTS = 256;
+
 /**
  * One instance per project (addressed by project id, `getByName(projectId)`): it owns the project's
  * data in its own SQLite (memories, versions, full-text index, sessions, stage-1 outputs, skills,
@@ -88,6 +102,7 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	/** The Worker's bindings plus this project's own database, for domain code running here. */
 	readonly penv: ProjectEnv;
 	private boundProject: string | null = null;
+	private readonly startLayouts = new Map<string, { at: number; layout: StoredLayout | null }>();
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -260,6 +275,44 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	/** The session-start block's index rows: every header the caller may see in `scopes`, the first `limit` of each kind by standing, counts and topics. */
 	startView(ctx: ProjectContext, scopes: MemoryScope[], limit: Record<Kind, number>) {
 		return this.run(ctx.projectId, () => startView(this.db, ctx, scopes, limit));
+	}
+
+	/**
+	 * A session's start block, laid out once and answered in parts (src/inject/start-parts.ts): the parts'
+	 * requests may arrive together and in any order, in different isolates. `claim`: the caller will lay it
+	 * out unless someone holds a claim younger than `STALE_CLAIM_MS` or the layout is here; the answer says
+	 * which. Kept in the object's memory for `START_LAYOUT_MS`, at most `START_LAYOUTS` sessions.
+	 */
+	startLayout(ctx: ProjectContext, key: string, claim: boolean) {
+		return this.run(ctx.projectId, async () => {
+			const now = Date.now();
+			const entry = this.startLayouts.get(`${ctx.userId}/${key}`);
+			if (entry?.layout && now - entry.at < START_LAYOUT_MS) return { layout: entry.layout, claimed: false };
+			if (entry && !entry.layout && now - entry.at < STALE_CLAIM_MS) return { layout: null, claimed: false };
+			if (claim) this.keepLayout(`${ctx.userId}/${key}`, { at: now, layout: null });
+			return { layout: null, claimed: claim };
+		});
+	}
+
+	/** Keeps a session's layout; the first one kept wins, so every part answers from the same ranking. */
+	keepStartLayout(ctx: ProjectContext, key: string, layout: StoredLayout) {
+		return this.run(ctx.projectId, async () => {
+			const entry = this.startLayouts.get(`${ctx.userId}/${key}`);
+			if (entry?.layout && Date.now() - entry.at < START_LAYOUT_MS) return entry.layout;
+			this.keepLayout(`${ctx.userId}/${key}`, { at: Date.now(), layout });
+			return layout;
+		});
+	}
+
+	private keepLayout(key: string, entry: { at: number; layout: StoredLayout | null }) {
+		this.startLayouts.delete(key);
+		this.startLayouts.set(key, entry);
+		while (this.startLayouts.size > START_LAYOUTS) this.startLayouts.delete(this.startLayouts.keys().next().value as string);
+	}
+
+	/** The topics holding these memories (src/search/topics.ts), for a prompt's block. */
+	topicsOf(ctx: ProjectContext, ids: number[]) {
+		return this.run(ctx.projectId, () => topicsOf(this.db, ctx, ids));
 	}
 
 	/** Every path the caller's memories cite, for a check from the repository (src/memory/code-check.ts). */

@@ -72,9 +72,11 @@ export const PROMPT_LIMIT = 3;
  * Beside the memories it is sure of, a prompt's block offers the index lines of the next candidates in
  * ranked order — for the agent, a model, to judge and open — when they show some evidence (a word or a
  * concept of the prompt's) covering at least `minCoverage` of its informative part; at most `limit`,
- * never a line the session was already shown. Calibrated on bench/prompts/dev like `RELEVANCE`.
+ * never a line the session was already shown, within the prompt budget (`memories.promptBudget`).
+ * `minCoverage` was calibrated on bench/prompts/dev like `RELEVANCE`; `limit` is recall's top 15, the
+ * depth at which a grown project's needed fact is among the candidates for most prompts.
  */
-export const OFFER = { limit: 6, minCoverage: 0.1 };
+export const OFFER = { limit: 15, minCoverage: 0.1 };
 
 /** BM25's inverse document frequency: ln(1 + (N − df + 0.5) / (df + 0.5)). */
 export const idf = (total: number, df: number) => Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));

@@ -1,8 +1,8 @@
 /**
  * What the session-start block's ranked index is chosen from, read inside the project's object: the
  * headers (name, type, description, scope, dates, use) of the memories the caller may see that stand
- * highest (team first, most used, most recently confirmed), never a body; the counts of each type; and a
- * map of topics (the words of the memories' names, counted) for what the block cannot list. The Worker
+ * highest (team first, most used, most recently confirmed), never a body; the counts of each type; and
+ * every memory grouped into topics (src/search/topics.ts), for what the block cannot list. The Worker
  * adds the candidates recall ranks for the session's context and orders the lines
  * (src/inject/start-index.ts); MEMORY.md is untouched by this view.
  */
@@ -10,6 +10,7 @@ import { visibleIn } from "../memory/lexical";
 import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } from "../memory/topic-file";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
+import { groupTopics, type Topic, type TopicMember } from "./topics";
 
 export interface HeaderRow {
 	id: number;
@@ -43,12 +44,15 @@ export interface StartView {
 	facts: HeaderRow[];
 	/** Memories the caller may see, per type. */
 	counts: Record<MemoryType, number>;
-	/** Per kind, the words its memories' names are made of, most frequent first (at most TOPICS). */
-	topics: Record<Kind, [string, number][]>;
+	/** Every memory the caller may see, grouped by what it is about (src/search/topics.ts): each topic's key, words and member ids. */
+	topics: TopicRef[];
 }
 
-/** Topics named per kind in the map. */
-export const TOPICS = 12;
+export interface TopicRef {
+	key: string;
+	words: string[];
+	ids: number[];
+}
 
 /** Standing: team memory first, then the most served, then the most recently confirmed. */
 const standing = (a: HeaderRow, b: HeaderRow) =>
@@ -57,18 +61,34 @@ const standing = (a: HeaderRow, b: HeaderRow) =>
 	(b.verified_at > a.verified_at ? 1 : b.verified_at < a.verified_at ? -1 : 0) ||
 	(a.name < b.name ? -1 : 1);
 
-type Summary = Pick<StartView, "counts" | "topics">;
+type Summary = Pick<StartView, "counts" | "topics"> & { members: Map<string, Topic> };
 /**
- * The counts and the topic map read every memory's name: kept per (project, caller, index generation)
+ * The counts and the topics read every memory's header: kept per (project, caller, index generation)
  * in the object's memory, so a project's sessions pay for it once per change of its memories.
  */
 const summaries = new Map<string, Summary>();
 const SUMMARIES_KEPT = 64;
 
+const summaryKey = async (db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]) => {
+	const generation = await db.prepare("SELECT index_generation AS g FROM projects WHERE id = ?").bind(ctx.projectId).first<{ g: number }>();
+	return `${ctx.projectId}/${ctx.userId}/${scopes.join(",")}/${generation?.g ?? 0}`;
+};
+
+/** The summary for the caller, from the cache or read once. */
+async function summaryOf(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]): Promise<Summary> {
+	const key = await summaryKey(db, ctx, scopes);
+	const hit = summaries.get(key);
+	if (hit) return hit;
+	const summary = await summarise(db, ctx, scopes);
+	if (summaries.size >= SUMMARIES_KEPT) summaries.delete(summaries.keys().next().value as string);
+	summaries.set(key, summary);
+	return summary;
+}
+
 /**
  * The view. Rows: per type of rule, the first `limit.rules` by use (cited or read, then served); per type
- * of fact, the first `limit.facts` most served through the (project, type, times served, updated) index,
- * never every fact's row (team memory is ranked up by the Worker among them). Counts and topics: one pass over the names, cached as above.
+ * of fact, the first `limit.facts` most served through the (project, type, times served, updated) index
+ * (team memory is ranked up by the Worker among them). Counts and topics: one pass over the headers, cached as above.
  */
 export async function startView(
 	db: ProjectDb,
@@ -80,14 +100,14 @@ export async function startView(
 		rules: [],
 		facts: [],
 		counts: { user: 0, feedback: 0, project: 0, reference: 0 },
-		topics: { rules: [], facts: [] },
+		topics: [],
 	};
 	if (scopes.length === 0) return view;
 	const columns =
 		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at, m.source, m.trust, m.reviewed_by, m.author_id";
 	// Rules and preferences are few and all compete for the block: by use first (cited or read), then by how
-	// often served. Facts can be many: the most served through the index, few of them (recall's candidates
-	// for the session's context join them in the Worker).
+	// often served. Facts can be many: the most served through the index (recall's candidates for the
+	// session's context join them in the Worker).
 	const order = (kind: Kind) =>
 		kind === "rules"
 			? "m.cited_sessions + m.read_sessions DESC, m.times_served DESC, m.updated_at DESC"
@@ -100,59 +120,58 @@ export async function startView(
 			)
 			.bind(ctx.projectId, type, ctx.userId, limit[kindOf(type)]),
 	);
-	const generation = await db.prepare("SELECT index_generation AS g FROM projects WHERE id = ?").bind(ctx.projectId).first<{ g: number }>();
-	const key = `${ctx.projectId}/${ctx.userId}/${scopes.join(",")}/${generation?.g ?? 0}`;
-	const [results, summary] = await Promise.all([db.batch<HeaderRow>(statements), summaries.get(key) ?? summarise(db, ctx, scopes)]);
-	if (!summaries.has(key)) {
-		if (summaries.size >= SUMMARIES_KEPT) summaries.delete(summaries.keys().next().value as string);
-		summaries.set(key, summary);
-	}
+	const [results, summary] = await Promise.all([db.batch<HeaderRow>(statements), summaryOf(db, ctx, scopes)]);
 	for (const row of results.flatMap((r) => r.results)) view[kindOf(row.type)].push(row);
 	view.rules = view.rules.sort(standing).slice(0, limit.rules);
 	view.facts = view.facts.sort(standing).slice(0, limit.facts);
-	return { ...view, ...summary };
+	return { ...view, counts: summary.counts, topics: summary.topics };
 }
 
-/** Counts per type and, per kind, the words of the memories' names, most frequent first. */
+/** Counts per type and the topics of every memory the caller may see. */
 async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]): Promise<Summary> {
 	const { results } = await db
-		.prepare(`SELECT m.name, m.type FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL`)
+		.prepare(
+			`SELECT m.id, m.name, m.type, m.description, m.scope FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL ORDER BY m.id`,
+		)
 		.bind(ctx.projectId, null, ctx.userId)
-		.all<{ name: string; type: MemoryType }>();
+		.all<TopicMember & { type: MemoryType; scope: MemoryScope }>();
 	const counts: Record<MemoryType, number> = { user: 0, feedback: 0, project: 0, reference: 0 };
-	const words: Record<Kind, Map<string, number>> = { rules: new Map(), facts: new Map() };
-	for (const row of results) {
-		counts[row.type] += 1;
-		const kind = kindOf(row.type);
-		for (const word of new Set(row.name.split("-"))) {
-			if (word.length < 3 || /^\d+$/.test(word) || STOP.has(word)) continue;
-			words[kind].set(word, (words[kind].get(word) ?? 0) + 1);
-		}
-	}
-	const top = (m: Map<string, number>) =>
-		[...m]
-			.filter(([, n]) => n > 1)
-			.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-			.slice(0, TOPICS);
-	return { counts, topics: { rules: top(words.rules), facts: top(words.facts) } };
+	for (const row of results) counts[row.type] += 1;
+	const grouped = groupTopics(results);
+	return {
+		counts,
+		topics: grouped.map((t) => ({ key: t.key, words: t.words, ids: t.members.map((m) => m.id) })),
+		members: new Map(grouped.map((t) => [t.key, t])),
+	};
 }
 
-/** Name words that say nothing about a topic. */
-const STOP = new Set([
-	"the",
-	"and",
-	"for",
-	"with",
-	"not",
-	"use",
-	"never",
-	"always",
-	"only",
-	"rule",
-	"rules",
-	"notes",
-	"how",
-	"when",
-	"what",
-	"who",
-]);
+/** Every topic the caller's memories fall in, as memory_read of memory://root/topics lists them. */
+export async function allTopics(db: ProjectDb, ctx: ProjectContext): Promise<Topic[]> {
+	return [...(await summaryOf(db, ctx, ["personal", "team"])).members.values()];
+}
+
+/** A topic's members, as memory_read of memory://root/topics/<key>.md lists them; null when no such topic. */
+export async function topicMembers(db: ProjectDb, ctx: ProjectContext, key: string): Promise<Topic | null> {
+	const summary = await summaryOf(db, ctx, ["personal", "team"]);
+	return summary.members.get(key) ?? null;
+}
+
+/** The topics holding these memories (for a prompt's block): each topic once, with how many of the ids it holds, in the ids' order. */
+export async function topicsOf(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	ids: number[],
+): Promise<{ key: string; words: string[]; size: number; ids: number[] }[]> {
+	const summary = await summaryOf(db, ctx, ["personal", "team"]);
+	const byId = new Map<number, TopicRef>();
+	for (const t of summary.topics) for (const id of t.ids) byId.set(id, t);
+	const out = new Map<string, { key: string; words: string[]; size: number; ids: number[] }>();
+	for (const id of ids) {
+		const t = byId.get(id);
+		if (!t) continue;
+		const entry = out.get(t.key) ?? { key: t.key, words: t.words, size: t.ids.length, ids: [] };
+		entry.ids.push(id);
+		out.set(t.key, entry);
+	}
+	return [...out.values()];
+}

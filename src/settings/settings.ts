@@ -44,6 +44,16 @@ export const SETTING_DEFINITIONS = lookupTable({
 		default: 40,
 		doc: "New turns since the last refresh that rebuild a session's memory automatically.",
 	},
+	"memories.startBudget": {
+		schema: z.number().int().min(2_000).max(100_000),
+		default: 25_000,
+		doc: "Size of the whole session-start block, in the agent's unit (characters for Claude Code, UTF-8 bytes for Codex), spread over its parts (one per SessionStart hook entry, each within the agent's per-hook cap).",
+	},
+	"memories.promptBudget": {
+		schema: z.number().int().min(500).max(9_500),
+		default: 3_000,
+		doc: "Most of a prompt's block: the memories recall is sure of and the index lines of its next candidates, in the agent's unit.",
+	},
 	"memories.recallLimit": { schema: z.number().int().min(1).max(20), default: 5, doc: "Memories returned by recall." },
 	"memories.dailyLogDays": { schema: z.number().int().min(0).max(30), default: 3, doc: "Recent daily logs added in assistant mode." },
 	"memories.extractionConcurrency": { schema: z.number().int().min(1).max(16), default: 2, doc: "Parallel extraction jobs per project." },

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { buildInjection, DEFAULT_INJECT_TOKENS } from "../../inject/inject";
+import { DEFAULT_INJECT_TOKENS, injectBlock } from "../../inject/inject";
 import { MemoryScopeSchema, MemoryTypeSchema, RecallLimitSchema, RecallQuerySchema, ToolListSchema } from "../../memory/schemas";
 import { NAME_PATTERN } from "../../memory/topic-file";
 import { recall } from "../../recall/recall";
@@ -177,13 +177,26 @@ const InjectBody = z
 			.max(200_000)
 			.optional()
 			.openapi({ description: `Token budget for the whole block (default ${DEFAULT_INJECT_TOKENS})` }),
-		maxChars: z
-			.number()
-			.int()
-			.min(500)
-			.max(200_000)
+		maxChars: z.number().int().min(500).max(200_000).optional().openapi({
+			description:
+				"Character budget for the whole block, or with `part` for this part (Claude Code hooks: 9,500; it caps each hook's output at 10,000 characters)",
+		}),
+		maxBytes: z.number().int().min(500).max(200_000).optional().openapi({
+			description:
+				"UTF-8 byte budget for the whole block, or with `part` for this part (Codex hooks: 9,500; it caps each hook's output at 10,000 bytes). With `part`, the start budget is counted in bytes too",
+		}),
+		part: z
+			.object({ index: z.number().int().min(1).max(8), of: z.number().int().min(1).max(8) })
+			.strict()
+			.refine((p) => p.index <= p.of, { message: "part.index must be at most part.of" })
 			.optional()
-			.openapi({ description: "Character budget for the whole block (Claude Code hooks: 9,500; it caps hook output at 10,000)" }),
+			.openapi({
+				description:
+					"Session start in parts, one per SessionStart hook entry: this is part `index` of `of`. The session's block is laid out once (rules and preferences, then the files its context is sure of, facts and references, then topics for what is not listed) and each part answered from that layout, each within maxChars / maxBytes, all within startBudget; no line is in two parts. Needs sessionId to share one layout",
+			}),
+		startBudget: z.number().int().min(2_000).max(100_000).optional().openapi({
+			description: "With part: the whole start block's size in the agent's unit (default: the memories.startBudget setting, 25,000)",
+		}),
 		include: z.enum(["all", "memories"]).optional().openapi({
 			description:
 				'"memories": per-prompt recall — at most 3 recalled topic files that the relevance decision keeps (what matched, weighed by how informative it is) or the model selector picks; empty when none matters enough',
@@ -248,10 +261,20 @@ export const InjectResultSchema = z
 				description: "Per-prompt block: the index lines of the next candidates, offered for the agent to open when the task needs them",
 			}),
 			listed: z
-				.object({ rules: z.number().int(), facts: z.number().int(), ofRules: z.number().int(), ofFacts: z.number().int() })
+				.object({
+					rules: z.number().int(),
+					facts: z.number().int(),
+					ofRules: z.number().int(),
+					ofFacts: z.number().int(),
+					topics: z.number().int().optional(),
+				})
 				.openapi({ description: "Session-start block: how many index lines of each kind it lists, of how many memories" }),
 			logs: z.array(z.object({ date: z.string(), tokens: z.number() })),
 		}),
+		part: z
+			.object({ index: z.number().int(), of: z.number().int(), chars: z.number().int(), bytes: z.number().int() })
+			.optional()
+			.openapi({ description: "With `part`: which part this is and its size in characters and UTF-8 bytes" }),
 		cited: CitedAnswerSchema.optional().openapi({
 			description: "With `code.stamp`: whether the cited list the check was made from is still the list (false: list it again)",
 		}),
@@ -285,11 +308,11 @@ recallRoutes.openapi(
 	async (c) => {
 		const ctx = c.get("projectContext");
 		const request = c.req.valid("json");
-		const result = await buildInjection(c.env, ctx, request);
+		const result = await injectBlock(c.env, ctx, request);
 		// Recorded off the response path; the call to the project's object leaves before the answer does, so
 		// the session's next request (its first prompt) finds what this block listed.
 		c.executionCtx.waitUntil(recordServedMemories(c.env, ctx, result.servedIds, request.sessionId, result.listedIds));
-		const { servedIds: _ids, listedIds: _listed, ...body } = result;
+		const { servedIds: _ids, listedIds: _listed, layout: _layout, ...body } = result;
 		return c.json(body, 200);
 	},
 );

@@ -1,0 +1,190 @@
+/**
+ * Topics: the memories grouped offline by what they are about, so that a block which cannot list every
+ * memory can still name where each one is. A topic is keyed by a word several memories' names share (a
+ * service, a component, a tool, a person: `dispatch`, `billing`, `grafana`), chosen greedily — the word
+ * that gathers the most memories not yet in a topic, its own name words counting double — up to
+ * `MAX_TOPIC_SIZE` members (a larger group is cut by its members' next shared word: `billing-invoice`); a
+ * memory no shared word gathers joins the topic it shares most words with,
+ * or an `other` topic of its kind. Every memory is in exactly one topic; `memory://root/topics/<key>.md`
+ * lists a topic's members' index lines. English and Korean alike: keys come from names (slugs), the words
+ * that describe a topic from names and descriptions in either language.
+ */
+import { queryTerms } from "../text/terms";
+
+export interface TopicMember {
+	id: number;
+	name: string;
+	type: string;
+	description: string;
+	scope?: string;
+}
+
+export interface Topic {
+	/** The key, also the topic's file name: memory://root/topics/<key>.md. */
+	key: string;
+	/** Besides the key, the words its members are most about (at most `LABEL_WORDS`). */
+	words: string[];
+	members: TopicMember[];
+}
+
+/** A topic holds at most this many memories: a larger group is split by its next word. */
+export const MAX_TOPIC_SIZE = 40;
+const LABEL_WORDS = 3;
+/** A word becomes a topic's key when at least this many memories not yet in a topic have it in their names. */
+const MIN_KEYED = 3;
+
+/** Words of a name that say how a memory is kept, not what it is about. */
+const NAME_FILLER = new Set([
+	"rule",
+	"rules",
+	"notes",
+	"note",
+	"never",
+	"always",
+	"only",
+	"prefer",
+	"prefers",
+	"per",
+	"via",
+	"use",
+	"uses",
+	"when",
+	"how",
+]);
+/** A label word: not a number (years and counts say nothing of a topic). */
+const labelWord = (w: string) => w.length >= 3 && !/^\d+$/.test(w) && !NAME_FILLER.has(w);
+
+const nameWords = (name: string) =>
+	new Set(name.split("-").filter((w) => w.length >= 3 && !/^\d+$/.test(w) && !NAME_FILLER.has(w) && queryTerms(w).length > 0));
+
+const otherKey = (kind: string, n: number) => `other-${kind}${n > 1 ? `-${n}` : ""}`;
+const kindOf = (type: string) => (type === "feedback" || type === "user" ? "rules" : "facts");
+
+/** Groups `rows` into topics (deterministic: ties go to the earlier word, rows keep their order). */
+export function groupTopics(rows: TopicMember[]): Topic[] {
+	const names = rows.map((r) => nameWords(r.name));
+	const described = rows.map((r, i) => {
+		const words = new Set(queryTerms(r.description));
+		for (const w of names[i] ?? []) words.delete(w);
+		return words;
+	});
+	// Inverted lists: which rows hold each candidate key in their name (weight 2) or only in their description (1).
+	const inName = new Map<string, number[]>();
+	const inText = new Map<string, number[]>();
+	rows.forEach((_, i) => {
+		for (const w of names[i] ?? []) inName.set(w, [...(inName.get(w) ?? []), i]);
+		for (const w of described[i] ?? []) if (/^[a-z][a-z0-9]{2,}$/.test(w)) inText.set(w, [...(inText.get(w) ?? []), i]);
+	});
+	const keys = [...inName.keys()].filter((w) => (inName.get(w)?.length ?? 0) >= MIN_KEYED).sort();
+	const taken = new Array<boolean>(rows.length).fill(false);
+	const topics: Topic[] = [];
+	const keyed = new Set<string>();
+	const open = (i: number) => !taken[i];
+	for (;;) {
+		// The word that fills a topic best; past a full topic more members gain nothing, so of two that fill one
+		// the more specific (fewer memories in all) goes first: `billing` before a word every name has.
+		let best = "";
+		let bestGain = 0;
+		let bestSpread = 0;
+		for (const w of keys) {
+			const a = (inName.get(w) ?? []).filter(open).length;
+			if (a < MIN_KEYED) continue;
+			const gain = 2 * Math.min(a, MAX_TOPIC_SIZE) + Math.min((inText.get(w) ?? []).filter(open).length, MAX_TOPIC_SIZE);
+			if (gain > bestGain || (gain === bestGain && a < bestSpread)) {
+				best = w;
+				bestGain = gain;
+				bestSpread = a;
+			}
+		}
+		if (!best) break;
+		let members = [...(inName.get(best) ?? []), ...(inText.get(best) ?? [])].filter((i, at, all) => open(i) && all.indexOf(i) === at);
+		let key = best;
+		if (members.length > MAX_TOPIC_SIZE) {
+			// Too many for one topic: the part of it that also shares its most common other name word (`billing-invoice`).
+			const co = new Map<string, number>();
+			for (const i of members)
+				for (const w of names[i] ?? []) if (w !== best && !keyed.has(`${best}-${w}`)) co.set(w, (co.get(w) ?? 0) + 1);
+			const [word, n] = [...co].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0] ?? ["", 0];
+			if (word && n >= MAX_TOPIC_SIZE / 4) {
+				key = `${best}-${word}`;
+				members = members.filter((i) => names[i]?.has(word) || described[i]?.has(word));
+			} else {
+				let n = 1;
+				while (keyed.has(`${best}-${n}`)) n += 1;
+				key = `${best}-${n}`;
+			}
+			members = members.slice(0, MAX_TOPIC_SIZE);
+		}
+		keyed.add(key);
+		for (const i of members) taken[i] = true;
+		topics.push({ key: key.slice(0, 64).replace(/-+$/, ""), words: [], members: members.map((i) => rows[i] as TopicMember) });
+	}
+	// What no shared word gathered: into the topic it shares most words with while there is room, else `other`.
+	const vocab = topics.map((t) => {
+		const words = new Set<string>();
+		for (const m of t.members) for (const w of [...nameWords(m.name), ...queryTerms(m.description)]) words.add(w);
+		return words;
+	});
+	const others: Record<string, Topic[]> = {};
+	rows.forEach((row, i) => {
+		if (taken[i]) return;
+		const words = [...(names[i] ?? []), ...(described[i] ?? [])];
+		let at = -1;
+		let shared = 0;
+		topics.forEach((t, ti) => {
+			if (t.members.length >= MAX_TOPIC_SIZE) return;
+			const n = words.filter((w) => vocab[ti]?.has(w)).length;
+			if (n > shared) {
+				at = ti;
+				shared = n;
+			}
+		});
+		if (at >= 0) {
+			topics[at]?.members.push(row);
+			return;
+		}
+		const kind = kindOf(row.type);
+		const list = others[kind] ?? [];
+		others[kind] = list;
+		let last = list.at(-1);
+		if (!last || last.members.length >= MAX_TOPIC_SIZE) {
+			last = { key: otherKey(kind, list.length + 1), words: [], members: [] };
+			list.push(last);
+		}
+		last.members.push(row);
+	});
+	const all = [...topics, ...(others.facts ?? []), ...(others.rules ?? [])];
+	for (const t of all) t.words = labelWords(t);
+	return all;
+}
+
+/** The words a topic's members share most, besides its key: names first (they say what a memory is about), then descriptions. */
+function labelWords(topic: Topic): string[] {
+	const counts = new Map<string, number>();
+	for (const m of topic.members) {
+		const name = nameWords(m.name);
+		for (const w of name) counts.set(w, (counts.get(w) ?? 0) + 2);
+		for (const w of new Set(queryTerms(m.description))) if (!name.has(w) && labelWord(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+	}
+	for (const w of topic.key.split("-")) counts.delete(w);
+	return [...counts]
+		.filter(([, n]) => n >= 2)
+		.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+		.slice(0, LABEL_WORDS)
+		.map(([w]) => w);
+}
+
+/** A topic's file. */
+export const topicUrl = (key: string) => `memory://root/topics/${key}.md`;
+/** How a line names a topic's file: short, the block's heading says where topics are (memory://root/topics/). */
+export const topicRef = (key: string) => `topics/${key}.md`;
+
+/**
+ * A topic's line in a block: its file, what it is about, and how many memories it holds (with how many of
+ * them the block already lists, when some are).
+ */
+export function topicLine(topic: Pick<Topic, "key" | "words">, n: number, listed = 0): string {
+	const about = topic.key.startsWith("other-") ? [] : [topic.key.replace(/-(\d+)$/, "").replace(/-/g, " ")];
+	const words = [...about, ...topic.words].join(", ");
+	return `- ${topicRef(topic.key)} — ${words || "other memories"} (${n}${listed > 0 ? `, ${listed} listed` : ""})`;
+}

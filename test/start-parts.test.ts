@@ -1,0 +1,178 @@
+// The session-start block in parts (src/inject/start-parts.ts): one layout per session answered in parts,
+// each within the agent's per-hook unit, the whole within the start budget, no line twice; topics for what
+// is not listed, readable as memory://root/topics/<topic>.md.
+import { beforeAll, describe, expect, it } from "vitest";
+import { groupTopics } from "../src/search/topics";
+import { call, createProject, createTenant, expectError, json, type Loose, type Tenant } from "./helpers";
+
+let tenant: Tenant;
+
+const utf8 = (s: string) => new TextEncoder().encode(s).length;
+
+async function projectWith(memories: { name: string; type: string; description: string; body: string }[]): Promise<string> {
+	const pid = await createProject(tenant.token);
+	await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
+	for (let i = 0; i < memories.length; i += 100) {
+		const res = await call(`/v1/projects/${pid}/memories/batch`, { token: tenant.token, json: { memories: memories.slice(i, i + 100) } });
+		expect(res.status).toBe(200);
+		const { results } = await json<{ results: { status: string }[] }>(res);
+		expect(results.filter((r) => r.status === "error")).toEqual([]);
+	}
+	return pid;
+}
+
+const part = async (pid: string, body: Record<string, unknown>): Promise<Loose> => {
+	const res = await call(`/v1/projects/${pid}/inject`, { token: tenant.token, json: body });
+	expect(res.status).toBe(200);
+	return json(res);
+};
+
+const services = ["billing", "ledger", "gateway", "search", "mailer", "scheduler", "reports", "auth"];
+/** A project of `n` memories: a fifth rules, the rest facts about a handful of services. */
+function memoriesOf(n: number, korean = false) {
+	return Array.from({ length: n }, (_, i) => {
+		const service = services[i % services.length];
+		const rule = i % 5 === 0;
+		return {
+			name: `${service}-${rule ? "rule" : "fact"}-${i}`,
+			type: rule ? "feedback" : i % 7 === 0 ? "reference" : "project",
+			description: korean
+				? `${service} 서비스의 ${i}번째 메모: 포트와 담당자, 배포 시간과 한도를 정리한 설명입니다`
+				: `The ${service} service note ${i}: its port, owner, deploy window and rate limit written out in full`,
+			body: `Details of note ${i}.`,
+		};
+	});
+}
+
+/** Index lines (a memory's or a topic's), not the guidance's bullets. */
+const lines = (text: string) => text.split("\n").filter((l) => /^- (?:[a-z0-9-]+|topics\/[a-z0-9-]+\.md) — /.test(l));
+
+beforeAll(async () => {
+	tenant = await createTenant();
+});
+
+describe("the start block in parts", () => {
+	it("answers each part from one layout: within the per-part cap and the budget, no line twice, rules first", async () => {
+		const memories = memoriesOf(300);
+		const pid = await projectWith(memories);
+		const ask = (index: number) =>
+			part(pid, { context: { folder: "shop", branch: "main" }, sessionId: "parts-1", part: { index, of: 3 }, maxChars: 9500 });
+		// In any order and at once, as Claude Code runs its hooks.
+		const [third, first, second] = await Promise.all([ask(3), ask(1), ask(2)]);
+		const texts = [first.text, second.text, third.text] as string[];
+		for (const [i, t] of texts.entries()) {
+			expect(t.length).toBeLessThanOrEqual(9500);
+			expect(t).toContain(`part ${i + 1} of 3`);
+		}
+		expect(texts.reduce((n, t) => n + t.length, 0)).toBeLessThanOrEqual(25_000);
+		expect(first.text).toContain("# Memory Guidance");
+		expect(second.text).not.toContain("# Memory Guidance");
+		const all = texts.flatMap(lines);
+		expect(new Set(all).size).toBe(all.length);
+		// Every rule is listed (60 rules fit easily), before any fact.
+		const ruleNames = memories.filter((m) => m.type === "feedback").map((m) => m.name);
+		const listedRules = all.filter((l) => ruleNames.some((n) => l.startsWith(`- ${n} — `)));
+		expect(listedRules).toHaveLength(ruleNames.length);
+		const firstFact = all.findIndex((l) => l.includes("-fact-"));
+		const lastRule = all.length - 1 - [...all].reverse().findIndex((l) => l.includes("-rule-"));
+		expect(lastRule).toBeLessThan(firstFact);
+		// Not every fact fits: topics name the rest, and each unlisted memory is in a listed topic.
+		const topicRefs = all.filter((l) => /^- topics\/[a-z0-9-]+\.md — /.test(l));
+		expect(topicRefs.length).toBeGreaterThan(0);
+		expect(first.parts.listed.topics).toBe(topicRefs.length);
+		const reachable = new Set<string>();
+		for (const ref of topicRefs) {
+			const key = /topics\/([a-z0-9-]+)\.md/.exec(ref)?.[1];
+			const res = await call(`/v1/projects/${pid}/resolve?url=${encodeURIComponent(`memory://root/topics/${key}.md`)}`, {
+				token: tenant.token,
+			});
+			expect(res.status).toBe(200);
+			for (const m of (await res.text()).matchAll(/^- memory:\/\/root\/([a-z0-9-]+)\.md/gm)) reachable.add(m[1] ?? "");
+		}
+		const listedNames = new Set(all.map((l) => /^- ([a-z0-9-]+) — /.exec(l)?.[1]).filter(Boolean));
+		const unlisted = memories.filter((m) => !listedNames.has(m.name));
+		expect(unlisted.length).toBeGreaterThan(0);
+		expect(unlisted.filter((m) => !reachable.has(m.name))).toEqual([]);
+		// Asked again in the same session, a part is the same text (one layout per session).
+		expect((await ask(2)).text).toBe(second.text);
+	});
+
+	it("counts UTF-8 bytes for Codex: a Korean project's parts each fit 9,500 bytes and the budget in bytes", async () => {
+		const pid = await projectWith(memoriesOf(150, true));
+		const texts: string[] = [];
+		for (const index of [1, 2, 3])
+			texts.push(
+				(
+					await part(pid, {
+						context: { folder: "moa" },
+						sessionId: "parts-ko",
+						part: { index, of: 3 },
+						maxBytes: 9500,
+						startBudget: 20_000,
+					})
+				).text,
+			);
+		for (const t of texts) expect(utf8(t)).toBeLessThanOrEqual(9500);
+		expect(texts.reduce((n, t) => n + utf8(t), 0)).toBeLessThanOrEqual(20_000);
+		expect(texts.filter(Boolean).length).toBeGreaterThan(1);
+		const all = texts.flatMap(lines);
+		expect(new Set(all).size).toBe(all.length);
+	});
+
+	it("keeps a small start budget (the setting) and lists everything when everything fits, with no topics", async () => {
+		const pid = await projectWith(memoriesOf(20));
+		const ask = (index: number) => part(pid, { sessionId: "small", part: { index, of: 3 }, maxChars: 9500 });
+		const texts = [(await ask(1)).text, (await ask(2)).text, (await ask(3)).text] as string[];
+		expect(texts.join("\n")).not.toContain("### Topics");
+		expect(texts.flatMap(lines)).toHaveLength(20);
+		expect(texts[2]).toBe("");
+		await call(`/v1/projects/${pid}/settings`, { token: tenant.token, method: "PUT", json: { "memories.startBudget": 3000 } });
+		const small = [1, 2, 3].map((index) => part(pid, { sessionId: "small-2", part: { index, of: 3 }, maxChars: 9500 }));
+		const sizes = (await Promise.all(small)).map((r) => (r.text as string).length);
+		expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(3000);
+	});
+
+	it("refuses bad parts with a clear 400", async () => {
+		const pid = await projectWith(memoriesOf(3));
+		for (const bad of [{ index: 0, of: 3 }, { index: 4, of: 3 }, { index: 1, of: 9 }, { index: 1 }, { index: 1, of: 3, x: 1 }]) {
+			const res = await call(`/v1/projects/${pid}/inject`, { token: tenant.token, json: { sessionId: "s", part: bad } });
+			const body = await expectError(res, 400, "invalid_request");
+			expect(JSON.stringify(body)).toContain("part");
+		}
+		const res = await call(`/v1/projects/${pid}/inject`, { token: tenant.token, json: { part: { index: 1, of: 2 }, maxBytes: 10 } });
+		await expectError(res, 400, "invalid_request");
+		const budget = await call(`/v1/projects/${pid}/settings`, {
+			token: tenant.token,
+			method: "PUT",
+			json: { "memories.startBudget": 100 },
+		});
+		await expectError(budget, 400, "invalid_request");
+	});
+
+	it("answers 404 for a topic that does not exist, 400 for a malformed one", async () => {
+		const pid = await projectWith(memoriesOf(3));
+		const missing = await call(`/v1/projects/${pid}/resolve?url=${encodeURIComponent("memory://root/topics/nothing-here.md")}`, {
+			token: tenant.token,
+		});
+		await expectError(missing, 404, "not_found");
+		const malformed = await call(`/v1/projects/${pid}/resolve?url=${encodeURIComponent("memory://root/topics/Bad_Key.md")}`, {
+			token: tenant.token,
+		});
+		await expectError(malformed, 400, "invalid_request");
+	});
+});
+
+describe("topics", () => {
+	it("puts every memory in exactly one topic, keyed by words names share, English and Korean alike", () => {
+		const rows = memoriesOf(200).map((m, id) => ({ id, ...m }));
+		const ko = memoriesOf(80, true).map((m, id) => ({ id: 1000 + id, ...m, name: `ko-${m.name}` }));
+		const topics = groupTopics([...rows, ...ko]);
+		const ids = topics.flatMap((t) => t.members.map((m) => m.id));
+		expect(new Set(ids).size).toBe(ids.length);
+		expect(ids).toHaveLength(280);
+		expect(topics.map((t) => t.key)).toContain("billing");
+		for (const t of topics) expect(t.members.length).toBeLessThanOrEqual(40);
+		// Deterministic: the same rows give the same topics.
+		expect(groupTopics([...rows, ...ko]).map((t) => t.key)).toEqual(topics.map((t) => t.key));
+	});
+});
