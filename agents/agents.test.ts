@@ -310,7 +310,9 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 
 	it("untrusted hooks run nothing; once trusted as /hooks records it, the session gets both blocks and is uploaded", async () => {
 		const hooks = await listHooks();
-		expect(hooks.length).toBe(7);
+		// One per event, and the session start's three parts one each.
+		expect(hooks.length).toBe(9);
+		expect(hooks.filter((h) => / hook session-start --agent codex --part [123]\/3$/.test(h.command))).toHaveLength(3);
 		expect(hooks.every((h) => h.trustStatus === "untrusted")).toBe(true);
 		const prompt = "deploy to production on Friday";
 		const untrusted = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", prompt], { cwd: setup.repo, env: agentEnv });
@@ -323,7 +325,7 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 		const before = await run(process.execPath, [CLI, "doctor"], { cwd: setup.repo, env: doctorEnv });
 		expect(before.status).toBe(1);
 		const lines = before.stdout.split("\n");
-		expect(lines[trustLine(before.stdout)]).toMatch(/^FAIL {2}codex trust +7 of 7 Cairn hooks are not trusted/);
+		expect(lines[trustLine(before.stdout)]).toMatch(/^FAIL {2}codex trust +9 of 9 Cairn hooks are not trusted/);
 		expect(lines[trustLine(before.stdout) + 1]?.trim()).toBe(
 			"fix: open Codex, run /hooks and trust Cairn's hooks (needed again whenever a hook changes)",
 		);
@@ -335,7 +337,7 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 		);
 		expect((await listHooks()).every((h) => h.trustStatus === "trusted")).toBe(true);
 		const after = await run(process.execPath, [CLI, "doctor"], { cwd: setup.repo, env: doctorEnv });
-		expect(after.stdout.split("\n")[trustLine(after.stdout)]).toMatch(/^ok {4}codex trust +7 hooks trusted for their current hashes/);
+		expect(after.stdout.split("\n")[trustLine(after.stdout)]).toMatch(/^ok {4}codex trust +9 hooks trusted for their current hashes/);
 
 		const sentBefore = mock.requests.length;
 		const session = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", prompt], { cwd: setup.repo, env: agentEnv });

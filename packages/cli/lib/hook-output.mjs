@@ -17,14 +17,42 @@ export function hookBudgetMs(event) {
 }
 
 /**
- * What each agent lets the model see whole. Claude Code saves hook output over 10,000 characters to a
- * file and shows a ~2 KB preview; Codex spills text over 2,500 tokens, which it counts as bytes / 4.
- * The service keeps the block within `maxChars` (and `maxTokens`); `fitForAgent` is the last guard.
+ * What each agent lets the model see whole, per hook. Claude Code saves hook output over 10,000
+ * characters to a file and shows a ~2 KB preview; Codex spills text over 2,500 tokens, which it counts
+ * as UTF-8 bytes / 4 (10,000 bytes). The service keeps each block within `maxChars` (Claude Code) or
+ * `maxBytes` (Codex); `fitForAgent` is the last guard.
  */
 export const INJECT_LIMITS = /** @type {const} */ ({
 	claude: { maxChars: 9500 },
-	codex: { maxTokens: 2500, maxChars: 9500 },
+	codex: { maxBytes: 9500 },
 });
+
+/**
+ * How many SessionStart hook entries the session-start block is split over. The cap above is per hook,
+ * and several hooks on one event each arrive whole, so each entry (`cairn hook session-start --part i/n`)
+ * asks for its own self-contained part; Claude Code does not keep their order, Codex does.
+ */
+export const START_PARTS = 3;
+/** The most parts `--part` takes (the service takes `part.of` up to 8). */
+export const MAX_PARTS = 8;
+
+/**
+ * `--part i/n` of `cairn hook session-start`: which part of the session-start block this hook prints.
+ * @param {unknown} value what followed `--part` (true when nothing did)
+ * @returns {{ index: number, of: number }}
+ */
+export function parsePart(value) {
+	const m = typeof value === "string" ? /^([0-9]{1,2})\/([0-9]{1,2})$/.exec(value.trim()) : null;
+	const index = Number(m?.[1]);
+	const of = Number(m?.[2]);
+	if (!m || index < 1 || of > MAX_PARTS || index > of) {
+		const got = typeof value === "string" ? ` (got ${JSON.stringify(value.slice(0, 20))})` : " (got nothing)";
+		throw new Error(
+			`--part must be i/n, this hook's part of the session-start block: 1 <= i <= n <= ${MAX_PARTS}, e.g. --part 1/${START_PARTS}${got}; continuing without memory`,
+		);
+	}
+	return { index, of };
+}
 const HARD_LIMIT = { claude: 10_000, codex: 10_000 };
 const measure = { claude: (/** @type {string} */ s) => s.length, codex: (/** @type {string} */ s) => Buffer.byteLength(s) };
 

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { ApiError, client } from "./api.mjs";
 import { codexOnPath } from "./codex.mjs";
 import { readConfig, writeConfig } from "./config.mjs";
+import { START_PARTS } from "./hook-output.mjs";
 import {
 	CLAUDE_HOOKS,
 	CODEX_HOOKS,
@@ -34,6 +35,18 @@ export function checkoutOf(start = dirname(fileURLToPath(import.meta.url))) {
 }
 
 const DEFAULT_URL = "http://127.0.0.1:8787";
+
+/** How many hooks an install writes: one per event, the session start one per part of its block. @param {Record<string, object>} events */
+export const hookCount = (events) =>
+	Object.values(events).reduce((n, e) => n + ("parts" in e && typeof e.parts === "number" ? e.parts : 1), 0);
+
+/** What an install changed in a hooks file, for one line of setup's output. @param {{ added: string[], updated: string[] }} result */
+const changed = ({ added, updated }) =>
+	updated.length
+		? ` (brought ${updated.join(", ")} up to date${updated.includes("SessionStart") ? `: the session-start block comes in ${START_PARTS} parts, one hook each` : ""})`
+		: added.length
+			? ""
+			: " (already there)";
 
 /**
  * The URL a checkout's running `npm start` serves at (scripts/start.mjs keeps it in .wrangler/cairn-dev.json
@@ -130,13 +143,15 @@ export async function setup(dir, options, out) {
 			);
 	} else {
 		const file = claudeSettingsPath("user", repo.root);
-		installHooks(file, CLAUDE_HOOKS, (sub) => hookCommand(sub, "claude", false));
-		out(`Claude Code: hooks in ${file}${claude ? "" : " (claude is not on PATH; the plugin can be installed later)"}`);
+		const result = installHooks(file, CLAUDE_HOOKS, (sub) => hookCommand(sub, "claude", false));
+		out(
+			`Claude Code: ${hookCount(CLAUDE_HOOKS)} hooks in ${file}${changed(result)}${claude ? "" : " (claude is not on PATH; the plugin can be installed later)"}`,
+		);
 	}
 
 	// Codex: hooks and the MCP entry (the key comes from CAIRN_KEY in the environment, never from the file).
 	const hooksFile = codexHooksPath("user", repo.root);
-	installHooks(hooksFile, CODEX_HOOKS, (sub) => hookCommand(sub, "codex", false));
+	const codexHooks = installHooks(hooksFile, CODEX_HOOKS, (sub) => hookCommand(sub, "codex", false));
 	const configFile = codexConfigPath();
 	const toml = existsSync(configFile) ? readFileSync(configFile, "utf8") : "";
 	if (!/^\[mcp_servers\.cairn\]/m.test(toml)) {
@@ -146,13 +161,13 @@ export async function setup(dir, options, out) {
 			`${toml && !toml.endsWith("\n") ? "\n" : ""}\n[mcp_servers.cairn]\nurl = "${url}/mcp"\nbearer_token_env_var = "CAIRN_KEY"\n`,
 		);
 	}
-	out(`Codex: hooks in ${hooksFile}, MCP server cairn in ${configFile}`);
+	out(`Codex: ${hookCount(CODEX_HOOKS)} hooks in ${hooksFile}${changed(codexHooks)}, MCP server cairn in ${configFile}`);
 	out("");
 	out("Two things only you can do:");
 	out(
 		codexOnPath()
-			? "  1. Codex runs a new hook only once you trust it: open Codex, run /hooks and trust Cairn's hooks."
-			: "  1. Codex runs a new hook only once you trust it: once Codex is installed, open it, run /hooks and trust Cairn's hooks.",
+			? `  1. Codex runs a new or changed hook only once you trust it: open Codex, run /hooks and trust Cairn's hooks (${hookCount(CODEX_HOOKS)}, the session start's ${START_PARTS} among them).`
+			: `  1. Codex runs a new or changed hook only once you trust it: once Codex is installed, open it, run /hooks and trust Cairn's hooks (${hookCount(CODEX_HOOKS)}, the session start's ${START_PARTS} among them).`,
 	);
 	out("  2. The MCP servers read the key from the environment: add to your shell profile");
 	out(`       export CAIRN_URL=${url} CAIRN_KEY=${key}`);

@@ -337,9 +337,12 @@ describe("hooks", () => {
 		expect(installed.hooks.Stop).toHaveLength(2);
 		expect(installed.hooks.Stop[0]).toEqual(original.hooks.Stop[0]);
 		// Personal files run `cairn` when it resolves to this CLI (as under `npm test`, where the workspace links it),
-		// else this CLI by absolute path under this Node.
-		expect(installed.hooks.SessionStart[0].hooks[0].command).toMatch(
-			/^(?:cairn|"[^"]+" "[^"]+cairn\.mjs") hook session-start --agent claude$/,
+		// else this CLI by absolute path under this Node. The session-start block comes in three parts, one hook each.
+		expect(installed.hooks.SessionStart).toHaveLength(1);
+		expect(installed.hooks.SessionStart[0].hooks.map((h: Loose) => h.command)).toEqual(
+			[1, 2, 3].map((i) =>
+				expect.stringMatching(new RegExp(`^(?:cairn|"[^"]+" "[^"]+cairn\\.mjs") hook session-start --agent claude --part ${i}/3$`)),
+			),
 		);
 		expect(installed.hooks.UserPromptSubmit[0].hooks[0].command).toMatch(/hook user-prompt-submit --agent claude$/);
 		// Team memory files the agent writes are pushed: only file-writing tools run that hook.
@@ -375,8 +378,14 @@ describe("hooks", () => {
 		const written = JSON.parse(readFileSync(hooksFile, "utf8"));
 		expect(Object.keys(written)).toEqual(["hooks"]); // Codex refuses unknown top-level fields
 		expect(written.hooks.PreToolUse).toEqual(mine.hooks.PreToolUse);
+		// The session-start block in three parts, one hook each (each arrives whole), side by side in one group.
+		const [start] = written.hooks.SessionStart;
+		expect(written.hooks.SessionStart).toHaveLength(1);
+		expect(start.hooks.map((h: Loose) => h.command)).toEqual(
+			[1, 2, 3].map((i) => expect.stringMatching(new RegExp(`hook session-start --agent codex --part ${i}/3$`))),
+		);
+		expect(start.hooks.map((h: Loose) => h.timeout)).toEqual([10, 10, 10]);
 		for (const [event, sub] of Object.entries({
-			SessionStart: "session-start",
 			UserPromptSubmit: "user-prompt-submit",
 			Stop: "stop",
 			SubagentStop: "subagent-stop",
@@ -392,6 +401,20 @@ describe("hooks", () => {
 		expect(written.hooks.PostToolUse[0].matcher).toBe("apply_patch|Write|Edit");
 		expect(cairn(["hooks", "install", "codex"]).stdout).toContain("already");
 		expect(cairn(["hooks", "uninstall", "codex"]).status).toBe(0);
+		expect(JSON.parse(readFileSync(hooksFile, "utf8"))).toEqual(mine);
+
+		// An install from before the parts (one session-start hook): installing again replaces it with the three parts,
+		// no duplicates; once more changes nothing; uninstall takes every part out.
+		const single = structuredClone(written);
+		single.hooks.SessionStart = [{ hooks: [{ ...start.hooks[0], command: start.hooks[0].command.replace(/ --part 1\/3$/, "") }] }];
+		writeFileSync(hooksFile, JSON.stringify(single));
+		const upgrade = cairn(["hooks", "install", "codex"]);
+		expect(upgrade.status, upgrade.stderr).toBe(0);
+		expect(upgrade.stdout).toContain("updated SessionStart in");
+		expect(upgrade.stdout).toContain("trust Cairn's");
+		expect(JSON.parse(readFileSync(hooksFile, "utf8"))).toEqual(written);
+		expect(cairn(["hooks", "install", "codex"]).stdout).toContain("already");
+		expect(cairn(["hooks", "uninstall", "codex"]).stdout).toContain("SessionStart");
 		expect(JSON.parse(readFileSync(hooksFile, "utf8"))).toEqual(mine);
 
 		expect(cairn(["hooks", "install", "codex", "--project"]).status).toBe(0);

@@ -367,6 +367,67 @@ describe("a memory about code knows its code", () => {
 		expect(back.body.items.map((i: Loose) => i.memory.name)).toEqual(["refund-rounding"]);
 	});
 
+	it("the session start in parts: part 1 checks the cited code and sends it, parts 2 and 3 only ask for their part", async () => {
+		// Forgotten what this machine told the service: part 1 lists the cited paths and checks them all.
+		rmSync(join(user.home, ".config", "cairn", "citations"), { recursive: true, force: true });
+		const service = await slowService({ delayMs: 0, match: /^$/ });
+		const envFile = join(user.home, "parts-env.sh");
+		const id = "claude-parts-1";
+		/** Runs these parts side by side, as Claude Code runs its SessionStart hooks; the inject bodies they sent. */
+		const parts = async (indexes: number[], source: string) => {
+			service.events.length = 0;
+			const runs = await Promise.all(
+				indexes.map((i) =>
+					user.runAsync(["hook", "session-start", "--agent", "claude", "--part", `${i}/3`], {
+						cwd: repo,
+						env: { CAIRN_URL: service.url, CAIRN_KEY: key, CLAUDE_ENV_FILE: envFile },
+						input: payload("claude", "SessionStart", id, { source }),
+					}),
+				),
+			);
+			for (const run of runs) {
+				expect(run.status, run.stderr).toBe(0);
+				expect(run.stderr).toBe("");
+			}
+			const injects = service.events.filter((e) => e.path.endsWith("/inject")).map((e) => JSON.parse(e.body));
+			expect(injects.map((b) => b.part.index).sort()).toEqual(indexes);
+			return (index: number) => injects.find((b) => b.part?.index === index);
+		};
+		const others = (of: (index: number) => Loose, context: Loose) => {
+			for (const index of [2, 3]) {
+				const body = of(index);
+				expect(Object.keys(body).sort(), `part ${index}`).toEqual(["context", "maxChars", "part", "sessionId", "waitMs"]);
+				expect(body.part).toEqual({ index, of: 3 });
+				expect(body.context).toEqual(context);
+				expect(body.sessionId).toBe(id);
+				expect(body.maxChars).toBe(9500);
+				expect(body.waitMs).toBeGreaterThan(0);
+			}
+		};
+		try {
+			// Parts 2 and 3 alone: no listing of cited paths, no team pull, nothing told to the session's shell.
+			const late = await parts([2, 3], "startup");
+			expect(service.events.map((e) => e.path).filter((p) => !p.endsWith("/inject"))).toEqual([]);
+			expect(existsSync(envFile)).toBe(false);
+			// Part 1 does the session start's other duties and carries the check of the cited code.
+			const first = (await parts([1], "startup"))(1);
+			expect(first.part).toEqual({ index: 1, of: 3 });
+			expect(first.code.renames).toBe(true);
+			expect(first.code.files.map((f: Loose) => f.path)).toContain("src/queue/worker.ts");
+			expect(service.events.filter((e) => e.path.includes("/citations"))).toHaveLength(1);
+			expect(service.events.filter((e) => e.path.includes("/team-memory")).length).toBeGreaterThan(0);
+			expect(readFileSync(envFile, "utf8")).toBe(`export CAIRN_SESSION_ID=${id}\nexport CAIRN_PROJECT=${projectId}\n`);
+			others(late, first.context);
+
+			// After compaction, all three side by side: only part 1 asks for the session's own notes.
+			const compacted = await parts([1, 2, 3], "compact");
+			expect(compacted(1).sessionMemory).toBe(true);
+			others(compacted, first.context);
+		} finally {
+			await service.close();
+		}
+	});
+
 	it("cairn remember --cite refuses a path outside the repository or missing", () => {
 		for (const cite of ["../elsewhere.ts", "src/missing.ts"]) {
 			const run = user.run(["remember", "bad-cite", "--type", "project", "--description", "x", "--cite", cite], {

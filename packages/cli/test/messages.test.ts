@@ -267,7 +267,7 @@ describe("cairn setup", () => {
 		expect(setup.status, setup.stderr).toBe(0);
 		expect(setup.stdout).toContain(`logged in to ${url}`);
 		expect(setup.stdout).not.toContain("trust Cairn's (once");
-		expect(setup.stdout).toMatch(/run \/hooks and trust Cairn's hooks\./);
+		expect(setup.stdout).toMatch(/run \/hooks and trust Cairn's hooks \(9, the session start's 3 among them\)\./);
 		expect(setup.stdout).toContain(`The console: ${url}/console — sign in with the key above (CAIRN_KEY).`);
 		expect(setup.stdout).toContain("`cairn doctor` checks everything.");
 		expect(setup.stdout).toContain("To undo: `cairn setup --undo`");

@@ -6,7 +6,8 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CLI_FILES, CLI_SOURCE, listFiles, PLUGIN_CLI } from "../../../scripts/plugin-sync.mjs";
+import { CLI_FILES, CLI_SOURCE, listFiles, PLUGIN_CLI, pluginHooks } from "../../../scripts/plugin-sync.mjs";
+import { START_PARTS } from "../lib/hook-output.mjs";
 import { gitRepo, type Loose, machine, NODE, tenant, url } from "./helpers.ts";
 
 const root = resolve("plugin");
@@ -54,10 +55,18 @@ describe("the Claude Code plugin", () => {
 		for (const groups of Object.values(hooks.hooks) as Loose[][]) {
 			for (const h of groups.flatMap((g) => g.hooks)) {
 				expect(h.type).toBe("command");
-				expect(h.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/cli\/cairn\.mjs" hook [a-z-]+ --agent claude$/);
+				expect(h.command).toMatch(/^node "\$\{CLAUDE_PLUGIN_ROOT\}\/cli\/cairn\.mjs" hook [a-z-]+ --agent claude( --part \d+\/\d+)?$/);
 				expect(h.timeout).toBeGreaterThanOrEqual(3);
 			}
 		}
+		// The session-start block in START_PARTS parts, one hook each (each arrives whole; Claude Code keeps no order between them).
+		const starts = (hooks.hooks.SessionStart as Loose[]).flatMap((g) => g.hooks);
+		expect(starts.map((h: Loose) => h.command.replace(/^.* hook /, "hook "))).toEqual(
+			Array.from({ length: START_PARTS }, (_, i) => `hook session-start --agent claude --part ${i + 1}/${START_PARTS}`),
+		);
+		expect(starts.map((h: Loose) => h.timeout)).toEqual(Array(START_PARTS).fill(10));
+		// Written from the CLI's CLAUDE_HOOKS by `npm run plugin:sync`.
+		expect(hooks.hooks, "run npm run plugin:sync").toEqual(pluginHooks());
 		// Only file-writing tools run the team push; every other tool call costs nothing.
 		expect(hooks.hooks.PostToolUse.map((g: Loose) => g.matcher)).toEqual(["Write|Edit|MultiEdit"]);
 		const mcp = json(".mcp.json").mcpServers.cairn;
@@ -99,9 +108,9 @@ describe("the Claude Code plugin", () => {
 		});
 
 		/** Runs a hooks.json command as Claude Code does: through the shell, ${CLAUDE_PLUGIN_ROOT} expanded, payload on stdin. */
-		const runHook = (event: string, payload: Loose) => {
+		const runHook = (event: string, payload: Loose, nth = 0) => {
 			const hooks = JSON.parse(readFileSync(join(copy, "hooks", "hooks.json"), "utf8")) as Loose;
-			const command = (hooks.hooks[event][0].hooks[0].command as string).replaceAll(PLUGIN_ROOT, copy);
+			const command = (hooks.hooks[event][0].hooks[nth].command as string).replaceAll(PLUGIN_ROOT, copy);
 			// The machine's Node first on PATH: the `node` in the command is the user's.
 			const path = `${NODE.replace(/\/node$/, "")}:${process.env.PATH}`;
 			return spawnSync("sh", ["-c", command], {
@@ -119,14 +128,19 @@ describe("the Claude Code plugin", () => {
 			});
 		};
 
-		it("SessionStart prints the memory block", () => {
+		it("SessionStart's hooks print the memory block, each its part within Claude Code's 10,000 characters", () => {
 			expect(existsSync(join(copy, "cli/test"))).toBe(false);
-			const run = runHook("SessionStart", { source: "startup" });
-			expect(run.status, run.stderr).toBe(0);
-			expect(run.stderr).toBe("");
-			const output = JSON.parse(run.stdout);
-			expect(output.hookSpecificOutput.hookEventName).toBe("SessionStart");
-			expect(output.hookSpecificOutput.additionalContext).toContain("memory://root/MEMORY.md");
+			const texts = Array.from({ length: START_PARTS }, (_, nth) => {
+				const run = runHook("SessionStart", { source: "startup" }, nth);
+				expect(run.status, run.stderr).toBe(0);
+				expect(run.stderr).toBe("");
+				if (!run.stdout) return ""; // a part with nothing in it prints nothing
+				const output = JSON.parse(run.stdout);
+				expect(output.hookSpecificOutput.hookEventName).toBe("SessionStart");
+				expect(output.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(10_000);
+				return output.hookSpecificOutput.additionalContext as string;
+			});
+			expect(texts.join("\n")).toContain("memory://root/MEMORY.md");
 		});
 
 		it("SessionStart pulls team memory into Claude Code's memory directory; an Edit there pushes it", async () => {

@@ -1,10 +1,11 @@
 // `cairn setup` then `cairn doctor` on a fresh home against the running Worker: everything in place and
 // every check passing; then each check made to fail, with its fix printed and exit code 1. (Codex's
 // trust check runs against the real Codex in agents/agents.test.ts.)
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { gitRepo, machine, slowService, url } from "./helpers.ts";
+import { gitRepo, type Loose, machine, slowService, url } from "./helpers.ts";
 
 const adminToken = inject("adminToken");
 const user = machine();
@@ -22,7 +23,8 @@ beforeAll(() => {
 	expect(setup.status, setup.stderr).toBe(0);
 	expect(setup.stdout).toContain("created tenant doctor-tenant");
 	expect(setup.stdout).toContain("memories are on");
-	expect(setup.stdout).toMatch(/open (Codex|it), run \/hooks and trust Cairn's hooks\./);
+	expect(setup.stdout).toMatch(/open (Codex|it), run \/hooks and trust Cairn's hooks \(9, the session start's 3 among them\)\./);
+	expect(setup.stdout).toContain("Codex: 9 hooks in");
 });
 
 describe("cairn setup", () => {
@@ -41,7 +43,15 @@ describe("cairn setup", () => {
 			"SubagentStop",
 			"UserPromptSubmit",
 		]);
-		expect(existsSync(join(user.home, ".codex", "hooks.json"))).toBe(true);
+		// The session-start block in three parts, one hook each, for both agents.
+		const parts = (file: string) => (JSON.parse(readFileSync(file, "utf8")).hooks.SessionStart as Loose[]).flatMap((g) => g.hooks);
+		for (const [file, agent] of [
+			[join(user.home, ".claude", "settings.json"), "claude"],
+			[join(user.home, ".codex", "hooks.json"), "codex"],
+		])
+			expect(parts(file).map((h: Loose) => h.command.replace(/^.* hook /, "hook "))).toEqual(
+				[1, 2, 3].map((i) => `hook session-start --agent ${agent} --part ${i}/3`),
+			);
 		const toml = readFileSync(join(user.home, ".codex", "config.toml"), "utf8");
 		expect(toml).toContain(`[mcp_servers.cairn]\nurl = "${url}/mcp"\nbearer_token_env_var = "CAIRN_KEY"`);
 		expect(toml).not.toContain("trusted_hash");
@@ -133,6 +143,79 @@ describe("cairn doctor", () => {
 		expect(cairn(["doctor"]).status).toBe(0);
 	});
 
+	it("the session start's parts: one missing, or the single hook of an older install, is named with its fix", () => {
+		const codexFile = join(user.home, ".codex", "hooks.json");
+		const claudeFile = join(user.home, ".claude", "settings.json");
+		const installed = { codex: readFileSync(codexFile, "utf8"), claude: readFileSync(claudeFile, "utf8") };
+		const edit = (file: string, change: (starts: Loose[]) => Loose[]) => {
+			const settings = JSON.parse(readFileSync(file, "utf8"));
+			settings.hooks.SessionStart[0].hooks = change(settings.hooks.SessionStart[0].hooks);
+			writeFileSync(file, JSON.stringify(settings));
+		};
+		try {
+			// Part 2 of Codex's taken out by hand.
+			edit(codexFile, (starts) => starts.filter((h) => !h.command.endsWith("--part 2/3")));
+			const missing = cairn(["doctor"]);
+			expect(missing.status).toBe(1);
+			expect(line(missing.stdout, "codex hooks").line).toBe("FAIL  codex hooks   SessionStart lacks part 2/3 of the session-start block");
+			expect(line(missing.stdout, "codex hooks").fix).toBe(
+				"fix: run `cairn hooks install codex` (it replaces the old session-start hooks), then trust the new hooks in Codex's /hooks",
+			);
+			// Codex's and Claude Code's hooks from before the parts: one session-start hook each.
+			for (const file of [codexFile, claudeFile])
+				edit(file, (starts) => [{ ...starts[0], command: String(starts[0]?.command).replace(/ --part \d\/3$/, "") }]);
+			const old = cairn(["doctor"]);
+			expect(old.status).toBe(1);
+			const single = "SessionStart runs the single session-start hook of older installs, not the block's 3 parts (--part 1/3 … 3/3)";
+			expect(line(old.stdout, "codex hooks").line).toContain(single);
+			expect(line(old.stdout, "claude hooks").line).toContain(single);
+			expect(line(old.stdout, "claude hooks").fix).toBe(
+				"fix: run `cairn hooks install claude --user`: it replaces the old session-start hooks",
+			);
+			// The fixes it names put it right.
+			expect(cairn(["hooks", "install", "codex"]).stdout).toContain("updated SessionStart");
+			expect(cairn(["hooks", "install", "claude", "--user"]).stdout).toContain("updated SessionStart");
+			expect(readFileSync(codexFile, "utf8")).toBe(installed.codex);
+			expect(cairn(["doctor"]).status).toBe(0);
+		} finally {
+			writeFileSync(codexFile, installed.codex);
+			writeFileSync(claudeFile, installed.claude);
+		}
+	});
+
+	it("the cairn plugin installed from before the parts: says to update it", () => {
+		// Claude Code's record of an installed plugin, and the plugin where it put it, its hooks.json from before the parts.
+		const cache = mkdtempSync(join(tmpdir(), "cairn-plugin-installed-"));
+		cpSync(resolve("plugin", "hooks"), join(cache, "hooks"), { recursive: true });
+		const hooksFile = join(cache, "hooks", "hooks.json");
+		const hooks = JSON.parse(readFileSync(hooksFile, "utf8"));
+		hooks.hooks.SessionStart[0].hooks = [
+			{ ...hooks.hooks.SessionStart[0].hooks[0], command: hooks.hooks.SessionStart[0].hooks[0].command.replace(/ --part 1\/3$/, "") },
+		];
+		writeFileSync(hooksFile, JSON.stringify(hooks));
+		const record = join(user.home, ".claude", "plugins", "installed_plugins.json");
+		mkdirSync(join(user.home, ".claude", "plugins"), { recursive: true });
+		writeFileSync(
+			record,
+			JSON.stringify({ version: 2, plugins: { "cairn@cairn": [{ scope: "user", installPath: cache, version: "0.2.0" }] } }),
+		);
+		try {
+			const old = cairn(["doctor"]);
+			expect(old.status).toBe(1);
+			expect(line(old.stdout, "claude hooks").line).toContain(
+				"the cairn plugin installed is older than this CLI: SessionStart runs the single session-start hook of older installs",
+			);
+			expect(line(old.stdout, "claude hooks").fix).toBe(
+				"fix: update the plugin (`claude plugin marketplace update cairn`, then `claude plugin update cairn@cairn`) and restart Claude Code",
+			);
+			// The plugin as this checkout has it: nothing to say.
+			cpSync(resolve("plugin", "hooks", "hooks.json"), hooksFile);
+			expect(line(cairn(["doctor"]).stdout, "claude hooks").line).toBe("ok    claude hooks  the cairn plugin is installed");
+		} finally {
+			rmSync(record);
+		}
+	});
+
 	it("an upload a hook could not finish: says cairn status retries it", () => {
 		const transcript = join(repo, "unsent.jsonl");
 		writeFileSync(
@@ -162,9 +245,17 @@ describe("cairn doctor", () => {
 			const doctor = await user.runAsync(["doctor"], { cwd: repo, env: { CAIRN_URL: slow.url } });
 			expect(doctor.status).toBe(1);
 			expect(line(doctor.stdout, "injection").line).toMatch(
-				/FAIL {2}injection +session start \d+ ms \(of 2400\), prompt \d+ ms \(of 1000\)/,
+				/FAIL {2}injection +session start \d+ ms \(of 2400\), prompt \d+ ms \(of 1000\); part 1 of the session-start block's 3 is \d+ characters$/,
 			);
 			expect(line(doctor.stdout, "injection").fix).toContain("too slowly for the hooks' budgets");
+			// The session start is timed on part 1's request, as Claude Code's hook sends it.
+			const [start] = slow.events.filter((e) => e.path.endsWith("/inject")).map((e) => JSON.parse(e.body));
+			expect(Object.keys(start).sort()).toEqual(["context", "maxChars", "part", "waitMs"]);
+			expect(start.part).toEqual({ index: 1, of: 3 });
+			expect(start.maxChars).toBe(9500);
+			expect(start.context.folder).toBe(repo.split("/").at(-1));
+			expect(start.waitMs).toBeGreaterThan(0);
+			expect(start.waitMs).toBeLessThanOrEqual(2_400 - 150 - 150);
 		} finally {
 			await slow.close();
 		}

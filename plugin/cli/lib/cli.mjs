@@ -11,7 +11,7 @@ import { credentials, readConfig, stateDir, writeConfig } from "./config.mjs";
 import { report, runChecks } from "./doctor.mjs";
 import { matched, number } from "./explain.mjs";
 import { detectAgent, HOOK_EVENTS, hookBudgetMs, hookOutput, runHook } from "./hook.mjs";
-import { emit, parsePayload } from "./hook-output.mjs";
+import { emit, parsePart, parsePayload, START_PARTS } from "./hook-output.mjs";
 import {
 	CLAUDE_HOOKS,
 	CODEX_HOOKS,
@@ -76,6 +76,8 @@ const USAGE = `cairn — long-term memory for coding agents
   cairn hook <event> [--agent claude|codex]
                                           run one hook (session-start, user-prompt-submit, post-tool-use,
                                           stop, subagent-stop, pre-compact, session-end); payload on stdin
+  cairn hook session-start --part i/n     one part of the session-start block (the installed hooks run
+                                          parts 1/${START_PARTS} to ${START_PARTS}/${START_PARTS}, one hook each; each arrives whole)
   cairn hook user-prompt-submit --explain  the same, and on stderr why each memory was served or held back
 
 CAIRN_URL and CAIRN_KEY override the saved login; CAIRN_PROJECT (a project id) overrides the repository's project.`;
@@ -579,12 +581,15 @@ async function hook(sub, values) {
 				`unknown hook "${String(sub).slice(0, 40)}"${near ? `; did you mean \`cairn hook ${near}\`?` : ""} (one of ${Object.keys(HOOK_EVENTS).join(", ")})`,
 			);
 		}
+		// `--part i/n`: one of the SessionStart hook entries the block is split over; other events take no part.
+		const part = event === "SessionStart" && values.part !== undefined ? parsePart(values.part) : null;
 		const deadline = started + budget - 150;
 		const context = await runHook(api(Math.max(100, deadline - Date.now())), {
 			event: /** @type {import("./hook.mjs").HookEvent} */ (event),
 			agent: /** @type {"claude" | "codex"} */ (agent),
 			payload,
 			deadline,
+			part,
 		});
 		finish(context, null);
 	} catch (err) {
@@ -677,6 +682,7 @@ const OPTIONS = /** @type {const} */ ({
 	version: { type: "boolean" },
 	undo: { type: "boolean" },
 	explain: { type: "boolean" },
+	part: { type: "string" },
 	cite: { type: "string", multiple: true },
 });
 

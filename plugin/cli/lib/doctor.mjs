@@ -8,8 +8,9 @@ import { ApiError, client } from "./api.mjs";
 import { codeReport, markLine } from "./code-check.mjs";
 import { codexOnPath, listCodexHooks } from "./codex.mjs";
 import { keyNote, readConfig } from "./config.mjs";
-import { hookBudgetMs } from "./hook-output.mjs";
-import { CLAUDE_HOOKS, CODEX_HOOKS, cairnEvents, claudeSettingsPath, codexHooksPath } from "./hooks.mjs";
+import { startContext, startRequest } from "./hook.mjs";
+import { hookBudgetMs, START_PARTS } from "./hook-output.mjs";
+import { CLAUDE_HOOKS, CODEX_HOOKS, cairnEvents, claudeSettingsPath, codexHooksPath, startCommands, startPartsProblem } from "./hooks.mjs";
 import { repository } from "./project.mjs";
 import { pendingJobs } from "./sync.mjs";
 
@@ -17,6 +18,27 @@ import { pendingJobs } from "./sync.mjs";
 export const STARTUP_ALLOWANCE_MS = 400;
 
 /** @typedef {{ name: string, state: "ok" | "skipped" | "fail", detail: string, fix?: string, notes?: string[] }} Check */
+
+/**
+ * The installed cairn plugin's hooks file, from Claude Code's installed_plugins.json (`{ plugins: { "cairn@…":
+ * [{ installPath }] } }`): whether the plugin is installed, and where its hooks.json is when that can be read.
+ * @param {string} claudeHome
+ */
+export function installedPlugin(claudeHome) {
+	try {
+		const installed = JSON.parse(readFileSync(join(claudeHome, "plugins", "installed_plugins.json"), "utf8"));
+		const plugins = installed.plugins ?? installed;
+		const entries = Object.entries(plugins && typeof plugins === "object" ? plugins : {})
+			.filter(([id]) => id.startsWith("cairn@"))
+			.flatMap(([, v]) => (Array.isArray(v) ? v : [v]));
+		const hooks = entries
+			.map((e) => (typeof e?.installPath === "string" ? join(e.installPath, "hooks", "hooks.json") : ""))
+			.filter((f) => f && existsSync(f));
+		return { installed: entries.length > 0 || JSON.stringify(plugins).includes('"cairn@'), hooks };
+	} catch {
+		return { installed: false, hooks: [] }; // no plugins installed
+	}
+}
 
 /** @param {string} cmd */
 const onPath = (cmd) => {
@@ -105,18 +127,31 @@ export async function runChecks(dir, options = {}) {
 	const claudeHome = join(homedir(), ".claude");
 	if (!existsSync(claudeHome) && !onPath("claude")) skip("claude hooks", "Claude Code not found (~/.claude, claude on PATH)");
 	else {
-		let plugin = false;
-		try {
-			const installed = JSON.parse(readFileSync(join(claudeHome, "plugins", "installed_plugins.json"), "utf8"));
-			plugin = JSON.stringify(installed.plugins ?? installed).includes('"cairn@');
-		} catch {
-			// no plugins installed
-		}
+		const plugin = installedPlugin(claudeHome);
 		const wanted = Object.keys(CLAUDE_HOOKS);
-		const files = /** @type {const} */ (["user", "project", "local"]).map((w) => claudeSettingsPath(w, repo.root));
+		const where = /** @type {const} */ (["user", "project", "local"]);
+		const files = where.map((w) => claudeSettingsPath(w, repo.root));
 		const events = new Set(files.flatMap((f) => cairnEvents(f)));
 		const missing = wanted.filter((e) => !events.has(e));
-		if (plugin) ok("claude hooks", "the cairn plugin is installed");
+		// The session-start block comes in parts, one hook each: an install from before has one hook, or some.
+		const pluginParts = startPartsProblem(plugin.hooks.flatMap(startCommands));
+		const settingsParts = startPartsProblem(files.flatMap(startCommands));
+		if (plugin.installed && pluginParts)
+			fail(
+				"claude hooks",
+				`the cairn plugin installed is older than this CLI: ${pluginParts}`,
+				"update the plugin (`claude plugin marketplace update cairn`, then `claude plugin update cairn@cairn`) and restart Claude Code",
+			);
+		else if (plugin.installed) ok("claude hooks", "the cairn plugin is installed");
+		else if (missing.length === 0 && settingsParts)
+			fail(
+				"claude hooks",
+				settingsParts,
+				`run ${where
+					.filter((_, i) => startCommands(files[i] ?? "").length)
+					.map((w) => `\`cairn hooks install claude${w === "local" ? "" : ` --${w}`}\``)
+					.join(" and ")}: it replaces the old session-start hooks`,
+			);
 		else if (missing.length === 0) ok("claude hooks", "in Claude Code's settings");
 		else
 			fail(
@@ -131,9 +166,21 @@ export async function runChecks(dir, options = {}) {
 		skip("codex hooks", "Codex not found (~/.codex, codex on PATH)");
 		skip("codex trust", "Codex not found");
 	} else {
-		const events = new Set([...cairnEvents(codexHooksPath("user", repo.root)), ...cairnEvents(codexHooksPath("project", repo.root))]);
+		const where = /** @type {const} */ (["user", "project"]);
+		const files = where.map((w) => codexHooksPath(w, repo.root));
+		const events = new Set(files.flatMap((f) => cairnEvents(f)));
 		const missing = Object.keys(CODEX_HOOKS).filter((e) => !events.has(e));
-		if (missing.length === 0) ok("codex hooks", "in hooks.json");
+		const parts = startPartsProblem(files.flatMap(startCommands));
+		if (missing.length === 0 && parts)
+			fail(
+				"codex hooks",
+				parts,
+				`run ${where
+					.filter((_, i) => startCommands(files[i] ?? "").length)
+					.map((w) => `\`cairn hooks install codex${w === "project" ? " --project" : ""}\``)
+					.join(" and ")} (it replaces the old session-start hooks), then trust the new hooks in Codex's /hooks`,
+			);
+		else if (missing.length === 0) ok("codex hooks", "in hooks.json");
 		else fail("codex hooks", events.size ? `missing ${missing.join(", ")}` : "none installed", "run `cairn hooks install codex`");
 		// 6. Codex runs a hook only once trusted for its current hash, and skips an untrusted one without a word.
 		if (!codex) skip("codex trust", "codex is not on PATH to ask");
@@ -192,11 +239,16 @@ export async function runChecks(dir, options = {}) {
 			return { ms: Date.now() - started, res };
 		};
 		try {
-			const start = await time({ query: repo.name, maxChars: 9500 });
+			// Part 1 of the session-start block as Claude Code's hook asks for it, started when Node and git are done.
+			const startLimit = hookBudgetMs("SessionStart") - STARTUP_ALLOWANCE_MS;
+			const first = { index: 1, of: START_PARTS };
+			const context = startContext(dir, repo.root);
+			const start = await time(
+				startRequest({ agent: "claude", context, sessionId: null, part: first, deadline: Date.now() + startLimit - 150 }),
+			);
 			const prompt = await time({ query: "cairn doctor round trip", include: "memories", maxChars: 9500 });
 			const promptLimit = hookBudgetMs("UserPromptSubmit") - STARTUP_ALLOWANCE_MS;
-			const startLimit = hookBudgetMs("SessionStart") - STARTUP_ALLOWANCE_MS;
-			const detail = `session start ${start.ms} ms (of ${startLimit}), prompt ${prompt.ms} ms (of ${promptLimit}); the session-start block is ${start.res.text.length} characters`;
+			const detail = `session start ${start.ms} ms (of ${startLimit}), prompt ${prompt.ms} ms (of ${promptLimit}); part 1 of the session-start block's ${START_PARTS} is ${start.res.text.length} characters`;
 			if (prompt.ms > promptLimit || start.ms > startLimit)
 				fail(
 					"injection",

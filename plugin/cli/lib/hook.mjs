@@ -19,7 +19,7 @@ import {
 } from "./code-check.mjs";
 import { INJECT_LIMITS } from "./hook-output.mjs";
 import { projectFor, repositoryContext } from "./project.mjs";
-import { injectRequest } from "./prompt-hook.mjs";
+import { injectRequest, RESPONSE_MARGIN_MS } from "./prompt-hook.mjs";
 import { handOff, resumeBacklog, syncSession } from "./sync.mjs";
 import { teamDir, teamPull, teamPush, touchedTeamFiles } from "./team.mjs";
 
@@ -36,7 +36,7 @@ export const HOOK_EVENTS = /** @type {const} */ ({
 /** @typedef {(typeof HOOK_EVENTS)[keyof typeof HOOK_EVENTS]} HookEvent */
 /** @typedef {"claude" | "codex"} Agent */
 
-export { detectAgent, fitForAgent, hookBudgetMs, hookOutput, INJECT_LIMITS } from "./hook-output.mjs";
+export { detectAgent, fitForAgent, hookBudgetMs, hookOutput, INJECT_LIMITS, parsePart, START_PARTS } from "./hook-output.mjs";
 
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const str = (/** @type {unknown} */ v) => (typeof v === "string" && v ? v : null);
@@ -109,14 +109,44 @@ function codeForStart(project, mine, listed, timeoutMs) {
 	};
 }
 
+/** @typedef {{ index: number, of: number }} Part `--part i/n`: which part of the session-start block a hook prints */
+
+/**
+ * What a session-start hook sends to `POST …/inject`. With `part` (`--part i/n`, one of the SessionStart
+ * hook entries the block is split over): that part, and `waitMs`, what is left of the hook's budget, so
+ * the service can wait for the part that lays the block out; only part 1 carries the cited-code check and
+ * `sessionMemory`. Without `part`, the whole block, as before the block came in parts.
+ * @param {{ agent: Agent, context: Record<string, unknown>, sessionId: string | null, part: Part | null,
+ *   code?: Record<string, unknown> | null, sessionMemory?: boolean, deadline: number, now?: number }} input
+ */
+export function startRequest({ agent, context, sessionId, part, code, sessionMemory, deadline, now = Date.now() }) {
+	const first = !part || part.index === 1;
+	return {
+		context,
+		...(sessionId ? { sessionId } : {}),
+		...(first && code ? { code } : {}),
+		...(first && sessionMemory && sessionId ? { sessionMemory: true } : {}),
+		...(part ? { part: { index: part.index, of: part.of } } : {}),
+		...INJECT_LIMITS[agent],
+		...(part ? { waitMs: Math.max(0, Math.floor(deadline - now - RESPONSE_MARGIN_MS)) } : {}),
+	};
+}
+
+/** What git says the session is about (paths and subjects only). @param {string} cwd @param {string} root */
+export function startContext(cwd, root) {
+	const { folder, branch, commits, files } = repositoryContext(cwd, root);
+	return { folder, ...(branch ? { branch } : {}), commits, files };
+}
+
 /**
  * Runs one hook: injects memory (SessionStart, UserPromptSubmit) or uploads the transcript
  * (Stop, SubagentStop, PreCompact, SessionEnd), all before `deadline` (epoch ms).
  * @param {ReturnType<import("./api.mjs").client>} api
- * @param {{ event: HookEvent, agent: Agent, payload: Record<string, any>, deadline: number }} hook
+ * @param {{ event: HookEvent, agent: Agent, payload: Record<string, any>, deadline: number, part?: Part | null }} hook
+ * `part`: SessionStart only, the part of the block this hook prints (`--part i/n`); none: the whole block
  * @returns {Promise<string | null>} context for the model
  */
-export async function runHook(api, { event, agent, payload, deadline }) {
+export async function runHook(api, { event, agent, payload, deadline, part = null }) {
 	const left = () => Math.max(100, deadline - Date.now());
 	const cwd = str(payload.cwd) && existsSync(payload.cwd) ? payload.cwd : process.cwd();
 	const sessionId = str(payload.session_id) && SESSION_ID.test(payload.session_id) ? payload.session_id : null;
@@ -138,21 +168,26 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 	const project = await projectFor(api, cwd, { timeoutMs: left() });
 	/** @type {{ cited?: { stamp: string, unchanged: boolean } }} */
 	let answer = {};
-	const inject = async (/** @type {Record<string, unknown>} */ body) => {
+	/** Sends the body as it is; `tell`: say on stderr when memory is off (one hook of an event says it). */
+	const ask = async (/** @type {Record<string, unknown>} */ body, tell = true) => {
 		const res = /** @type {{ text: string, warnings?: string[], cited?: { stamp: string, unchanged: boolean } }} */ (
-			await api.post(
-				`/v1/projects/${project.id}/inject`,
-				{ ...body, ...(sessionId ? { sessionId } : {}), ...INJECT_LIMITS[agent] },
-				{ timeoutMs: left() },
-			)
+			await api.post(`/v1/projects/${project.id}/inject`, body, { timeoutMs: left() })
 		);
 		answer = res;
 		// Memory switched off explains an empty block: one line on stderr, as for any other problem.
-		const off = memoryOff(res.warnings);
+		const off = tell ? memoryOff(res.warnings) : null;
 		if (off) process.stderr.write(`cairn: ${off}\n`);
 		return res.text || null;
 	};
+	const inject = (/** @type {Record<string, unknown>} */ body) =>
+		ask({ ...body, ...(sessionId ? { sessionId } : {}), ...INJECT_LIMITS[agent] });
 
+	if (event === "SessionStart" && part && part.index > 1) {
+		// Parts 2..n ask for their part and nothing else: part 1 resumes uploads, sets the session's variables,
+		// pulls team memory and checks the cited code. The context goes along in case part 1 is late to the
+		// service, which lays the block out from it; part 1 says when memory is off.
+		return ask(startRequest({ agent, context: startContext(cwd, project.root), sessionId, part, deadline }), false);
+	}
 	if (event === "SessionStart") {
 		// Uploads and ends that an earlier hook could not finish (a slow service, a cancelled hook) resume now, detached.
 		resumeBacklog();
@@ -184,21 +219,22 @@ export async function runHook(api, { event, agent, payload, deadline }) {
 		// Quiet: which files the working tree changed is asked first, and answered while the context is read.
 		const dirty = quiet ? dirtyPaths(project.root, timeoutMs) : null;
 		const cited = quiet ? Promise.resolve(null) : listCited(api, project.id, left(), head?.root === project.root ? head.stamp : undefined);
-		const { folder, branch, commits, files } = repositoryContext(cwd, project.root);
-		const context = { folder, ...(branch ? { branch } : {}), commits, files };
+		const context = startContext(cwd, project.root);
 		const code = quiet
 			? recheckDirty(project.id, quiet, await dirty, timeoutMs, index)
 			: codeForStart(project, savedCited(project.id), await cited, timeoutMs);
 		// After compaction the model has lost what it was shown: serve everything again, this session's notes first.
-		const text = await inject({
-			context,
-			...(quiet
-				? { code: { files: code?.files ?? [], stamp: quiet.stamp } }
-				: code?.files.length
-					? { code: { files: code.files, renames: true } }
-					: {}),
-			...(payload.source === "compact" && sessionId ? { sessionMemory: true } : {}),
-		});
+		const text = await ask(
+			startRequest({
+				agent,
+				context,
+				sessionId,
+				part,
+				code: quiet ? { files: code?.files ?? [], stamp: quiet.stamp } : code?.files.length ? { files: code.files, renames: true } : null,
+				sessionMemory: payload.source === "compact",
+				deadline,
+			}),
+		);
 		code?.remember();
 		// Memories cite paths this machine did not check yet: the next session start lists and checks them.
 		if (quiet && answer.cited?.unchanged === false) {

@@ -6,12 +6,17 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { START_PARTS } from "./hook-output.mjs";
 
 const CLI = fileURLToPath(new URL("../cairn.mjs", import.meta.url));
 
-/** Agent event → `cairn hook <sub>`, with the agent's timeout in seconds (ours is shorter: 1.5 s / 3 s). */
+/**
+ * Agent event → `cairn hook <sub>`, with the agent's timeout in seconds (ours is shorter: 1.5 s / 3 s).
+ * `parts`: the event gets that many hooks, `--part 1/n` … `--part n/n`, one part of the block each (an
+ * agent caps each hook's text, not the event's).
+ */
 export const CLAUDE_HOOKS = /** @type {const} */ ({
-	SessionStart: { sub: "session-start", timeout: 10 },
+	SessionStart: { sub: "session-start", timeout: 10, parts: START_PARTS },
 	UserPromptSubmit: { sub: "user-prompt-submit", timeout: 5 },
 	// Pushes team memory files the agent wrote; returns at once for any other file.
 	PostToolUse: { sub: "post-tool-use", timeout: 10, matcher: "Write|Edit|MultiEdit" },
@@ -23,7 +28,7 @@ export const CLAUDE_HOOKS = /** @type {const} */ ({
 });
 /** Codex ignores events it does not know (older versions have no SubagentStop or SessionEnd); it caps SessionEnd at 3 s. */
 export const CODEX_HOOKS = /** @type {const} */ ({
-	SessionStart: { sub: "session-start", timeout: 10 },
+	SessionStart: { sub: "session-start", timeout: 10, parts: START_PARTS },
 	UserPromptSubmit: { sub: "user-prompt-submit", timeout: 5 },
 	// Codex edits files with apply_patch; the hook reads the patch's file names.
 	PostToolUse: { sub: "post-tool-use", timeout: 10, matcher: "apply_patch|Write|Edit" },
@@ -85,12 +90,19 @@ function readJson(/** @type {string} */ file) {
 	}
 }
 
+/** The commands an event runs: one, or one per part of the block (`… --part 1/n` … `--part n/n`). @param {string} command @param {number} [parts] */
+export const partCommands = (command, parts) =>
+	parts ? Array.from({ length: parts }, (_, i) => `${command} --part ${i + 1}/${parts}`) : [command];
+
 /**
  * Adds Cairn's hooks to a Claude-style hooks file (Claude Code settings.json, Codex hooks.json): one
- * matcher group per event, keeping every other group and setting. Running it again changes nothing,
- * or brings an older Cairn command up to date.
+ * matcher group per event, keeping every other group and setting. An event with `parts` gets its hooks
+ * side by side in that group. Running it again changes nothing, or brings an older Cairn install up to
+ * date (an older command, a single session-start hook where there are parts now, duplicates): every hook
+ * of ours in the event is replaced by what is wanted, where the first of them was.
  * A tool event's group carries the tools it is for (`matcher`).
- * @param {string} file @param {Record<string, { sub: string, timeout: number, matcher?: string }>} events @param {(sub: string) => string} command
+ * @param {string} file @param {Record<string, { sub: string, timeout: number, matcher?: string, parts?: number }>} events
+ * @param {(sub: string) => string} command
  * @returns {{ added: string[], updated: string[] }}
  */
 export function installHooks(file, events, command) {
@@ -98,32 +110,26 @@ export function installHooks(file, events, command) {
 	settings.hooks = settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {};
 	const added = [];
 	const updated = [];
-	for (const [event, { sub, timeout, matcher }] of Object.entries(events)) {
+	for (const [event, { sub, timeout, matcher, parts }] of Object.entries(events)) {
 		const groups = Array.isArray(settings.hooks[event]) ? settings.hooks[event] : [];
-		const wanted = { type: "command", command: command(sub), timeout };
-		let present = false;
+		const before = JSON.stringify(groups);
+		const wanted = partCommands(command(sub), parts).map((c) => ({ type: "command", command: c, timeout }));
+		let had = false;
+		/** @type {{ group: any, at: number } | null} where the first hook of ours was, in a group with the right matcher */
+		let home = null;
 		for (const group of groups) {
 			if (!Array.isArray(group?.hooks)) continue;
-			if (matcher && group.matcher !== matcher && group.hooks.some(isOurs)) {
-				// Ours under another matcher (an older install): move it to a group of its own below.
-				group.hooks = group.hooks.filter((/** @type {any} */ h) => !isOurs(h));
-				updated.push(event);
-				continue;
-			}
-			group.hooks = group.hooks.map((/** @type {any} */ h) => {
-				if (!isOurs(h)) return h;
-				if (present) return null; // a duplicate of ours
-				present = true;
-				if (h.command !== wanted.command || h.timeout !== wanted.timeout) updated.push(event);
-				return wanted;
-			});
-			group.hooks = group.hooks.filter(Boolean);
+			const at = group.hooks.findIndex(isOurs);
+			if (at < 0) continue;
+			had = true;
+			// Ours under another matcher (an older install) moves to a group of its own below.
+			if (!home && (!matcher || group.matcher === matcher)) home = { group, at };
+			group.hooks = group.hooks.filter((/** @type {any} */ h) => !isOurs(h));
 		}
-		if (!present) {
-			groups.push(matcher ? { matcher, hooks: [wanted] } : { hooks: [wanted] });
-			if (!updated.includes(event)) added.push(event);
-		}
+		if (home) home.group.hooks.splice(home.at, 0, ...wanted);
+		else groups.push(matcher ? { matcher, hooks: wanted } : { hooks: wanted });
 		settings.hooks[event] = groups.filter((/** @type {any} */ g) => !Array.isArray(g?.hooks) || g.hooks.length > 0);
+		if (JSON.stringify(settings.hooks[event]) !== before) (had ? updated : added).push(event);
 	}
 	mkdirSync(dirname(file), { recursive: true });
 	writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`);
@@ -202,4 +208,43 @@ export function cairnEvents(file) {
 	} catch {
 		return [];
 	}
+}
+
+/** The session-start commands of Cairn's in a hooks file (Claude Code settings, Codex hooks.json, the plugin's hooks.json). @param {string} file */
+export function startCommands(file) {
+	try {
+		const settings = readJson(file);
+		const groups = settings.hooks && typeof settings.hooks === "object" ? settings.hooks.SessionStart : null;
+		if (!Array.isArray(groups)) return [];
+		return groups
+			.flatMap((g) => (Array.isArray(g?.hooks) ? g.hooks : []))
+			.filter((h) => isOurs(h) && /\bhook session-start\b/.test(h.command))
+			.map((h) => /** @type {string} */ (h.command));
+	} catch {
+		return [];
+	}
+}
+
+/**
+ * What is wrong with the session-start hooks a set of files runs, for `cairn doctor`: null when each part
+ * `--part 1/n` … `n/n` is there (or there is none: a missing event is reported as such), else what is
+ * missing or left over — the single session-start hook installs before the block came in parts have.
+ * @param {string[]} commands what `startCommands` read @param {number} [parts]
+ */
+export function startPartsProblem(commands, parts = START_PARTS) {
+	if (commands.length === 0) return null;
+	const found = commands.map((c) => /--part[ =](\S+)/.exec(c)?.[1] ?? "whole");
+	const wanted = partCommands("", parts).map((c) => c.replace(/^ --part /, ""));
+	const missing = wanted.filter((p) => !found.includes(p));
+	const others = [...new Set(found.filter((p) => p !== "whole" && !wanted.includes(p)))];
+	const whole = found.includes("whole");
+	if (!missing.length && !others.length && !whole) return null;
+	if (found.every((p) => p === "whole"))
+		return `SessionStart runs the single session-start hook of older installs, not the block's ${parts} parts (--part 1/${parts} … ${parts}/${parts}): the model sees at most one hook's worth`;
+	const said = [];
+	if (missing.length)
+		said.push(`SessionStart lacks part${missing.length === 1 ? "" : "s"} ${missing.join(", ")} of the session-start block`);
+	if (others.length) said.push(`SessionStart runs part${others.length === 1 ? "" : "s"} ${others.join(", ")}, not parts of ${parts}`);
+	if (whole) said.push("SessionStart also runs the single session-start hook of older installs (the block would come twice)");
+	return said.join("; ");
 }
