@@ -4,7 +4,7 @@
 // and trusted the way Codex's /hooks records trust. What reached the model is asserted, not what the
 // hooks printed. The service (`wrangler dev`) answers the session routes 2 s late, as a far deployment.
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, eventually, gitRepo, type Loose, machine, slowService, tenant } from "../packages/cli/test/helpers.ts";
@@ -48,6 +48,60 @@ const sizeOf = (path: string): number =>
 
 /** Every text the model was sent in requests to `path`, one string per request. */
 const sent = (path: string) => mock.requests.filter((r) => r.path.endsWith(path)).map((r) => JSON.stringify(r.body));
+
+/**
+ * The session-start block's parts as they reached the model: `texts` are the decoded texts the model was
+ * sent (Claude Code joins the SessionStart hooks' texts under one label; Codex gives each its own message).
+ * A part runs from its heading to the next part's heading or the end of its text.
+ */
+function partsIn(texts: string[]): string[] {
+	const parts: string[] = [];
+	for (const text of texts) {
+		const starts = [...text.matchAll(/## Cairn memory, part \d of \d: /g)].map((m) => m.index ?? 0);
+		// Claude Code may put another hook's context after the parts, under its own label.
+		const labels = [...text.matchAll(/\w+ hook additional context: /g)].map((m) => m.index ?? 0);
+		for (const [i, at] of starts.entries()) {
+			// A part ends with its last section's closing fence; what follows in the same text is the agent's.
+			const end = Math.min(starts[i + 1] ?? text.length, ...labels.filter((l) => l > at));
+			const slice = text.slice(at, end);
+			const fences = [...slice.matchAll(/^`{4,}$/gm)];
+			const last = fences.at(-1);
+			parts.push(last ? slice.slice(0, (last.index ?? 0) + last[0].length) : slice.trimEnd());
+		}
+	}
+	return parts;
+}
+
+/**
+ * Each part whole: all `of` parts there once, each within the agent's cap, each ending where a part ends
+ * (its last section's closing fence), no line of the index in two parts, no truncation marker.
+ */
+function expectWholeParts(parts: string[], size: (s: string) => number) {
+	expect(parts.map((p) => /^## Cairn memory, part (\d) of 3/.exec(p)?.[1]).sort()).toEqual(["1", "2", "3"]);
+	for (const part of parts) {
+		expect(size(part)).toBeLessThanOrEqual(10_000);
+		// Whole: every fence a part opens is closed in it (a part cut short leaves its last section open).
+		const opened = part.split("\n").filter((l) => /^`{4,}markdown$/.test(l)).length;
+		const closed = part.split("\n").filter((l) => /^`{4,}$/.test(l)).length;
+		expect(opened, "a part cut short").toBeGreaterThan(0);
+		expect(closed, "a part cut short").toBe(opened);
+		expect(part).not.toMatch(/truncated|persisted-output/i);
+	}
+	const lines = parts.flatMap((p) => p.split("\n").filter((l) => /^- [a-z0-9/.-]+ — /.test(l)));
+	expect(new Set(lines).size).toBe(lines.length);
+}
+
+/** The texts of a Claude Code request's system entries and messages, decoded. */
+const textsOf = (body: Loose): string[] => {
+	const out: string[] = [];
+	const walk = (v: unknown) => {
+		if (typeof v === "string") out.push(v);
+		else if (Array.isArray(v)) v.forEach(walk);
+		else if (v && typeof v === "object") Object.values(v).forEach(walk);
+	};
+	walk(body);
+	return out;
+};
 
 beforeAll(async () => {
 	mock = await startMockModels();
@@ -194,10 +248,10 @@ describe("Claude Code 2.1.197 with the Cairn plugin", () => {
 		expect(start, "no model request carried the SessionStart block").toBeDefined();
 		expect(start).toContain("# Memory Guidance");
 		expect(start).toContain("memory://root/MEMORY.md");
-		// The rule is listed; what does not fit is mapped, with the ways to reach it.
+		// The rule is listed; what does not fit is named by topic, one read away.
 		expect(start).toContain("- deploy-freeze — Never deploy to production on Fridays after 12:00 UTC");
-		expect(start).toMatch(/- \d+ more project facts and references, about: ownership 300, service 300/);
-		expect(start).toContain("search with memory_recall (MCP)");
+		expect(start).toMatch(/- topics\/[a-z0-9-]+\.md — /);
+		expect(start).toContain("memory_read memory://root/topics/<topic>.md");
 		// ...and the tools the map names are the model's to call.
 		const tools = bodies.find((b) => /"name":"mcp__[a-z_]*cairn__memory_recall"/.test(b));
 		expect(tools, "no model request offered Cairn's MCP tools").toBeDefined();
@@ -214,6 +268,11 @@ describe("Claude Code 2.1.197 with the Cairn plugin", () => {
 			`Claude Code session ${ended.id}: ended ${((Date.now() - session.exitedAt) / 1000).toFixed(1)} s after the process exited (at most)`,
 		);
 		expect(ended.agent).toBe("claude");
+		// Every part of the start block reached the model whole, each within Claude Code's 10,000 characters.
+		const request = mock.requests
+			.slice(before)
+			.find((r) => r.path.endsWith("/v1/messages") && JSON.stringify(r.body).includes("SessionStart hook additional context"));
+		expectWholeParts(partsIn(textsOf(request?.body ?? {})), (s) => s.length);
 	});
 
 	it("after compaction the model gets the block again, this session's notes first", async () => {
@@ -348,11 +407,7 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 		const developer = input.filter((i) => i.role === "developer").map((i) => JSON.stringify(i.content));
 		expect(developer.some((t) => t.includes("# Memory Guidance") && t.includes("memory://root/MEMORY.md"))).toBe(true);
 		expect(developer.some((t) => t.includes("- deploy-freeze — Never deploy to production on Fridays after 12:00 UTC"))).toBe(true);
-		expect(
-			developer.some(
-				(t) => /- \d+ more project facts and references, about: ownership 300, service 300/.test(t) && t.includes("memory_recall"),
-			),
-		).toBe(true);
+		expect(developer.some((t) => /- topics\/[a-z0-9-]+\.md — /.test(t))).toBe(true);
 		const tools = JSON.stringify(bodies[0]?.body.tools ?? []);
 		expect(tools).toContain("memory_recall");
 		expect(tools).toContain("memory_read");
@@ -366,6 +421,50 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 			return sessions.find((s) => s.agent === "codex" && s.turns > 0);
 		}, 15_000);
 		expect(uploaded.turns).toBeGreaterThan(0);
+		// Every part reached the model whole, each its own developer message within Codex's 10,000 bytes.
+		const developerTexts = input.filter((i) => i.role === "developer").flatMap((i) => textsOf(i.content));
+		expectWholeParts(partsIn(developerTexts), (s) => Buffer.byteLength(s));
+	});
+
+	it("a Korean-heavy project's start block reaches Codex whole: every part within 10,000 bytes", async () => {
+		const repo = gitRepo(`git@github.com:acme/codex-ko-${Date.now()}.git`, "초기 커밋");
+		const init = await run(process.execPath, [CLI, "init"], { cwd: repo, env: setup.user.env });
+		expect(init.status, init.stderr).toBe(0);
+		const config = JSON.parse(readFileSync(join(setup.user.home, ".config/cairn/config.json"), "utf8")) as Loose;
+		const projectId = Object.entries(config.projects as Record<string, string>).find(
+			([root]) => repo.endsWith(root) || root.endsWith(repo) || root === repo,
+		)?.[1];
+		expect(projectId).toBeDefined();
+		const id = projectId as string;
+		await api(setup.key, "PUT", `/v1/projects/${id}/settings`, { "memories.enabled": true });
+		const services = ["결제", "정산", "알림", "배송", "회원", "쿠폰"];
+		for (let start = 0; start < 240; start += 80) {
+			const memories = Array.from({ length: 80 }, (_, j) => {
+				const n = start + j;
+				return {
+					name: `ko-note-${n}`,
+					type: n % 6 === 0 ? "feedback" : "project",
+					description: `${services[n % services.length]} 서비스 ${n}번 메모: 포트, 담당자, 배포 시간과 호출 한도를 정리했습니다`,
+					body: "자세한 내용은 서비스 카탈로그에 있습니다.",
+				};
+			});
+			const res = await api(setup.key, "POST", `/v1/projects/${id}/memories/batch`, { memories });
+			expect(res.status).toBe(200);
+		}
+		const before = mock.requests.length;
+		const session = await run(join(BIN, "codex"), ["exec", "--skip-git-repo-check", "결제 서비스 배포는 언제 해?"], {
+			cwd: repo,
+			env: agentEnv,
+		});
+		expect(session.status, session.stderr).toBe(0);
+		const input = mock.requests.slice(before).find((r) => r.path.endsWith("/v1/responses"))?.body.input as Loose[];
+		const developerTexts = (input ?? []).filter((i) => i.role === "developer").flatMap((i) => textsOf(i.content));
+		// Korean lines take about three bytes a character: the parts are cut by bytes, not characters.
+		const parts = partsIn(developerTexts);
+		expectWholeParts(parts, (s) => Buffer.byteLength(s));
+		expect(parts.some((p) => Buffer.byteLength(p) > 1.5 * p.length)).toBe(true);
+		const developer = developerTexts;
+		expect(developer.join("\n")).not.toContain("truncated output");
 	});
 	it("a memory about code the repository changed since is marked the same way as in Claude Code", async () => {
 		await codeThatMovedOn(setup);
@@ -376,10 +475,13 @@ describe("Codex 0.171.0 with Cairn's hooks", () => {
 		});
 		expect(session.status, session.stderr).toBe(0);
 		const input = mock.requests.slice(before).find((r) => r.path.endsWith("/v1/responses"))?.body.input as Loose[];
-		const start = (input ?? [])
-			.filter((i) => i.role === "developer")
-			.map((i) => JSON.stringify(i.content))
-			.find((t) => t.includes("# Memory Guidance"));
+		// The start block's parts, each its own developer message: the marked memory may be in any of them.
+		const start =
+			(input ?? [])
+				.filter((i) => i.role === "developer")
+				.map((i) => JSON.stringify(i.content))
+				.filter((t) => t.includes("## Cairn memory, part "))
+				.join("\n") || undefined;
 		expect(start, "no developer input carried the SessionStart block").toBeDefined();
 		expect(start).toContain(CHANGED_MARK);
 		expect(marksIn(start ?? "")).toEqual(["marked", "unmarked"]);

@@ -132,15 +132,34 @@ describe("the start block in parts", () => {
 		expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(3000);
 	});
 
+	it("shares one layout among a start's parts; a later start of the session with another source is laid out anew", async () => {
+		const pid = await projectWith(memoriesOf(10));
+		const ask = (source: string) => part(pid, { sessionId: "again", source, part: { index: 1, of: 3 }, maxChars: 9500 });
+		const first = await ask("startup");
+		await call(`/v1/projects/${pid}/memories/late-rule`, {
+			token: tenant.token,
+			method: "PUT",
+			json: { type: "feedback", description: "Written after the session started", body: "b" },
+		});
+		// The same start's parts answer from its layout, so no part lists what another part's layout left out.
+		expect((await ask("startup")).text).toBe(first.text);
+		expect((await ask("compact")).text).toContain("- late-rule — Written after the session started");
+	});
+
 	it("refuses bad parts with a clear 400", async () => {
 		const pid = await projectWith(memoriesOf(3));
-		for (const bad of [{ index: 0, of: 3 }, { index: 4, of: 3 }, { index: 1, of: 9 }, { index: 1 }, { index: 1, of: 3, x: 1 }]) {
+		for (const bad of [{ index: 0, of: 3 }, { index: 4, of: 3 }, { index: 1, of: 9 }, { index: 1 }, { index: 1, of: 3, x: 1 }, "1/3"]) {
 			const res = await call(`/v1/projects/${pid}/inject`, { token: tenant.token, json: { sessionId: "s", part: bad } });
 			const body = await expectError(res, 400, "invalid_request");
 			expect(JSON.stringify(body)).toContain("part");
 		}
 		const res = await call(`/v1/projects/${pid}/inject`, { token: tenant.token, json: { part: { index: 1, of: 2 }, maxBytes: 10 } });
 		await expectError(res, 400, "invalid_request");
+		const source = await call(`/v1/projects/${pid}/inject`, {
+			token: tenant.token,
+			json: { sessionId: "s", part: { index: 1, of: 2 }, source: "reboot" },
+		});
+		expect(JSON.stringify(await expectError(source, 400, "invalid_request"))).toContain("source");
 		const budget = await call(`/v1/projects/${pid}/settings`, {
 			token: tenant.token,
 			method: "PUT",

@@ -42,6 +42,8 @@ export interface InjectRequest {
 	part?: { index: number; of: number };
 	/** With `part`: the whole start block's size, in the agent's unit (bytes when `maxBytes` is given). */
 	startBudget?: number;
+	/** With `part`: what started the session (startup, resume, clear, compact); the parts of one start share its layout. */
+	source?: "startup" | "resume" | "clear" | "compact";
 	/** "memories": only the recalled topic files that clear the relevance floor (per-prompt recall). */
 	include?: "all" | "memories";
 	/** With `sessionId`: leave out memories this session was already handed. */
@@ -152,7 +154,9 @@ export async function injectBlock(
 	const sessionId = request.sessionId;
 	if (!part || !sessionId || request.include === "memories") return buildInjection(env, ctx, request, selectorModel);
 	const store = projectStore(env, ctx.projectId);
-	const key = [sessionId, part.of, request.maxChars ?? "", request.maxBytes ?? "", request.startBudget ?? ""].join("/");
+	const key = [sessionId, request.source ?? "", part.of, request.maxChars ?? "", request.maxBytes ?? "", request.startBudget ?? ""].join(
+		"/",
+	);
 	const started = Date.now();
 	const deadline = started + Math.max(0, Math.min(request.waitMs ?? 2_000, 5_000) - 300);
 	const graceOver = () => part.index === 1 || Date.now() - started >= Math.min(PART_GRACE_MS, (deadline - started) / 2);

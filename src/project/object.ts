@@ -78,8 +78,11 @@ export interface StoredLayout {
 	listed: { rules: number; facts: number; ofRules: number; ofFacts: number; topics: number };
 	warnings: string[];
 }
-/** How long a session's layout is kept (its parts' requests arrive within the hooks' seconds). */
-const START_LAYOUT_MS = 10 * 60_000;
+/**
+ * How long a session's layout is kept: its parts' requests arrive within the hooks' seconds, and a later
+ * start of the same session (resumed, compacted) must be laid out anew.
+ */
+const START_LAYOUT_MS = 30_000;
 /** A claim older than this is taken over: its holder failed or went away. */
 const STALE_CLAIM_MS = 5_000;
 const START_LAYOUTS = 256;

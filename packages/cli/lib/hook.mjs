@@ -109,17 +109,22 @@ function codeForStart(project, mine, listed, timeoutMs) {
 	};
 }
 
+/** What starts a session, as the agents' SessionStart payloads say (`source`). */
+const START_SOURCES = new Set(["startup", "resume", "clear", "compact"]);
+
 /** @typedef {{ index: number, of: number }} Part `--part i/n`: which part of the session-start block a hook prints */
 
 /**
  * What a session-start hook sends to `POST …/inject`. With `part` (`--part i/n`, one of the SessionStart
  * hook entries the block is split over): that part, and `waitMs`, what is left of the hook's budget, so
  * the service can wait for the part that lays the block out; only part 1 carries the cited-code check and
- * `sessionMemory`. Without `part`, the whole block, as before the block came in parts.
+ * `sessionMemory`. Every part names the start's `source` (startup, resume, clear, compact), so that a session
+ * started again soon after (resumed, then compacted) is laid out anew rather than answered from the last
+ * start's layout. Without `part`, the whole block, as before the block came in parts.
  * @param {{ agent: Agent, context: Record<string, unknown>, sessionId: string | null, part: Part | null,
- *   code?: Record<string, unknown> | null, sessionMemory?: boolean, deadline: number, now?: number }} input
+ *   code?: Record<string, unknown> | null, sessionMemory?: boolean, source?: unknown, deadline: number, now?: number }} input
  */
-export function startRequest({ agent, context, sessionId, part, code, sessionMemory, deadline, now = Date.now() }) {
+export function startRequest({ agent, context, sessionId, part, code, sessionMemory, source, deadline, now = Date.now() }) {
 	const first = !part || part.index === 1;
 	return {
 		context,
@@ -127,6 +132,7 @@ export function startRequest({ agent, context, sessionId, part, code, sessionMem
 		...(first && code ? { code } : {}),
 		...(first && sessionMemory && sessionId ? { sessionMemory: true } : {}),
 		...(part ? { part: { index: part.index, of: part.of } } : {}),
+		...(part && typeof source === "string" && START_SOURCES.has(source) ? { source } : {}),
 		...INJECT_LIMITS[agent],
 		...(part ? { waitMs: Math.max(0, Math.floor(deadline - now - RESPONSE_MARGIN_MS)) } : {}),
 	};
@@ -186,7 +192,7 @@ export async function runHook(api, { event, agent, payload, deadline, part = nul
 		// Parts 2..n ask for their part and nothing else: part 1 resumes uploads, sets the session's variables,
 		// pulls team memory and checks the cited code. The context goes along in case part 1 is late to the
 		// service, which lays the block out from it; part 1 says when memory is off.
-		return ask(startRequest({ agent, context: startContext(cwd, project.root), sessionId, part, deadline }), false);
+		return ask(startRequest({ agent, context: startContext(cwd, project.root), sessionId, part, source: payload.source, deadline }), false);
 	}
 	if (event === "SessionStart") {
 		// Uploads and ends that an earlier hook could not finish (a slow service, a cancelled hook) resume now, detached.
@@ -232,6 +238,7 @@ export async function runHook(api, { event, agent, payload, deadline, part = nul
 				part,
 				code: quiet ? { files: code?.files ?? [], stamp: quiet.stamp } : code?.files.length ? { files: code.files, renames: true } : null,
 				sessionMemory: payload.source === "compact",
+				source: payload.source,
 				deadline,
 			}),
 		);

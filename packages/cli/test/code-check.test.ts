@@ -396,7 +396,7 @@ describe("a memory about code knows its code", () => {
 		const others = (of: (index: number) => Loose, context: Loose) => {
 			for (const index of [2, 3]) {
 				const body = of(index);
-				expect(Object.keys(body).sort(), `part ${index}`).toEqual(["context", "maxChars", "part", "sessionId", "waitMs"]);
+				expect(Object.keys(body).sort(), `part ${index}`).toEqual(["context", "maxChars", "part", "sessionId", "source", "waitMs"]);
 				expect(body.part).toEqual({ index, of: 3 });
 				expect(body.context).toEqual(context);
 				expect(body.sessionId).toBe(id);

@@ -87,6 +87,20 @@ describe("the session-start request of each part", () => {
 		expect(body).toEqual({ context, part: { index: 2, of: 3 }, maxBytes: 9500, waitMs: 0 });
 	});
 
+	it("each part names the start's source when the agent gave a known one; the whole block does not", () => {
+		for (const source of ["startup", "resume", "clear", "compact"])
+			expect(startRequest({ agent: "claude", context, sessionId: "s1", part: { index: 2, of: 3 }, source, deadline, now }).source).toBe(
+				source,
+			);
+		for (const source of ["reboot", 3, null, undefined])
+			expect(
+				startRequest({ agent: "claude", context, sessionId: "s1", part: { index: 1, of: 3 }, source, deadline, now }),
+			).not.toHaveProperty("source");
+		expect(startRequest({ agent: "claude", context, sessionId: "s1", part: null, source: "startup", deadline, now })).not.toHaveProperty(
+			"source",
+		);
+	});
+
 	it("without --part: the whole block as before, no part and no waitMs", () => {
 		const body = startRequest({ agent: "claude", context, sessionId: "s1", part: null, code, sessionMemory: true, deadline, now });
 		expect(body).toEqual({ context, sessionId: "s1", code, sessionMemory: true, maxChars: 9500 });
@@ -257,10 +271,12 @@ describe("cairn hook session-start --part, as the agents run it", () => {
 			expect(injects).toHaveLength(3);
 			for (const body of injects) {
 				expect(Object.keys(body).sort()).toEqual(
-					["context", "part", agent === "claude" ? "maxChars" : "maxBytes", "sessionId", "waitMs"].sort(),
+					["context", "part", agent === "claude" ? "maxChars" : "maxBytes", "sessionId", "source", "waitMs"].sort(),
 				);
 				expect(body.context.folder).toBe(repo.split("/").at(-1));
 				expect(body.sessionId).toBe(`${agent}-parts`);
+				// Every part names what started the session: one start's parts share a layout, the next start gets its own.
+				expect(body.source).toBe("startup");
 				expect(body[agent === "claude" ? "maxChars" : "maxBytes"]).toBe(9500);
 				expect(Number.isInteger(body.waitMs)).toBe(true);
 				expect(body.waitMs).toBeGreaterThan(0);

@@ -194,6 +194,10 @@ const InjectBody = z
 				description:
 					"Session start in parts, one per SessionStart hook entry: this is part `index` of `of`. The session's block is laid out once (rules and preferences, then the files its context is sure of, facts and references, then topics for what is not listed) and each part answered from that layout, each within maxChars / maxBytes, all within startBudget; no line is in two parts. Needs sessionId to share one layout",
 			}),
+		source: z.enum(["startup", "resume", "clear", "compact"]).optional().openapi({
+			description:
+				"With part: what started the session (the agents' SessionStart `source`). The parts of one start share its layout; a later start of the same session with another source is laid out anew",
+		}),
 		startBudget: z.number().int().min(2_000).max(100_000).optional().openapi({
 			description: "With part: the whole start block's size in the agent's unit (default: the memories.startBudget setting, 25,000)",
 		}),
