@@ -195,11 +195,13 @@ export interface PromptSetResult {
 		served: string[];
 		ms: number;
 		/** Each needed memory: how it was in the session-start block and in the prompt's block (bench/front.ts). */
-		front: { name: string; type: string; start: Presence; prompt: Presence }[];
+		front: { name: string; type: string; start: Presence; prompt: Presence; topic?: boolean }[];
 		/** Characters of the prompt's block (0 when it was empty). */
 		promptChars: number;
 		/** Characters of the session-start block. */
 		startChars: number;
+		/** The session-start block's tokens (all its parts). */
+		startTokens?: number;
 		/** Headers (index lines) the prompt's block offered. */
 		offered: string[];
 		candidates?: { name: string; evidence: number; coverage: number; score: number; matched: string[]; about: string[] }[];

@@ -33,3 +33,14 @@ export function presence(lines: string[], memory: { name: string; description: s
 	const description = memory.description.trim();
 	return lines.some((l) => nameAt(l, memory.name) && l.includes(description)) ? "line" : null;
 }
+
+/** The topic files a block names (`topics/<key>.md`), with the line that names each. */
+export function topicLines(lines: string[]): Map<string, string> {
+	const out = new Map<string, string>();
+	for (const line of lines) for (const m of line.matchAll(/\btopics\/([a-z0-9][a-z0-9-]*)\.md/g)) if (m[1]) out.set(m[1], line);
+	return out;
+}
+
+/** The memory names a topic file lists (its lines `- memory://root/<name>.md …`). */
+export const topicMemberNames = (text: string): string[] =>
+	[...text.matchAll(/^- memory:\/\/root\/(?:team\/)?([a-z0-9][a-z0-9-]*)\.md/gm)].map((m) => m[1] ?? "");

@@ -15,8 +15,15 @@ import { MAX_ATTEMPTS } from "../src/pipeline/consumer";
 import type { ProjectCoordinator } from "../src/project/object";
 import { score, toCandidates } from "../src/recall/ranking";
 import { type Ranking, recall } from "../src/recall/recall";
-import { gramText } from "../src/text/grams";
+import { cjkStem, gramText, hasCjk } from "../src/text/grams";
 import { queryTerms } from "../src/text/terms";
+
+/**
+ * A word as the one-read-away check compares it: Korean by its stem (particles and endings vary), a longer
+ * word by its first five letters (one family: review, reviewer; invoice, invoices), a short one whole.
+ */
+const stemOf = (w: string) => (hasCjk(w) ? cjkStem(w) : w.length > 5 ? w.slice(0, 5) : w);
+
 import {
 	type BenchInput,
 	type BenchResult,
@@ -29,7 +36,7 @@ import {
 	type TenancyStep,
 } from "./corpus";
 import { type Caller, parseSessions, runEndToEnd } from "./extraction-eval";
-import { blockLines, presence } from "./front";
+import { blockLines, presence, topicLines, topicMemberNames } from "./front";
 import { benchPoisoningSet, benchTrustWrites } from "./poisoning";
 import { parseTimelines, runTimeline, type SubjectScore, scriptedModels } from "./updates-eval";
 
@@ -315,16 +322,36 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 		const byName = new Map(project.memories.map((m) => [m.name, m]));
 		const prompts: PromptSetResult["prompts"] = [];
 		const half = Math.floor(project.prompts.length / 2);
+		const topicMembers = new Map<string, string[]>();
 		for (const [i, p] of project.prompts.entries()) {
 			const warmUp = set === "grown-used" && i < half;
 			const sessionId = `bench-${set}-${i}`;
-			const start = (await (
-				await call(`/v1/projects/${id}/inject`, {
-					method: "POST",
-					token,
-					body: JSON.stringify({ context: { folder: project.project, branch: "main" }, sessionId, maxChars: 9500 }),
-				})
-			).json()) as { text: string };
+			// The start block as the hooks ask for it: three parts, one per SessionStart hook entry, Claude Code's per-hook cap.
+			const startParts = await Promise.all(
+				[1, 2, 3].map(
+					async (index) =>
+						(await (
+							await call(`/v1/projects/${id}/inject`, {
+								method: "POST",
+								token,
+								body: JSON.stringify({
+									context: { folder: project.project, branch: "main" },
+									sessionId,
+									part: { index, of: 3 },
+									maxChars: 9500,
+									waitMs: 2000,
+								}),
+							})
+						).json()) as { text: string; tokens: number },
+				),
+			);
+			const start = {
+				text: startParts
+					.map((p) => p.text)
+					.filter(Boolean)
+					.join("\n"),
+				tokens: startParts.reduce((n, p) => n + p.tokens, 0),
+			};
 			const t0 = performance.now();
 			const res = await call(`/v1/projects/${id}/inject`, {
 				method: "POST",
@@ -341,6 +368,24 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 			const ms = performance.now() - t0;
 			const startLines = blockLines(start.text);
 			const promptLines = blockLines(body.text);
+			// One read away: the memory is in a topic a block names whose line shares a word with the prompt — the
+			// agent, reading the line, has a reason to open it. Never counted as in front.
+			const topics = new Map([...topicLines(startLines), ...topicLines(promptLines)]);
+			const promptWords = new Set(queryTerms(p.text).map(stemOf));
+			const oneReadAway = async (name: string) => {
+				for (const [key, line] of topics) {
+					const about = line.split(" — ")[1] ?? "";
+					if (!queryTerms(about).some((w) => promptWords.has(stemOf(w)))) continue;
+					let members = topicMembers.get(key);
+					if (!members) {
+						const url = encodeURIComponent(`memory://root/topics/${key}.md`);
+						members = topicMemberNames(await (await call(`/v1/projects/${id}/resolve?url=${url}`, { token })).text());
+						topicMembers.set(key, members);
+					}
+					if (members.includes(name)) return true;
+				}
+				return false;
+			};
 			if (warmUp) {
 				for (const name of p.needs) {
 					const memory = byName.get(name);
@@ -361,12 +406,17 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 				served: body.parts.memories.map((m) => m.name),
 				offered: (body.parts.offered ?? []).map((m) => m.name),
 				ms,
-				front: p.needs.map((name) => {
-					const memory = byName.get(name) ?? { name, type: "project", description: "\u0000" };
-					return { name, type: memory.type, start: presence(startLines, memory), prompt: presence(promptLines, memory) };
-				}),
+				front: await Promise.all(
+					p.needs.map(async (name) => {
+						const memory = byName.get(name) ?? { name, type: "project", description: "\u0000" };
+						const start = presence(startLines, memory);
+						const prompt = presence(promptLines, memory);
+						return { name, type: memory.type, start, prompt, topic: start || prompt ? false : await oneReadAway(name) };
+					}),
+				),
 				promptChars: body.text.length,
 				startChars: start.text.length,
+				startTokens: start.tokens,
 				candidates: (traced.trace?.candidates ?? []).map((c) => ({
 					name: c.name,
 					evidence: c.evidence ?? 0,

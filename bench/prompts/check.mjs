@@ -178,8 +178,9 @@ console.log("total");
 console.log(`  memories ${totals.memories}, prompts ${totals.prompts} (${fmt(totals.byLang)}; ${fmt(totals.byKind)})`);
 console.log(`  no need: ${totals.none} (${(totalShare * 100).toFixed(1)}%)`);
 
-if ((totals.byLang.en ?? 0) < 160) errors.push(`total: only ${totals.byLang.en ?? 0} English prompts (< 160)`);
-if ((totals.byLang.ko ?? 0) < 55) errors.push(`total: only ${totals.byLang.ko ?? 0} Korean prompts (< 55)`);
+// Both languages in every set: at least half the prompts English and a quarter Korean.
+if ((totals.byLang.en ?? 0) < totals.prompts * 0.5) errors.push(`total: only ${totals.byLang.en ?? 0} English prompts (< half)`);
+if ((totals.byLang.ko ?? 0) < totals.prompts * 0.25) errors.push(`total: only ${totals.byLang.ko ?? 0} Korean prompts (< a quarter)`);
 
 for (const w of warnings) console.log(`warning: ${w}`);
 for (const e of errors) console.log(`error: ${e}`);

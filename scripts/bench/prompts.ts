@@ -82,20 +82,28 @@ export interface FrontFigures {
 	inFront: number;
 	atPrompt: number;
 	inStart: number;
-	rules: { needs: number; inFront: number };
-	facts: { needs: number; inFront: number };
+	rules: { needs: number; inFront: number; oneRead?: number };
+	facts: { needs: number; inFront: number; oneRead?: number };
+	/** Needs not in front whose memory is in a topic a block names and whose line shares a word with the prompt. */
+	oneRead?: number;
 	/** Prompts that need none, and those handed a memory's body anyway. */
 	needingNone: number;
 	noisy: number;
 	/** Characters the prompt's block adds, mean over all prompts (quiet ones included). */
 	promptChars: number;
-	/** The largest session-start block, in characters. */
+	/** Characters the prompt's block adds to the prompts that need none, mean. */
+	quietChars?: number;
+	/** The largest session-start block (all its parts), in characters, and its tokens. */
 	startChars: number;
+	startTokens?: number;
 	/** Headers offered per prompt, mean over all prompts. */
 	offered: number;
 }
 
-type Fronted = Pick<PromptSetResult["prompts"][number], "lang" | "needs" | "served" | "front" | "promptChars" | "startChars" | "offered">;
+type Fronted = Pick<
+	PromptSetResult["prompts"][number],
+	"lang" | "needs" | "served" | "front" | "promptChars" | "startChars" | "startTokens" | "offered"
+>;
 
 const RULE_TYPES = new Set(["feedback", "user"]);
 
@@ -113,12 +121,15 @@ export function front(set: string, lang: string, prompts: Fronted[]): FrontFigur
 		inFront: needs.filter(held).length,
 		atPrompt: needs.filter((n) => n.prompt !== null).length,
 		inStart: needs.filter((n) => n.start !== null).length,
-		rules: { needs: rules.length, inFront: rules.filter(held).length },
-		facts: { needs: facts.length, inFront: facts.filter(held).length },
+		rules: { needs: rules.length, inFront: rules.filter(held).length, oneRead: rules.filter((n) => !held(n) && n.topic).length },
+		facts: { needs: facts.length, inFront: facts.filter(held).length, oneRead: facts.filter((n) => !held(n) && n.topic).length },
+		oneRead: needs.filter((n) => !held(n) && n.topic).length,
 		needingNone: none.length,
 		noisy: none.filter((p) => p.served.length > 0).length,
 		promptChars: prompts.length ? prompts.reduce((n, p) => n + p.promptChars, 0) / prompts.length : 0,
+		quietChars: none.length ? none.reduce((n, p) => n + p.promptChars, 0) / none.length : 0,
 		startChars: Math.max(0, ...prompts.map((p) => p.startChars)),
+		startTokens: Math.max(0, ...prompts.map((p) => p.startTokens ?? 0)),
 		offered: prompts.length ? prompts.reduce((n, p) => n + p.offered.length, 0) / prompts.length : 0,
 	};
 }
@@ -126,15 +137,15 @@ export function front(set: string, lang: string, prompts: Fronted[]): FrontFigur
 /** In-front figures per set and language, then per set over both languages. */
 export const frontFigures = (results: PromptSetResult[]): FrontFigures[] => perSetAndLanguage(results, front);
 
-/** The markdown table of `frontFigures`. */
+/** The markdown table of `frontFigures`: facts first (most of what prompts need in real work), then rules, then the cost. */
 export function frontTable(rows: FrontFigures[]): string[] {
 	const share = (x: number, of: number) => `${pct(x, of)} (${x}/${of})`;
 	return [
-		"| set | language | prompts | in front | at the prompt | in the start block | rules and preferences | facts and references | noise | prompt block (chars, mean) | start block (chars, max) | headers offered |",
-		"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+		"| set | language | prompts | facts and references in front | facts in front or one read away | rules and preferences in front | in front (all needs) | at the prompt | in the start block | noise | start block (chars / tokens, max) | prompt block (chars, mean) | quiet prompts (chars, mean) | lines offered |",
+		"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
 		...rows.map(
 			(r) =>
-				`| ${r.set} | ${r.lang} | ${r.prompts} | ${share(r.inFront, r.needs)} | ${pct(r.atPrompt, r.needs)} | ${pct(r.inStart, r.needs)} | ${share(r.rules.inFront, r.rules.needs)} | ${share(r.facts.inFront, r.facts.needs)} | ${share(r.noisy, r.needingNone)} | ${Math.round(r.promptChars)} | ${r.startChars} | ${r.offered.toFixed(2)} |`,
+				`| ${r.set} | ${r.lang} | ${r.prompts} | ${share(r.facts.inFront, r.facts.needs)} | ${r.facts.oneRead === undefined ? "–" : pct(r.facts.inFront + r.facts.oneRead, r.facts.needs)} | ${share(r.rules.inFront, r.rules.needs)} | ${share(r.inFront, r.needs)} | ${pct(r.atPrompt, r.needs)} | ${pct(r.inStart, r.needs)} | ${share(r.noisy, r.needingNone)} | ${r.startChars} / ${r.startTokens ?? "–"} | ${Math.round(r.promptChars)} | ${r.quietChars === undefined ? "–" : Math.round(r.quietChars)} | ${r.offered.toFixed(2)} |`,
 		),
 	];
 }
