@@ -304,6 +304,7 @@ export async function recall(
 	const servedLimit = forPrompt ? Math.min(PROMPT_LIMIT, limit) : limit;
 	let chosen = eligible.slice(0, limit);
 	let offerable: ScoredMemory[] = [];
+	const coverageOf = new Map<ScoredMemory, number>();
 	let weightsTrace: NonNullable<RecallResult["trace"]>["weights"];
 	if (forPrompt) {
 		const weights = promptWeights(terms, searched, concepts, candidates.stats ?? { total: 0, words: [], concepts: [] });
@@ -332,6 +333,7 @@ export async function recall(
 				});
 		}
 		offerable = judged.filter((j) => (j.r.evidence > 0 && j.r.coverage >= OFFER.minCoverage) || j.semantic).map((j) => j.item);
+		for (const j of judged) coverageOf.set(j.item, j.semantic ? 1 : j.r.coverage);
 		const { kept, belowBest } = decide(judged, servedLimit);
 		for (const m of belowBest) {
 			const entry = entryOf(m);
@@ -375,6 +377,7 @@ export async function recall(
 	const listed = new Set(candidates.listed ?? []);
 	const offered = offerable
 		.filter((m) => !chosen.includes(m) && !listed.has(m.row.name) && !shown.includes(m.row.name))
+		.filter((m, i) => i < OFFER.first || (coverageOf.get(m) ?? 0) >= OFFER.wideCoverage)
 		.slice(0, OFFER.limit);
 	for (const t of trace) {
 		if (chosen.some((c) => c.row.name === t.name && c.row.scope === t.scope)) t.decision = "returned";
