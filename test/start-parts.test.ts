@@ -182,15 +182,31 @@ describe("the start block in parts", () => {
 });
 
 describe("topics", () => {
-	it("puts every memory in exactly one topic, keyed by words names share, English and Korean alike", () => {
+	it("puts every memory in a topic (one it was grouped in, and others its name spells out), keyed by words names share, English and Korean alike", () => {
 		const rows = memoriesOf(200).map((m, id) => ({ id, ...m }));
 		const ko = memoriesOf(80, true).map((m, id) => ({ id: 1000 + id, ...m, name: `ko-${m.name}` }));
 		const topics = groupTopics([...rows, ...ko]);
 		const ids = topics.flatMap((t) => t.members.map((m) => m.id));
-		expect(new Set(ids).size).toBe(ids.length);
-		expect(ids).toHaveLength(280);
-		expect(topics.map((t) => t.key)).toContain("billing");
-		for (const t of topics) expect(t.members.length).toBeLessThanOrEqual(40);
+		expect(new Set(ids).size).toBe(280);
+		// No memory twice in one topic; a topic's key names what its members' names say.
+		for (const t of topics) {
+			expect(new Set(t.members.map((m) => m.id)).size).toBe(t.members.length);
+			expect(t.members.length).toBeLessThanOrEqual(80);
+		}
+		const billing = topics.filter((t) => t.key.startsWith("billing"));
+		expect(billing.length).toBeGreaterThan(0);
+		for (const t of billing) for (const m of t.members) expect(m.name).toMatch(/billing/);
+		// A name that spells out a topic's key is found in that topic (while it has room).
+		const all = [...rows, ...ko];
+		let checked = 0;
+		for (const t of topics.filter((t) => !t.key.startsWith("other-") && t.members.length < 80)) {
+			const key = t.key.split("-").filter((w) => !/^\d+$/.test(w));
+			for (const m of all.filter((m) => key.every((w) => m.name.split("-").includes(w)))) {
+				expect(t.members.map((x) => x.id)).toContain(m.id);
+				checked += 1;
+			}
+		}
+		expect(checked).toBeGreaterThan(100);
 		// Deterministic: the same rows give the same topics.
 		expect(groupTopics([...rows, ...ko]).map((t) => t.key)).toEqual(topics.map((t) => t.key));
 	});

@@ -5,8 +5,8 @@
  * that gathers the most memories not yet in a topic, its own name words counting double — up to
  * `MAX_TOPIC_SIZE` members (a larger group is cut by its members' next shared word: `billing-invoice`); a
  * memory no shared word gathers joins the topic it shares most words with,
- * or an `other` topic of its kind. Every memory is in exactly one topic; `memory://root/topics/<key>.md`
- * lists a topic's members' index lines. English and Korean alike: keys come from names (slugs), the words
+ * or an `other` topic of its kind. Every memory is in one topic, and also in any other whose key its name
+ * spells out (up to twice the size); `memory://root/topics/<key>.md` lists a topic's members' index lines. English and Korean alike: keys come from names (slugs), the words
  * that describe a topic from names and descriptions in either language.
  */
 import { queryTerms } from "../text/terms";
@@ -153,6 +153,16 @@ export function groupTopics(rows: TopicMember[]): Topic[] {
 		}
 		last.members.push(row);
 	});
+	// A memory is also found under every other topic whose key its name spells out (`payments-review-owners`
+	// under `review` too): a topic then holds all that its key names, as far as room allows.
+	for (const t of topics) {
+		const key = t.key.split("-").filter((w) => !/^\d+$/.test(w));
+		const have = new Set(t.members.map((m) => m.id));
+		rows.forEach((row, i) => {
+			if (t.members.length >= MAX_TOPIC_SIZE * 2 || have.has(row.id)) return;
+			if (key.every((w) => names[i]?.has(w))) t.members.push(row);
+		});
+	}
 	const all = [...topics, ...(others.facts ?? []), ...(others.rules ?? [])];
 	for (const t of all) t.words = labelWords(t);
 	return all;
