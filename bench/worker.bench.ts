@@ -253,8 +253,18 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 				},
 				sessionId: `latency-start-${size}-${i}`,
 				maxChars: 9500,
+				source: "startup",
+				waitMs: 2000,
 			});
-			start.push(await timed(() => call(`/v1/projects/${id}/inject`, { method: "POST", token, body: atStart })));
+			// Its three parts at once, as the agents run the three SessionStart hooks: the session waits for the last.
+			const t0 = performance.now();
+			await Promise.all(
+				[1, 2, 3].map(async (index) => {
+					const body = JSON.stringify({ ...JSON.parse(atStart), part: { index, of: 3 } });
+					await (await call(`/v1/projects/${id}/inject`, { method: "POST", token, body })).arrayBuffer();
+				}),
+			);
+			start.push(performance.now() - t0);
 		}
 		result.latency.push({ size, fillSeconds, recall: stats(recall), inject: stats(inject), prompt: stats(prompt), start: stats(start) });
 	}

@@ -2,6 +2,7 @@
 // each within the agent's per-hook unit, the whole within the start budget, no line twice; topics for what
 // is not listed, readable as memory://root/topics/<topic>.md.
 import { beforeAll, describe, expect, it } from "vitest";
+import { layOut, type StartItem, utf8Length } from "../src/inject/start-parts";
 import { groupTopics } from "../src/search/topics";
 import { call, createProject, createTenant, expectError, json, type Loose, type Tenant } from "./helpers";
 
@@ -178,6 +179,36 @@ describe("the start block in parts", () => {
 			token: tenant.token,
 		});
 		await expectError(malformed, 400, "invalid_request");
+	});
+});
+
+describe("laying out the parts", () => {
+	it("keeps every rendered part within its caps and the whole within the budget, whatever the lines hold", () => {
+		const items: StartItem[] = Array.from({ length: 400 }, (_, i) => ({
+			section: (["rules", "facts", "memories", "topics"] as const)[i % 7 === 0 ? 2 : i % 5 === 0 ? 3 : i < 120 ? 0 : 1],
+			id: i,
+			text:
+				i % 7 === 0
+					? `### memory://root/m-${i}.md\n\n\`\`\`\`markdown\nbody ${i}\n\`\`\`\``
+					: i % 11 === 0
+						? `- m-${i} — a line with a run of backticks \`\`\`\`\` inside it`
+						: `- m-${i} — ${i % 3 === 0 ? "결제 서비스의 포트와 담당자" : "the port, the owner, the deploy window and the rate limit of the service"} ${i}`,
+		}));
+		for (const [limits, size] of [
+			[{ maxChars: 9500, maxBytes: Number.POSITIVE_INFINITY }, (s: string) => s.length],
+			[{ maxChars: Number.POSITIVE_INFINITY, maxBytes: 9500 }, utf8Length],
+		] as const) {
+			const layout = layOut(items, "# Head\n\nguidance", 3, limits, 25_000);
+			for (const part of layout.parts) {
+				expect(part.length).toBeLessThanOrEqual(limits.maxChars);
+				expect(utf8Length(part)).toBeLessThanOrEqual(limits.maxBytes);
+			}
+			expect(layout.parts.reduce((n, p) => n + size(p), 0)).toBeLessThanOrEqual(25_000);
+			expect(layout.placed.length + layout.left.length).toBe(items.length);
+			expect(layout.left.length).toBeGreaterThan(0);
+			// Each placed item is in exactly one part, whole.
+			for (const item of layout.placed) expect(layout.parts.filter((p) => p.includes(item.text))).toHaveLength(1);
+		}
 	});
 });
 

@@ -138,7 +138,10 @@ async function promptTopics(
 
 /** A part other than the first waits this long for the first to lay the block out (it runs git before asking). */
 const PART_GRACE_MS = 1_200;
-const PART_POLL_MS = 40;
+const PART_POLL_MS = 15;
+/** Layouts being made in this isolate, by project, caller and session start: the other parts await them. */
+const building = new Map<string, Promise<StoredLayout | null>>();
+const BUILDING_KEPT = 64;
 
 /**
  * One part of a session's start block: laid out once per session (by the first part to claim it — part 1
@@ -162,16 +165,42 @@ export async function injectBlock(
 	const started = Date.now();
 	const deadline = started + Math.max(0, Math.min(request.waitMs ?? 2_000, 5_000) - 300);
 	const graceOver = () => part.index === 1 || Date.now() - started >= Math.min(PART_GRACE_MS, (deadline - started) / 2);
+	const local = `${ctx.projectId}/${ctx.userId}/${key}`;
 	let state = await store.startLayout(ctx, key, graceOver());
 	while (!state.layout && !state.claimed && Date.now() < deadline) {
-		await new Promise((r) => setTimeout(r, PART_POLL_MS));
+		// The part laying it out in this isolate is awaited directly; one elsewhere is asked for again shortly.
+		const here = building.get(local);
+		const ready = here ? await Promise.race([here, new Promise<null>((r) => setTimeout(() => r(null), deadline - Date.now()))]) : null;
+		if (ready) return partResult(ready, part.index, part.of, false, false);
+		if (!here) await new Promise((r) => setTimeout(r, PART_POLL_MS));
 		state = await store.startLayout(ctx, key, graceOver());
 	}
 	if (state.layout) return partResult(state.layout, part.index, part.of, false, false);
 	// This request lays the block out (or the one that claimed it is late: the first layout kept wins).
-	const built = await buildInjection(env, ctx, request, selectorModel);
-	if (!built.layout) return built;
+	let done: (layout: StoredLayout | null) => void = () => {};
+	building.set(
+		local,
+		new Promise((r) => {
+			done = r;
+		}),
+	);
+	let built: InjectResult;
+	try {
+		built = await buildInjection(env, ctx, request, selectorModel);
+	} catch (err) {
+		done(null);
+		building.delete(local);
+		throw err;
+	}
+	if (!built.layout) {
+		done(null);
+		building.delete(local);
+		return built;
+	}
 	const kept = await store.keepStartLayout(ctx, key, built.layout);
+	done(kept);
+	// Kept for the other parts still on their way; the oldest go once there are many.
+	while (building.size > BUILDING_KEPT) building.delete(building.keys().next().value as string);
 	const { layout: _layout, ...answer } = built;
 	return kept === built.layout || JSON.stringify(kept.parts) === JSON.stringify(built.layout.parts)
 		? answer

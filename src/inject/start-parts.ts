@@ -56,9 +56,6 @@ export const utf8Length = (s: string) => {
 	return n;
 };
 
-const fitsLimits = (text: string, limits: PartLimits) =>
-	text.length <= limits.maxChars && (limits.maxBytes === Number.POSITIVE_INFINITY || utf8Length(text) <= limits.maxBytes);
-
 /** The unit the start budget is counted in: bytes when the agent counts bytes. */
 export const sizeIn = (limits: PartLimits) => (limits.maxBytes < Number.POSITIVE_INFINITY ? utf8Length : (s: string) => s.length);
 
@@ -88,19 +85,39 @@ export function layOut(items: StartItem[], head: string, of: number, limits: Par
 	const size = sizeIn(limits);
 	const parts: StartItem[][] = Array.from({ length: of }, () => []);
 	const texts = parts.map((_, i) => render(i + 1, of, i === 0 ? head : "", []));
+	// Each part's size and characters as rendered; an item joining a section it already has adds its text and
+	// the separator, so only an item opening a section renders the part again.
+	const sizes = texts.map((t) => size(t));
+	const chars = texts.map((t) => t.length);
+	const sectionsOf = parts.map(() => new Set<Section>());
 	const placed: StartItem[] = [];
 	const left: StartItem[] = [];
 	let current = 0;
-	const total = () => texts.reduce((n, t) => n + size(t), 0);
-	let used = total();
+	let used = sizes.reduce((a, b) => a + b, 0);
 	for (const item of items) {
 		let done = false;
 		for (let p = current; p < of && !done; p++) {
-			const trial = render(p + 1, of, p === 0 ? head : "", [...(parts[p] ?? []), item]);
-			const grown = used - size(texts[p] ?? "") + size(trial);
-			if (fitsLimits(trial, limits) && grown <= budget) {
+			// A run of four or more backticks may lengthen the section's fence: that item renders the part again.
+			const has = sectionsOf[p]?.has(item.section) && !/`{4,}|\r/.test(item.text);
+			const separator = item.section === "memories" ? "\n\n" : "\n";
+			let trialSize: number;
+			let trialChars: number;
+			let trial: string | null = null;
+			if (has) {
+				trialSize = (sizes[p] ?? 0) + size(separator) + size(item.text);
+				trialChars = (chars[p] ?? 0) + separator.length + item.text.length;
+			} else {
+				trial = render(p + 1, of, p === 0 ? head : "", [...(parts[p] ?? []), item]);
+				trialSize = size(trial);
+				trialChars = trial.length;
+			}
+			const grown = used - (sizes[p] ?? 0) + trialSize;
+			const fits = trialChars <= limits.maxChars && (limits.maxBytes === Number.POSITIVE_INFINITY || trialSize <= limits.maxBytes);
+			if (fits && grown <= budget) {
 				parts[p]?.push(item);
-				texts[p] = trial;
+				sectionsOf[p]?.add(item.section);
+				sizes[p] = trialSize;
+				chars[p] = trialChars;
 				used = grown;
 				current = p;
 				placed.push(item);
@@ -109,5 +126,6 @@ export function layOut(items: StartItem[], head: string, of: number, limits: Par
 		}
 		if (!done) left.push(item);
 	}
-	return { parts: texts, placed, left };
+	const rendered = parts.map((items, i) => render(i + 1, of, i === 0 ? head : "", items));
+	return { parts: rendered, placed, left };
 }

@@ -74,15 +74,33 @@ const summaryKey = async (db: ProjectDb, ctx: ProjectContext, scopes: MemoryScop
 	return `${ctx.projectId}/${ctx.userId}/${scopes.join(",")}/${generation?.g ?? 0}`;
 };
 
-/** The summary for the caller, from the cache or read once. */
-async function summaryOf(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]): Promise<Summary> {
+/** Summaries being made, so that requests arriving together make one. */
+const making = new Map<string, Promise<Summary>>();
+
+/**
+ * The summary for the caller, from the cache or read once. `cachedOnly` (a prompt, which must not wait for
+ * a whole project's topics): null when it is not made yet, and it starts being made for the next request.
+ */
+async function summaryOf(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[], cachedOnly = false): Promise<Summary | null> {
 	const key = await summaryKey(db, ctx, scopes);
 	const hit = summaries.get(key);
 	if (hit) return hit;
-	const summary = await summarise(db, ctx, scopes);
-	if (summaries.size >= SUMMARIES_KEPT) summaries.delete(summaries.keys().next().value as string);
-	summaries.set(key, summary);
-	return summary;
+	let pending = making.get(key);
+	if (!pending) {
+		pending = summarise(db, ctx, scopes)
+			.then((summary) => {
+				if (summaries.size >= SUMMARIES_KEPT) summaries.delete(summaries.keys().next().value as string);
+				summaries.set(key, summary);
+				return summary;
+			})
+			.finally(() => making.delete(key));
+		making.set(key, pending);
+	}
+	if (cachedOnly) {
+		pending.catch(() => undefined);
+		return null;
+	}
+	return pending;
 }
 
 /**
@@ -124,7 +142,7 @@ export async function startView(
 	for (const row of results.flatMap((r) => r.results)) view[kindOf(row.type)].push(row);
 	view.rules = view.rules.sort(standing).slice(0, limit.rules);
 	view.facts = view.facts.sort(standing).slice(0, limit.facts);
-	return { ...view, counts: summary.counts, topics: summary.topics };
+	return summary ? { ...view, counts: summary.counts, topics: summary.topics } : view;
 }
 
 /** Counts per type and the topics of every memory the caller may see. */
@@ -147,13 +165,13 @@ async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope
 
 /** Every topic the caller's memories fall in, as memory_read of memory://root/topics lists them. */
 export async function allTopics(db: ProjectDb, ctx: ProjectContext): Promise<Topic[]> {
-	return [...(await summaryOf(db, ctx, ["personal", "team"])).members.values()];
+	return [...((await summaryOf(db, ctx, ["personal", "team"]))?.members.values() ?? [])];
 }
 
 /** A topic's members, as memory_read of memory://root/topics/<key>.md lists them; null when no such topic. */
 export async function topicMembers(db: ProjectDb, ctx: ProjectContext, key: string): Promise<Topic | null> {
 	const summary = await summaryOf(db, ctx, ["personal", "team"]);
-	return summary.members.get(key) ?? null;
+	return summary?.members.get(key) ?? null;
 }
 
 /** The topics holding these memories (for a prompt's block): each topic once, with how many of the ids it holds, in the ids' order. */
@@ -162,7 +180,9 @@ export async function topicsOf(
 	ctx: ProjectContext,
 	ids: number[],
 ): Promise<{ key: string; words: string[]; size: number; ids: number[] }[]> {
-	const summary = await summaryOf(db, ctx, ["personal", "team"]);
+	// A prompt never waits for the topics: until they are made (once per change of the memories), it names none.
+	const summary = await summaryOf(db, ctx, ["personal", "team"], true);
+	if (!summary) return [];
 	const byId = new Map<number, TopicRef>();
 	for (const t of summary.topics) for (const id of t.ids) byId.set(id, t);
 	const out = new Map<string, { key: string; words: string[]; size: number; ids: number[] }>();

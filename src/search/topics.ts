@@ -68,15 +68,28 @@ export function groupTopics(rows: TopicMember[]): Topic[] {
 		for (const w of names[i] ?? []) words.delete(w);
 		return words;
 	});
-	// Inverted lists: which rows hold each candidate key in their name (weight 2) or only in their description (1).
+	// Inverted lists: which rows hold each candidate key in their name (weight 2) or only in their description
+	// (1), and how many of them are not yet in a topic (kept as rows are taken, so each round is one pass over the keys).
 	const inName = new Map<string, number[]>();
 	const inText = new Map<string, number[]>();
+	const push = (map: Map<string, number[]>, w: string, i: number) => {
+		const list = map.get(w);
+		if (list) list.push(i);
+		else map.set(w, [i]);
+	};
 	rows.forEach((_, i) => {
-		for (const w of names[i] ?? []) inName.set(w, [...(inName.get(w) ?? []), i]);
-		for (const w of described[i] ?? []) if (/^[a-z][a-z0-9]{2,}$/.test(w)) inText.set(w, [...(inText.get(w) ?? []), i]);
+		for (const w of names[i] ?? []) push(inName, w, i);
+		for (const w of described[i] ?? []) if (/^[a-z][a-z0-9]{2,}$/.test(w)) push(inText, w, i);
 	});
+	const openName = new Map([...inName].map(([w, l]) => [w, l.length]));
+	const openText = new Map([...inText].map(([w, l]) => [w, l.length]));
 	const keys = [...inName.keys()].filter((w) => (inName.get(w)?.length ?? 0) >= MIN_KEYED).sort();
 	const taken = new Array<boolean>(rows.length).fill(false);
+	const take = (i: number) => {
+		taken[i] = true;
+		for (const w of names[i] ?? []) openName.set(w, (openName.get(w) ?? 1) - 1);
+		for (const w of described[i] ?? []) if (openText.has(w)) openText.set(w, (openText.get(w) ?? 1) - 1);
+	};
 	const topics: Topic[] = [];
 	const keyed = new Set<string>();
 	const open = (i: number) => !taken[i];
@@ -87,9 +100,9 @@ export function groupTopics(rows: TopicMember[]): Topic[] {
 		let bestGain = 0;
 		let bestSpread = 0;
 		for (const w of keys) {
-			const a = (inName.get(w) ?? []).filter(open).length;
+			const a = openName.get(w) ?? 0;
 			if (a < MIN_KEYED) continue;
-			const gain = 2 * Math.min(a, MAX_TOPIC_SIZE) + Math.min((inText.get(w) ?? []).filter(open).length, MAX_TOPIC_SIZE);
+			const gain = 2 * Math.min(a, MAX_TOPIC_SIZE) + Math.min(openText.get(w) ?? 0, MAX_TOPIC_SIZE);
 			if (gain > bestGain || (gain === bestGain && a < bestSpread)) {
 				best = w;
 				bestGain = gain;
@@ -97,7 +110,7 @@ export function groupTopics(rows: TopicMember[]): Topic[] {
 			}
 		}
 		if (!best) break;
-		let members = [...(inName.get(best) ?? []), ...(inText.get(best) ?? [])].filter((i, at, all) => open(i) && all.indexOf(i) === at);
+		let members = [...new Set([...(inName.get(best) ?? []), ...(inText.get(best) ?? [])])].filter(open);
 		let key = best;
 		if (members.length > MAX_TOPIC_SIZE) {
 			// Too many for one topic: the part of it that also shares its most common other name word (`billing-invoice`).
@@ -116,29 +129,31 @@ export function groupTopics(rows: TopicMember[]): Topic[] {
 			members = members.slice(0, MAX_TOPIC_SIZE);
 		}
 		keyed.add(key);
-		for (const i of members) taken[i] = true;
+		for (const i of members) take(i);
 		topics.push({ key: key.slice(0, 64).replace(/-+$/, ""), words: [], members: members.map((i) => rows[i] as TopicMember) });
 	}
 	// What no shared word gathered: into the topic it shares most words with while there is room, else `other`.
-	const vocab = topics.map((t) => {
-		const words = new Set<string>();
-		for (const m of t.members) for (const w of [...nameWords(m.name), ...queryTerms(m.description)]) words.add(w);
-		return words;
+	const indexOf = new Map(rows.map((r, i) => [r.id, i]));
+	const wordsOf = (i: number) => [...(names[i] ?? []), ...(described[i] ?? [])];
+	const topicsWith = new Map<string, number[]>();
+	topics.forEach((t, ti) => {
+		const words = new Set(t.members.flatMap((m) => wordsOf(indexOf.get(m.id) ?? -1)));
+		for (const w of words) push(topicsWith, w, ti);
 	});
 	const others: Record<string, Topic[]> = {};
 	rows.forEach((row, i) => {
 		if (taken[i]) return;
-		const words = [...(names[i] ?? []), ...(described[i] ?? [])];
+		const shared = new Map<number, number>();
+		for (const w of wordsOf(i)) for (const ti of topicsWith.get(w) ?? []) shared.set(ti, (shared.get(ti) ?? 0) + 1);
 		let at = -1;
-		let shared = 0;
-		topics.forEach((t, ti) => {
-			if (t.members.length >= MAX_TOPIC_SIZE) return;
-			const n = words.filter((w) => vocab[ti]?.has(w)).length;
-			if (n > shared) {
+		let most = 0;
+		for (const [ti, n] of [...shared].sort((a, b) => a[0] - b[0])) {
+			if ((topics[ti]?.members.length ?? MAX_TOPIC_SIZE) >= MAX_TOPIC_SIZE) continue;
+			if (n > most) {
 				at = ti;
-				shared = n;
+				most = n;
 			}
-		});
+		}
 		if (at >= 0) {
 			topics[at]?.members.push(row);
 			return;
@@ -158,23 +173,24 @@ export function groupTopics(rows: TopicMember[]): Topic[] {
 	for (const t of topics) {
 		const key = t.key.split("-").filter((w) => !/^\d+$/.test(w));
 		const have = new Set(t.members.map((m) => m.id));
-		rows.forEach((row, i) => {
-			if (t.members.length >= MAX_TOPIC_SIZE * 2 || have.has(row.id)) return;
-			if (key.every((w) => names[i]?.has(w))) t.members.push(row);
-		});
+		for (const i of inName.get(key[0] ?? "") ?? []) {
+			const row = rows[i] as TopicMember;
+			if (t.members.length >= MAX_TOPIC_SIZE * 2) break;
+			if (!have.has(row.id) && key.every((w) => names[i]?.has(w))) t.members.push(row);
+		}
 	}
 	const all = [...topics, ...(others.facts ?? []), ...(others.rules ?? [])];
-	for (const t of all) t.words = labelWords(t);
+	for (const t of all) t.words = labelWords(t, (id) => indexOf.get(id) ?? -1, names, described);
 	return all;
 }
 
 /** The words a topic's members share most, besides its key: names first (they say what a memory is about), then descriptions. */
-function labelWords(topic: Topic): string[] {
+function labelWords(topic: Topic, indexOf: (id: number) => number, names: Set<string>[], described: Set<string>[]): string[] {
 	const counts = new Map<string, number>();
 	for (const m of topic.members) {
-		const name = nameWords(m.name);
-		for (const w of name) counts.set(w, (counts.get(w) ?? 0) + 2);
-		for (const w of new Set(queryTerms(m.description))) if (!name.has(w) && labelWord(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+		const i = indexOf(m.id);
+		for (const w of names[i] ?? []) counts.set(w, (counts.get(w) ?? 0) + 2);
+		for (const w of described[i] ?? []) if (labelWord(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
 	}
 	for (const w of topic.key.split("-")) counts.delete(w);
 	return [...counts]
