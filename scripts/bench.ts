@@ -610,7 +610,8 @@ for (const l of result.latency) {
 }
 out();
 out("The two blocks an agent gets, as the hooks ask for them: the session-start block (`context` with a folder, a branch, a");
-out("commit subject and a file from the question's words, a new session, 9,500 characters; its index read and ranked");
+out("commit subject and a file from the question's words, a new session, its three parts at once, 9,500 characters each;");
+out("its index read and ranked");
 out("from every memory's header) and the per-prompt block (above). Target: p95 at 10,000 memories within 1.5× of the");
 out("blocks before the start block became a ranked view and the prompt block offered lines (the old start block: `inject`");
 out("with a query, MEMORY.md by name).");

@@ -64,7 +64,8 @@ beforeAll(async () => {
 describe("secret re-scan", () => {
 	it("queues each stored memory that holds a credential for review, deletes nothing, and never echoes the secret", async () => {
 		const result = await secretRescanSlice(env, { limit: 10_000 });
-		expect(result.queued).toBe(2);
+		// The slice scans every project in the runtime (other test files' among them); this project's two are exact below.
+		expect(result.queued).toBeGreaterThanOrEqual(2);
 		const items = await pendingSecrets();
 		expect(items.map((i) => `${i.memory.scope}/${i.memory.name}`).sort()).toEqual(["personal/deploy-notes", "team/ssh-access"]);
 		for (const item of items) {

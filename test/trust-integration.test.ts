@@ -208,7 +208,7 @@ describe("review of held writes", () => {
 		const block = await startBlock(bobKey);
 		expect(block).toContain("toolchain (team)");
 		const prompt = await promptBlock(bobKey, "install the toolchain before the first build on a new machine");
-		expect(prompt).toContain("memory://root/team/toolchain.md — About toolchain (today; team)");
+		expect(prompt).toContain("- team/toolchain — About toolchain (today; team)");
 		const row = await projectDb(projectId)
 			.prepare("SELECT trust, reviewed_by, author_id FROM memories WHERE name = 'toolchain'")
 			.first<Loose>();
