@@ -360,6 +360,7 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 					.map((p) => p.text)
 					.filter(Boolean)
 					.join("\n"),
+				chars: startParts.reduce((n, p) => n + p.text.length, 0),
 				tokens: startParts.reduce((n, p) => n + p.tokens, 0),
 			};
 			const t0 = performance.now();
@@ -425,7 +426,7 @@ async function benchPrompts(token: string, userId: string, tenantId: string): Pr
 					}),
 				),
 				promptChars: body.text.length,
-				startChars: start.text.length,
+				startChars: start.chars,
 				startTokens: start.tokens,
 				candidates: (traced.trace?.candidates ?? []).map((c) => ({
 					name: c.name,

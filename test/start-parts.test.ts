@@ -98,6 +98,24 @@ describe("the start block in parts", () => {
 		expect((await ask(2)).text).toBe(second.text);
 	});
 
+	it("gives rules and preferences the room first when they and the topics do not fit together", async () => {
+		const rules = Array.from({ length: 50 }, (_, i) => ({
+			name: `${services[i % services.length]}-rule-${i}`,
+			type: i % 10 === 0 ? "user" : "feedback",
+			description: `Always run the ${services[i % services.length]} checks ${i} before a merge, and never skip the review step`,
+			body: "b",
+		}));
+		const pid = await projectWith([...rules, ...memoriesOf(200).filter((m) => m.type !== "feedback")]);
+		const texts: string[] = [];
+		for (const index of [1, 2, 3])
+			texts.push((await part(pid, { sessionId: "rules-first", part: { index, of: 3 }, maxChars: 9500, startBudget: 7000 })).text);
+		expect(texts.reduce((n, t) => n + t.length, 0)).toBeLessThanOrEqual(7000);
+		const all = texts.flatMap(lines);
+		// Every rule is listed; what room is left names the topics holding the most unlisted memories.
+		for (const r of rules) expect(all.some((l) => l.startsWith(`- ${r.name} — ${r.description}`))).toBe(true);
+		expect(all.filter((l) => l.startsWith("- topics/")).length).toBeGreaterThan(0);
+	});
+
 	it("counts UTF-8 bytes for Codex: a Korean project's parts each fit 9,500 bytes and the budget in bytes", async () => {
 		const pid = await projectWith(memoriesOf(150, true));
 		const texts: string[] = [];

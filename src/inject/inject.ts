@@ -592,7 +592,25 @@ export async function buildInjection(
 				compact = true;
 				main = fit();
 			}
-			layout = layOut([...main.placed, ...topicItems(idsOf(main.placed))], head, of, limits, budget);
+			if (rulesLeftOut(main.placed)) {
+				// Rules and preferences in full first: when even compact topics would leave some out, the rules take
+				// the room, the topics holding the most unlisted memories what is left, then facts.
+				main = layOut(
+					items.filter((i) => i.section !== "facts"),
+					head,
+					of,
+					limits,
+					budget,
+				);
+				const byUnlisted = (placed: Set<number>) =>
+					[...(view?.topics ?? [])]
+						.map((t) => ({ t, open: t.ids.filter((id) => !placed.has(id)).length }))
+						.filter((x) => x.open > 0)
+						.sort((a, b) => b.open - a.open || (a.t.key < b.t.key ? -1 : 1))
+						.map(({ t }) => ({ section: "topics" as const, text: topicLine({ key: t.key, words: [] }, t.ids.length) }));
+				const facts = items.filter((i) => i.section === "facts");
+				layout = layOut([...main.placed, ...byUnlisted(idsOf(main.placed)), ...facts], head, of, limits, budget);
+			} else layout = layOut([...main.placed, ...topicItems(idsOf(main.placed))], head, of, limits, budget);
 			if (layout.left.some((i) => i.section === "topics")) warnings.push("some topics did not fit the start budget");
 		}
 		const placedIds = idsOf(layout.placed);
