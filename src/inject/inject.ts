@@ -562,21 +562,24 @@ export async function buildInjection(
 		// Topics for what is not listed: every memory of the project the block does not list is in one of them.
 		// Compact when the rules would not all fit beside full topic lines: the topic's key words and size only.
 		let compact = false;
-		const topicItems = (listed: Set<number>): StartItem[] =>
-			(view?.topics ?? []).flatMap((t) => {
-				const shown = t.ids.filter((id) => listed.has(id)).length;
-				const text = compact ? topicLine({ key: t.key, words: [] }, t.ids.length) : topicLine(t, t.ids.length, shown);
-				return shown < t.ids.length ? [{ section: "topics" as const, text }] : [];
-			});
+		// `mostOpenFirst`: the topics holding the most unlisted memories first (when not all of them will fit).
+		const topicItems = (listed: Set<number>, mostOpenFirst = false): StartItem[] =>
+			(view?.topics ?? [])
+				.map((t) => ({ t, shown: t.ids.filter((id) => listed.has(id)).length }))
+				.filter(({ t, shown }) => shown < t.ids.length)
+				.sort((a, b) => (mostOpenFirst ? b.t.ids.length - b.shown - (a.t.ids.length - a.shown) || (a.t.key < b.t.key ? -1 : 1) : 0))
+				.map(({ t, shown }) => ({
+					section: "topics" as const,
+					text: compact ? topicLine({ key: t.key, words: [] }, t.ids.length) : topicLine(t, t.ids.length, shown),
+				}));
 		const idsOf = (placed: StartItem[]) => new Set(placed.flatMap((i) => (i.id === undefined ? [] : [i.id])));
 		let layout = layOut(items, head, of, limits, budget);
 		if (idsOf(layout.placed).size < visibleCount) {
-			// Room for the topic lines first, then the lines again in what is left; at most a few rounds.
 			// Room for the topic lines the lines leave unlisted, found by a few rounds (fewer lines, more topics).
 			// Rules come before topics: when full topic lines would leave rules out, topics are named compactly.
 			const rulesLeftOut = (placed: StartItem[]) => ruleRows.some((r) => !idsOf(placed).has(r.id));
 			const topicSize = (topics: StartItem[]) => topics.reduce((n, t) => n + size(t.text) + 1, 0) + TOPICS_HEADING;
-			const fit = () => {
+			const linesBesideTopics = () => {
 				let reserve = topicSize(topicItems(idsOf(layout.placed)));
 				let main = layOut(items, head, of, limits, Math.max(0, budget - reserve));
 				for (let round = 0; round < 4; round++) {
@@ -587,10 +590,10 @@ export async function buildInjection(
 				}
 				return main;
 			};
-			let main = fit();
+			let main = linesBesideTopics();
 			if (rulesLeftOut(main.placed)) {
 				compact = true;
-				main = fit();
+				main = linesBesideTopics();
 			}
 			if (rulesLeftOut(main.placed)) {
 				// Rules and preferences in full first: when even compact topics would leave some out, the rules take
@@ -602,14 +605,8 @@ export async function buildInjection(
 					limits,
 					budget,
 				);
-				const byUnlisted = (placed: Set<number>) =>
-					[...(view?.topics ?? [])]
-						.map((t) => ({ t, open: t.ids.filter((id) => !placed.has(id)).length }))
-						.filter((x) => x.open > 0)
-						.sort((a, b) => b.open - a.open || (a.t.key < b.t.key ? -1 : 1))
-						.map(({ t }) => ({ section: "topics" as const, text: topicLine({ key: t.key, words: [] }, t.ids.length) }));
 				const facts = items.filter((i) => i.section === "facts");
-				layout = layOut([...main.placed, ...byUnlisted(idsOf(main.placed)), ...facts], head, of, limits, budget);
+				layout = layOut([...main.placed, ...topicItems(idsOf(main.placed), true), ...facts], head, of, limits, budget);
 			} else layout = layOut([...main.placed, ...topicItems(idsOf(main.placed))], head, of, limits, budget);
 			if (layout.left.some((i) => i.section === "topics")) warnings.push("some topics did not fit the start budget");
 		}
