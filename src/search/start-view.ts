@@ -61,7 +61,11 @@ const standing = (a: HeaderRow, b: HeaderRow) =>
 	(b.verified_at > a.verified_at ? 1 : b.verified_at < a.verified_at ? -1 : 0) ||
 	(a.name < b.name ? -1 : 1);
 
-type Summary = Pick<StartView, "counts" | "topics"> & { members: Map<string, Topic> };
+type Summary = Pick<StartView, "counts" | "topics"> & {
+	members: Map<string, Topic>;
+	/** Each memory's topics, by memory id (a prompt looks its candidates up here). */
+	topicsById: Map<number, TopicRef[]>;
+};
 /**
  * The counts and the topics read every memory's header: kept per (project, caller, index generation)
  * in the object's memory, so a project's sessions pay for it once per change of its memories.
@@ -156,11 +160,10 @@ async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope
 	const counts: Record<MemoryType, number> = { user: 0, feedback: 0, project: 0, reference: 0 };
 	for (const row of results) counts[row.type] += 1;
 	const grouped = groupTopics(results);
-	return {
-		counts,
-		topics: grouped.map((t) => ({ key: t.key, words: t.words, ids: t.members.map((m) => m.id) })),
-		members: new Map(grouped.map((t) => [t.key, t])),
-	};
+	const topics = grouped.map((t) => ({ key: t.key, words: t.words, ids: t.members.map((m) => m.id) }));
+	const topicsById = new Map<number, TopicRef[]>();
+	for (const t of topics) for (const id of t.ids) topicsById.set(id, [...(topicsById.get(id) ?? []), t]);
+	return { counts, topics, members: new Map(grouped.map((t) => [t.key, t])), topicsById };
 }
 
 /** Every topic the caller's memories fall in, as memory_read of memory://root/topics lists them. */
@@ -183,11 +186,10 @@ export async function topicsOf(
 	// A prompt never waits for the topics: until they are made (once per change of the memories), it names none.
 	const summary = await summaryOf(db, ctx, ["personal", "team"], true);
 	if (!summary) return [];
-	const byId = new Map<number, TopicRef>();
-	for (const t of summary.topics) for (const id of t.ids) byId.set(id, t);
 	const out = new Map<string, { key: string; words: string[]; size: number; ids: number[] }>();
 	for (const id of ids) {
-		const t = byId.get(id);
+		// One topic per memory: the last of its topics in the map's order, as the measured figures were taken.
+		const t = summary.topicsById.get(id)?.at(-1);
 		if (!t) continue;
 		const entry = out.get(t.key) ?? { key: t.key, words: t.words, size: t.ids.length, ids: [] };
 		entry.ids.push(id);
