@@ -42,19 +42,9 @@ const HEADINGS: Record<Section, string> = {
 	topics: "Topics (the rest, one read away: memory_read memory://root/topics/<topic>.md)",
 };
 
-export const utf8Length = (s: string) => {
-	let n = 0;
-	for (let i = 0; i < s.length; i++) {
-		const c = s.charCodeAt(i);
-		if (c < 0x80) n += 1;
-		else if (c < 0x800) n += 2;
-		else if (c >= 0xd800 && c <= 0xdbff) {
-			n += 4;
-			i += 1;
-		} else n += 3;
-	}
-	return n;
-};
+const encoder = new TextEncoder();
+/** A text's size as Codex counts it: its UTF-8 bytes (the platform's encoder, as the rest of the service counts bytes). */
+export const utf8Length = (s: string) => encoder.encode(s).byteLength;
 
 /** The unit the start budget is counted in: bytes when the agent counts bytes. */
 export const sizeIn = (limits: PartLimits) => (limits.maxBytes < Number.POSITIVE_INFINITY ? utf8Length : (s: string) => s.length);
