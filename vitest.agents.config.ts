@@ -6,6 +6,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
 	test: {
 		name: "agents",
+		setupFiles: ["./test/each-guard.ts"],
 		include: ["agents/**/*.test.ts"],
 		environment: "node",
 		globalSetup: ["./packages/cli/test/global-setup.ts"],

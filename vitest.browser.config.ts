@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
 	test: {
 		name: "browser",
+		setupFiles: ["./test/each-guard.ts"],
 		include: ["browser/**/*.test.ts"],
 		environment: "node",
 		globalSetup: ["./browser/global-setup.ts"],

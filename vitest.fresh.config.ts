@@ -6,6 +6,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
 	test: {
 		name: "fresh",
+		setupFiles: ["./test/each-guard.ts"],
 		include: ["test/fresh/**/*.test.ts"],
 		environment: "node",
 		testTimeout: 25 * 60_000,

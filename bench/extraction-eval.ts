@@ -167,16 +167,26 @@ export type Caller = (
 	init?: { method?: string; json?: unknown; body?: string; headers?: Record<string, string> },
 ) => Promise<Response>;
 
-/** Reads until `done` holds (or `ms` pass), every 200 ms: for work the Worker finishes after answering (queues, alarms). */
+/**
+ * Reads every 200 ms until `done` holds, for work the Worker finishes after answering (queues, alarms);
+ * throws with the last value read when `ms` pass first — a wait is a claim, and a claim can fail.
+ */
 export const waitFor = async <T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 60_000): Promise<T> => {
 	const end = Date.now() + ms;
 	let value = await read();
-	while (!done(value) && Date.now() < end) {
+	while (!done(value)) {
+		if (Date.now() >= end) throw new Error(`not reached within ${ms} ms; last read: ${lastRead(value)}`);
 		await new Promise((r) => setTimeout(r, 200));
 		value = await read();
 	}
 	return value;
 };
+
+/** What a wait last saw, short enough for a failure message. */
+function lastRead(value: unknown): string {
+	const text = value === undefined ? "undefined" : JSON.stringify(value);
+	return text.length > 600 ? `${text.slice(0, 600)}…` : text;
+}
 
 interface ListedMemory {
 	name: string;

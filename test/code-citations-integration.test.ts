@@ -313,12 +313,12 @@ describe("memories written before citations existed", () => {
 	it("the data step reads their citations from their text", async () => {
 		await putMemory(tenant.token, projectId, "legacy", "computeRefund in src/payments/refund.ts rounds half-up.", { type: "project" });
 		const stub = env.PROJECT_COORDINATOR.getByName(projectId);
-		await runInDurableObject(stub, async (instance: ProjectCoordinator, state) => {
+		await runInDurableObject(stub, async (_instance: ProjectCoordinator, state) => {
 			// As the row was before the migration: no citations stored.
 			state.storage.sql.exec("UPDATE memories SET citations = '[]'");
 			state.storage.sql.exec("DELETE FROM code_citations");
 			backfillCitations(state.storage.sql);
-			expect(instance).toBeDefined();
+			expect(state.storage.sql.exec("SELECT path FROM code_citations").toArray()).toEqual([{ path: "src/payments/refund.ts" }]);
 		});
 		const memory = await json(
 			await call(`/v1/projects/${projectId}/memories/legacy`, { token: tenant.token, headers: { Accept: "application/json" } }),

@@ -54,7 +54,7 @@ export async function addStageOneOutput(
 	]);
 }
 
-/** Reads until `done` holds (or `ms` pass, 20 s by default), every 200 ms. */
+/** Reads every 200 ms until `done` holds; throws with what it last read when `ms` (20 s by default) pass first. */
 export const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> => waitFor(read, done, ms);
 
 /** A scripted model that answers `answer` (JSON-encoded unless a string) to every call. */

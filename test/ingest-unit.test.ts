@@ -3,10 +3,11 @@ import { detectAgentWrite, isMemoryWriteTool, runsCairnRemember } from "../src/i
 import { isInjectedFragment } from "../src/ingest/codex";
 import { normalise, readRecords } from "../src/ingest/parse";
 import type { AdapterResult } from "../src/sessions/turns";
+import { benchTranscripts } from "./bench-transcripts";
 
 const own = import.meta.glob<string>("./fixtures/transcripts/*", { query: "?raw", import: "default", eager: true });
-// Real Claude Code and Codex files, when the evaluation material is checked out beside the project.
-const bench = import.meta.glob<string>("../../shared/bench/transcripts/*/*.jsonl", { query: "?raw", import: "default", eager: true });
+// Real Claude Code and Codex files from the bench material beside the project (required).
+const bench = Object.fromEntries(benchTranscripts());
 
 const fixture = (name: string) => own[`./fixtures/transcripts/${name}`] as string;
 const parse = async (text: string, format: "auto" | "claude" | "codex" | "generic" = "auto") => normalise(await readRecords(text), format);
@@ -54,7 +55,7 @@ describe("transcript adapters on real session files", () => {
 
 	it("holds the counts of the two Claude Code dev files", async () => {
 		const big = Object.entries(bench).find(([p]) => p.endsWith("session-196820da.jsonl"));
-		if (!big) return expect(files.length).toBe(0);
+		if (!big) throw new Error("the Claude Code dev file session-196820da.jsonl is missing from the bench transcripts");
 		const result = await parse(big[1]);
 		// 65 tool_use blocks and 65 tool_result records; 47 thinking blocks and the meta caveat dropped.
 		expect(roles(result)).toEqual({ user: 14, assistant: 21, tool_call: 65, tool_result: 65 });

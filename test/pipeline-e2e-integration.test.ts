@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { benchTranscripts } from "./bench-transcripts";
 import { call, createProject, createTenant, json, type Loose, until } from "./helpers";
 
 const own = import.meta.glob<string>("./fixtures/transcripts/*", { query: "?raw", import: "default", eager: true });
-const bench = import.meta.glob<string>("../../shared/bench/transcripts/*/*.jsonl", { query: "?raw", import: "default", eager: true });
+const bench = Object.fromEntries(benchTranscripts());
 
 describe("end to end with no model configured", () => {
 	it("transcripts in, ended, consolidated: topic files, a summary and a MEMORY.md listing them", async () => {

@@ -6,9 +6,10 @@ import type { ProjectCoordinator } from "../src/project/object";
 import { parseSections, refreshSessionMemory, SECTIONS } from "../src/session-memory/session-memory";
 import { getSession } from "../src/sessions/sessions";
 import { tokenCount } from "../src/text/tokens";
+import { benchTranscripts } from "./bench-transcripts";
 import { call, createProject, createTenant, expectError, json, type Tenant } from "./helpers";
 
-const bench = import.meta.glob<string>("../../shared/bench/transcripts/*/*.jsonl", { query: "?raw", import: "default", eager: true });
+const bench = Object.fromEntries(benchTranscripts());
 const own = import.meta.glob<string>("./fixtures/transcripts/*", { query: "?raw", import: "default", eager: true });
 // The longest real transcript available (the largest dev file when the evaluation material is present).
 const longest = [...Object.values(bench), ...Object.values(own)].sort((a, b) => b.length - a.length)[0] as string;
