@@ -5,6 +5,8 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 export async function workersPlugin(bindings: Record<string, string>) {
 	const migrations = await readD1Migrations("./migrations");
 	return cloudflareTest({
+		// The product entry with the test harness's object (test/worker.ts): seams through a subclass.
+		main: "./test/worker.ts",
 		wrangler: { configPath: "./wrangler.toml" },
 		remoteBindings: false,
 		miniflare: { bindings: { TEST_MIGRATIONS: migrations, ...bindings } },

@@ -11,6 +11,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { renderTopicFile } from "../src/memory/topic-file";
 import { MAX_ATTEMPTS } from "../src/pipeline/consumer";
 import type { ProjectCoordinator } from "../src/project/object";
+import { setSeams } from "../test/worker";
 import { POISON_PATHS, type PoisonEntry, type PoisonOutcome, type PoisonPath, type PoisonResult, type Surface } from "./poisoning-set";
 
 const TYPE: Record<PoisonEntry["type"], string> = { rule: "feedback", preference: "user", fact: "project", reference: "reference" };
@@ -127,7 +128,7 @@ async function writeAll(path: PoisonPath, entries: PoisonEntry[], projectId: str
 				headers: { "X-Cairn-Session": session },
 			});
 			await runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), (instance: ProjectCoordinator) => {
-				instance.configure({ extractModel: null });
+				setSeams(instance, { extractModel: null });
 				return instance.extractRange({ projectId, sessionId: session, fromSeq: 0, toSeq: Math.max(0, turns - 1) }, 1, MAX_ATTEMPTS);
 			});
 		}
@@ -140,7 +141,7 @@ async function writeAll(path: PoisonPath, entries: PoisonEntry[], projectId: str
 /** One consolidation run of the project with this model (null: offline). */
 async function consolidate(projectId: string, model: MockLanguageModelV4 | null) {
 	const stub = env.PROJECT_COORDINATOR.getByName(projectId);
-	await runInDurableObject(stub, async (instance: ProjectCoordinator) => instance.configure({ model }));
+	await runInDurableObject(stub, async (instance: ProjectCoordinator) => setSeams(instance, { model }));
 	await stub.requestRun(projectId);
 	await runDurableObjectAlarm(stub);
 }

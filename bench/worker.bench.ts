@@ -17,6 +17,7 @@ import { score, toCandidates } from "../src/recall/ranking";
 import { type Ranking, recall } from "../src/recall/recall";
 import { cjkStem, gramText, hasCjk } from "../src/text/grams";
 import { queryTerms } from "../src/text/terms";
+import { setSeams } from "../test/worker";
 
 /**
  * A word as the one-read-away check compares it: Korean by its stem (particles and endings vary), a longer
@@ -517,7 +518,8 @@ async function benchUpdates(token: string): Promise<NonNullable<BenchResult["upd
 					const models = scriptedModels(timeline);
 					const result = await runTimeline(caller, timeline, id, async (projectId) => {
 						await runInDurableObject(stubOf(projectId), async (instance: ProjectCoordinator) => {
-							instance.configure(
+							setSeams(
+								instance,
 								mode === "scripted" ? { model: models.consolidate, extractModel: models.extract } : { model: null, extractModel: null },
 							);
 						});
@@ -617,7 +619,7 @@ async function benchVectors(token: string, project: { size: number; id: string }
 				}
 			});
 		}
-		instance.configure({ embedder: { model, embed: async (texts: string[]) => texts.map(pseudoVector) } });
+		setSeams(instance, { embedder: { model, embed: async (texts: string[]) => texts.map(pseudoVector) } });
 	});
 	const seedSeconds = (performance.now() - t0) / 1000;
 	const hybrid: number[] = [];
@@ -632,7 +634,7 @@ async function benchVectors(token: string, project: { size: number; id: string }
 		lexical.push(await timed(() => ask(query, "lexical")));
 	}
 	await runInDurableObject(stubOf(project.id), async (instance: ProjectCoordinator, state) => {
-		instance.configure({ embedder: undefined });
+		setSeams(instance, { embedder: undefined });
 		state.storage.sql.exec("DELETE FROM memory_vectors");
 	});
 	return { size: project.size, dims: VECTOR_DIMS, hybrid: stats(hybrid), lexical: stats(lexical), seedSeconds };
@@ -927,7 +929,7 @@ async function benchPipeline(token: string, result: BenchResult) {
 			const scripted = i % 2 === 0 ? zeroLatencyModel() : null;
 			const t0 = performance.now();
 			const extracted = await runInDurableObject(stubOf(projectId), (instance: ProjectCoordinator) => {
-				instance.configure({ extractModel: scripted });
+				setSeams(instance, { extractModel: scripted });
 				return instance.extractRange(message, 1, MAX_ATTEMPTS);
 			});
 			(i % 2 === 0 ? model : offline).push(performance.now() - t0);

@@ -9,6 +9,7 @@ import { deleteMemory, type WriteFaults } from "../src/memory/store";
 import type { ProjectCoordinator } from "../src/project/object";
 import type { ProjectContext } from "../src/storage/context";
 import { call, createProject, createTenant, expectError, json, projectDb, type Tenant } from "./helpers";
+import { setSeams } from "./worker";
 
 let tenant: Tenant;
 
@@ -279,7 +280,7 @@ describe("batch writes", () => {
 		});
 		const stub = env.PROJECT_COORDINATOR.getByName(projectId);
 		await runInDurableObject(stub, (instance: ProjectCoordinator) => {
-			instance.configure({ embedder: embedderFromModel(model, "test:batch") });
+			setSeams(instance, { embedder: embedderFromModel(model, "test:batch") });
 		});
 		try {
 			const res = await batch(projectId, [item("v-one"), item("v-two"), item("v-three")]);
@@ -298,7 +299,7 @@ describe("batch writes", () => {
 			]);
 		} finally {
 			await runInDurableObject(stub, (instance: ProjectCoordinator) => {
-				instance.configure({ embedder: undefined });
+				setSeams(instance, { embedder: undefined });
 			});
 		}
 	});

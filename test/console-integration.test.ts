@@ -9,6 +9,7 @@ import { openSession } from "../src/console/session";
 import { projectStore } from "../src/project/client";
 import type { ProjectCoordinator } from "../src/project/object";
 import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant, until } from "./helpers";
+import { setSeams } from "./worker";
 
 const BASE = "https://cairn.test";
 const SECRET = "test-console-secret";
@@ -670,7 +671,7 @@ describe("search, inject, pipeline, reviews, settings, keys", () => {
 		]);
 		const coordinator = env.PROJECT_COORDINATOR.getByName(fresh);
 		await runInDurableObject(coordinator, async (instance: ProjectCoordinator) => {
-			instance.configure({ model: null });
+			setSeams(instance, { model: null });
 		});
 		await coordinator.requestRun(fresh);
 		await runDurableObjectAlarm(coordinator);

@@ -21,6 +21,7 @@ import {
 	scriptedModel,
 	type Tenant,
 } from "./helpers";
+import { setSeams } from "./worker";
 
 let tenant: Tenant;
 let projectId: string;
@@ -77,7 +78,7 @@ beforeEach(async () => {
 	projectId = await createProject(tenant.token);
 	await call(`/v1/projects/${projectId}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
 	await configure((i) => {
-		i.configure({ model: null });
+		setSeams(i, { model: null });
 	});
 });
 
@@ -121,7 +122,7 @@ describe("the project's coordinator", () => {
 		await coordinator().markDirty(projectId);
 		let triggered = false;
 		await configure((i) => {
-			i.configure({
+			setSeams(i, {
 				onRunStart: async () => {
 					if (triggered) return;
 					triggered = true;
@@ -156,8 +157,8 @@ describe("the project's coordinator", () => {
 			await seedThreeSessions();
 			let fired = 0;
 			await configure((i) => {
-				i.configure({ model: null });
-				i.configure({
+				setSeams(i, { model: null });
+				setSeams(i, {
 					faults: {
 						[point]: () => {
 							if (fired++ === 0) throw new Error(`injected fault ${point}`);
@@ -187,7 +188,7 @@ describe("the project's coordinator", () => {
 		expect((await putMemory(tenant.token, projectId, "testing", "Use the real database.")).status).toBe(201);
 		await addOutput("s-1", [statement("Integration tests may use mocks", "feedback", "testing")]);
 		await configure((i) => {
-			i.configure({ model: scripted("{ this is not json") });
+			setSeams(i, { model: scripted("{ this is not json") });
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
@@ -255,7 +256,7 @@ describe("freshness", () => {
 	it("with a model: the update operation is applied in place with the correcting session linked", async () => {
 		const before = await correctStaging();
 		await configure((i) => {
-			i.configure({
+			setSeams(i, {
 				model: scripted({
 					operations: [
 						{
@@ -294,7 +295,7 @@ describe("freshness", () => {
 			new Date(Date.now() + 1000).toISOString(),
 		);
 		await configure((i) => {
-			i.configure({
+			setSeams(i, {
 				model: scripted({
 					operations: [
 						{
@@ -343,7 +344,7 @@ describe("explicit writes judged by the time of the statement", () => {
 			new Date(Date.parse(written.updated_at) + 60_000).toISOString(),
 		);
 		await configure((i) => {
-			i.configure({ model: scripted({ operations: [update], skills: [], summary: "" }) });
+			setSeams(i, { model: scripted({ operations: [update], skills: [], summary: "" }) });
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
@@ -430,7 +431,7 @@ describe("summary, skills and routes", () => {
 		};
 		await addOutput("s-1", [statement("Deploy with wrangler", "reference", "deploy-with-wrangler")]);
 		await configure((i) => {
-			i.configure({ model: scripted({ operations: [], skills: [skill], summary: "Summary one: deploys use wrangler." }) });
+			setSeams(i, { model: scripted({ operations: [], skills: [skill], summary: "Summary one: deploys use wrangler." }) });
 		});
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
@@ -444,7 +445,7 @@ describe("summary, skills and routes", () => {
 		const prompts: string[] = [];
 		await addOutput("s-2", [statement("Prefer short commit messages", "user", "short-commit-messages")]);
 		await configure((i) => {
-			i.configure({
+			setSeams(i, {
 				model: new MockLanguageModelV4({
 					doGenerate: async (options) => {
 						prompts.push(JSON.stringify(options.prompt));
@@ -476,7 +477,7 @@ describe("summary, skills and routes", () => {
 		// A skill is removed only when the model retires it, with its reason.
 		await addOutput("s-3", [statement("Deploys go through CI now", "reference", "deploys-through-ci")]);
 		await configure((i) => {
-			i.configure({
+			setSeams(i, {
 				model: scripted({
 					operations: [],
 					skills: [],

@@ -12,6 +12,7 @@ import type { Turn } from "../src/sessions/turns";
 import { idleScanSlice } from "../src/worker/cron";
 import { handleExtractBatch } from "../src/worker/queue";
 import { call, createProject, createTenant, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
+import { setSeams } from "./worker";
 
 let tenant: Tenant;
 let projectId: string;
@@ -64,7 +65,7 @@ const deliver = async (messages: { body: unknown; attempts?: number }[], model: 
 	const ctx = createExecutionContext();
 	// The range runs in the project's object, with the stage-1 model set on it.
 	await inProject(async (i) => {
-		i.configure({ extractModel: model });
+		setSeams(i, { extractModel: model });
 	});
 	await handleExtractBatch(batch, env);
 	return getQueueResult(batch, ctx);

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type Embedder, embedderFromModel, nearest, normalise, resolveEmbedder } from "../src/llm/embedding";
 import type { ProjectCoordinator } from "../src/project/object";
 import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, recallAs, type Tenant } from "./helpers";
+import { setSeams } from "./worker";
 
 /** A scripted embedding model: one dimension per concept, so related words are near without sharing a word. */
 const CONCEPTS = [
@@ -45,7 +46,7 @@ const calls: string[][] = [];
 const stub = () => env.PROJECT_COORDINATOR.getByName(projectId);
 const useEmbedder = (embedder: Embedder | null | undefined) =>
 	runInDurableObject(stub(), (instance: ProjectCoordinator) => {
-		instance.configure({ embedder: embedder });
+		setSeams(instance, { embedder: embedder });
 	});
 
 async function write(name: string, type: string, description: string, body: string) {
@@ -165,7 +166,7 @@ describe("hybrid recall with a scripted embedding model", () => {
 		const scratch = await createProject(tenant.token);
 		await call(`/v1/projects/${scratch}/settings`, { token: tenant.token, method: "PUT", json: { "memories.enabled": true } });
 		await runInDurableObject(env.PROJECT_COORDINATOR.getByName(scratch), (instance: ProjectCoordinator) => {
-			instance.configure({ embedder: scripted() });
+			setSeams(instance, { embedder: scripted() });
 		});
 		await call(`/v1/projects/${scratch}/memories/deploy-ko`, {
 			token: tenant.token,
@@ -226,7 +227,7 @@ describe("hybrid recall with a scripted embedding model", () => {
 			json: { type: "user", description: "grafana", body: "b" },
 		});
 		await runInDurableObject(env.PROJECT_COORDINATOR.getByName(fresh), (instance: ProjectCoordinator) => {
-			instance.configure({ embedder: scripted() });
+			setSeams(instance, { embedder: scripted() });
 		});
 		const res = await call(`/v1/projects/${fresh}/recall`, { token: tenant.token, json: { query: "grafana" } });
 		const body = await json(res);

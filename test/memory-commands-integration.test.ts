@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { normalise } from "../src/llm/embedding";
 import type { ProjectCoordinator } from "../src/project/object";
 import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
+import { setSeams } from "./worker";
 
 /** Every table of a project's own database that holds project data. */
 const PROJECT_DATA_TABLES = [
@@ -70,7 +71,7 @@ async function populated(tenant: Tenant, remote?: string) {
 	await call(`/v1/projects/${projectId}/settings`, { token, method: "PUT", json: { "memories.enabled": true } });
 	// A scripted embedding model, so that memories get vectors; and a memory in Korean, so that the CJK index has a row.
 	await runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), (i: ProjectCoordinator) => {
-		i.configure({ embedder: { model: "test:constant", embed: async (texts: string[]) => texts.map(() => normalise([1, 2, 3])) } });
+		setSeams(i, { embedder: { model: "test:constant", embed: async (texts: string[]) => texts.map(() => normalise([1, 2, 3])) } });
 	});
 	expect((await putMemory(token, projectId, "testing", "Use the real database for integration tests.")).status).toBe(201);
 	expect((await putMemory(token, projectId, "deploy-ko", "금요일에는 배포하지 않는다.")).status).toBe(201);

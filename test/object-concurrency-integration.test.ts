@@ -4,6 +4,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/project/object";
 import { call, createProject, createTenant, json, projectDb, putMemory } from "./helpers";
+import { setSeams } from "./worker";
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 
@@ -68,7 +69,7 @@ describe("the project's object while a consolidation model call is in flight", (
 		});
 		const stub = env.PROJECT_COORDINATOR.getByName(projectId);
 		await runInDurableObject(stub, async (i: ProjectCoordinator) => {
-			i.configure({ model: model });
+			setSeams(i, { model: model });
 		});
 		await stub.requestRun(projectId);
 		const run = runDurableObjectAlarm(stub);

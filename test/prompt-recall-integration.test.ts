@@ -33,6 +33,7 @@ import {
 	scriptedModel,
 	type Tenant,
 } from "./helpers";
+import { setSeams } from "./worker";
 
 /** The per-prompt benchmark's projects (bench/prompts): their memories. */
 const PROMPT_SETS: { memories: { name: string; description: string; body: string }[] }[] = [
@@ -506,7 +507,7 @@ describe("cues written by the models", () => {
 		};
 		const stub = env.PROJECT_COORDINATOR.getByName(pid);
 		await runInDurableObject(stub, async (instance: ProjectCoordinator) => {
-			instance.configure({
+			setSeams(instance, {
 				model: new MockLanguageModelV4({
 					doGenerate: async (options) => {
 						prompts.push(JSON.stringify(options.prompt));

@@ -18,6 +18,7 @@ import {
 	scriptedModel,
 	type Tenant,
 } from "./helpers";
+import { setSeams } from "./worker";
 
 let tenant: Tenant;
 let projectId: string;
@@ -35,7 +36,7 @@ const addOutput = (sessionId: string, candidates: Candidate[], activity?: string
 /** One consolidation run with this model (null: the offline consolidator). */
 async function consolidate(model: ReturnType<typeof scripted> | null) {
 	await configure((i) => {
-		i.configure({ model: model });
+		setSeams(i, { model: model });
 	});
 	await coordinator().requestRun(projectId);
 	await runDurableObjectAlarm(coordinator());

@@ -8,6 +8,7 @@ import type { Candidate } from "../src/extract/schema";
 import { summaryKey } from "../src/memory/paths";
 import type { ProjectCoordinator } from "../src/project/object";
 import { addStageOneOutput, call, createProject, createTenant, json, type Loose, putMemory, scriptedModel, type Tenant } from "./helpers";
+import { setSeams } from "./worker";
 
 let tenant: Tenant;
 let projectId: string;
@@ -49,7 +50,7 @@ beforeEach(async () => {
 		expect((await putMemory(tenant.token, projectId, name, `${description}.`, { description, type })).status).toBe(201);
 	}
 	await configure((i) => {
-		i.configure({ model: null });
+		setSeams(i, { model: null });
 	});
 	await rebuild();
 });
@@ -99,7 +100,7 @@ describe("a summary that is never stale", () => {
 		};
 		await addStageOneOutput(projectId, tenant.userId, "s-tool", [candidate], new Date(Date.now() + 1000).toISOString());
 		await configure((i) => {
-			i.configure({
+			setSeams(i, {
 				model: scriptedModel({
 					operations: [
 						{
@@ -123,7 +124,7 @@ describe("a summary that is never stale", () => {
 		expect(item?.memory.name).toBe("staging-api");
 		expect((await inject()).includes("api-staging.internal:8080")).toBe(true);
 		await configure((i) => {
-			i.configure({ model: null });
+			setSeams(i, { model: null });
 		});
 		expect((await call(`${base()}/reviews/${item?.id}/approve`, { token: tenant.token, method: "POST" })).status).toBe(200);
 		const text = await inject();
@@ -135,7 +136,7 @@ describe("a summary that is never stale", () => {
 	it("with a model, the stale lines are left out until the next run rewrites the summary", async () => {
 		const model = scriptedModel({ operations: [], skills: [], summary: "" });
 		await configure((i) => {
-			i.configure({ model: model });
+			setSeams(i, { model: model });
 		});
 		const before = await env.FILES.get(summaryKey(tenant.tenantId, projectId, tenant.userId));
 		const stored = await before?.text();

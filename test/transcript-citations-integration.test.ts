@@ -13,6 +13,7 @@ import type { ProjectCoordinator } from "../src/project/object";
 import type { RawRecord, Turn } from "../src/sessions/turns";
 import { resolveCitations } from "../src/text/citations";
 import { addStageOneOutput, call, createProject, createTenant, json, type Loose, projectDb, until } from "./helpers";
+import { setSeams } from "./worker";
 
 let tenant: Tenant;
 let projectId: string;
@@ -359,7 +360,7 @@ describe("consolidation's model is shown the code state", () => {
 			},
 		});
 		const coordinator = env.PROJECT_COORDINATOR.getByName(projectId);
-		await runInDurableObject(coordinator, async (i: ProjectCoordinator) => i.configure({ model }));
+		await runInDurableObject(coordinator, async (i: ProjectCoordinator) => setSeams(i, { model }));
 		await addStageOneOutput(projectId, tenant.userId, "s-limits", [
 			{ name: "queue-retries", type: "project", description: "Queue retry limit", body: "The worker retries 3 times.", evidence: ["t0"] },
 			{ name: "session-ttl", type: "project", description: "Session lifetime", body: "Sessions last 12 hours.", evidence: ["t0"] },

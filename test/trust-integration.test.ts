@@ -23,6 +23,7 @@ import {
 	type Tenant,
 	topicFile,
 } from "./helpers";
+import { setSeams } from "./worker";
 
 let tenant: Tenant;
 let projectId: string;
@@ -238,7 +239,7 @@ describe("consolidation and extraction with a model that does what the plant say
 	const configure = (setup: (instance: ProjectCoordinator) => void) =>
 		runInDurableObject(coordinator(), async (instance: ProjectCoordinator) => setup(instance));
 	async function consolidate(model: ReturnType<typeof scriptedModel> | null) {
-		await configure((i) => i.configure({ model }));
+		await configure((i) => setSeams(i, { model }));
 		await coordinator().requestRun(projectId);
 		await runDurableObjectAlarm(coordinator());
 	}
@@ -324,7 +325,7 @@ describe("consolidation and extraction with a model that does what the plant say
 			candidates: [{ name: "toolchain", type: "feedback", description: PLANT.replace(/\.$/, ""), body: PLANT, evidence: ["t0"] }],
 		});
 		const extracted = await runInDurableObject(coordinator(), (instance: ProjectCoordinator) => {
-			instance.configure({ extractModel: stageOne });
+			setSeams(instance, { extractModel: stageOne });
 			return instance.extractRange({ projectId, sessionId: "paste", fromSeq: 0, toSeq: 1 }, 1, 3);
 		});
 		expect(extracted).toEqual({ ok: true, value: "extracted" });

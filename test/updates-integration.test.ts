@@ -14,6 +14,7 @@ import { type Caller, waitFor } from "../bench/extraction-eval";
 import { runTimeline, scriptedModels, type Timeline } from "../bench/updates-eval";
 import type { ProjectCoordinator } from "../src/project/object";
 import { call, createProject, createTenant, type Loose } from "./helpers";
+import { setSeams } from "./worker";
 
 const filler = (id: string, date: string, agent: "claude" | "codex" = "claude") => ({
 	id,
@@ -237,7 +238,7 @@ async function run(timeline: Timeline, scripted: boolean) {
 	const models = scriptedModels(timeline);
 	const result = await runTimeline(caller, timeline, projectId, async (id) => {
 		await runInDurableObject(env.PROJECT_COORDINATOR.getByName(id), async (instance: ProjectCoordinator) => {
-			instance.configure(scripted ? { model: models.consolidate, extractModel: models.extract } : { model: null, extractModel: null });
+			setSeams(instance, scripted ? { model: models.consolidate, extractModel: models.extract } : { model: null, extractModel: null });
 		});
 	});
 	return { ...result, caller, projectId };

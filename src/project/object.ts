@@ -58,9 +58,10 @@ const CRON_BACKFILL = 64;
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: WireError };
 
 /**
- * What tests hand the object in place of what production resolves from the environment: a scripted
+ * What a subclass of the object may put in place of what production resolves from the environment: a
  * model for consolidation and session memory, one for stage 1, an embedding model (null: none), fault
- * points in a consolidation run, and a hook at the start of each run. Production passes nothing.
+ * points in a consolidation run, and a hook at the start of each run. The product sets none; the test
+ * harness's object (test/worker.ts) sets them.
  */
 export interface ObjectSeams {
 	model?: LanguageModel | null;
@@ -98,7 +99,8 @@ const START_LAYOUTS = 256;
  * they do is domain code, each in its own module.
  */
 export class ProjectCoordinator extends DurableObject<Env> {
-	private seams: ObjectSeams = {};
+	/** Replacements for what the environment resolves; empty in production (see `ObjectSeams`). */
+	protected seams: ObjectSeams = {};
 	private configuredEmbedder: { embedder: Embedder | null; reason?: string } | null = null;
 	private readonly scheduler: ConsolidationScheduler;
 	readonly db: ObjectSqlDb;
@@ -120,12 +122,6 @@ export class ProjectCoordinator extends DurableObject<Env> {
 			refreshConcepts(ctx.storage);
 			this.boundProject = storedProject(ctx.storage.sql);
 		});
-	}
-
-	/** Hands the object its test seams (see `ObjectSeams`); a seam given as undefined goes back to production's choice. */
-	configure(seams: ObjectSeams): void {
-		this.seams = { ...this.seams, ...seams };
-		if ("embedder" in seams) this.configuredEmbedder = null;
 	}
 
 	/** Binds the object to its project on first use; a call for any other project is a routing fault. */
