@@ -2,7 +2,8 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, stat
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, eventually, gitRepo, KILLED_AFTER_MS, type Loose, machine, tenant, transcript, url } from "./helpers.ts";
+import { hookBudgetMs } from "../lib/hook-output.mjs";
+import { api, eventually, gitRepo, type Loose, machine, tenant, transcript, url } from "./helpers.ts";
 
 const user = machine();
 const repo = gitRepo(`git@github.com:acme/cli-${Date.now()}.git`);
@@ -233,20 +234,20 @@ describe("hooks", () => {
 		const env = { CAIRN_URL: "http://127.0.0.1:9", CAIRN_KEY: key };
 		const claude = cairn(["hook", "session-start", "--agent", "claude"], { input: payload("SessionStart", ""), env });
 		expect(claude.status).toBe(0);
-		expect(claude.ms).toBeLessThan(KILLED_AFTER_MS.other);
+		expect(claude.ms).toBeLessThanOrEqual(hookBudgetMs("SessionStart"));
 		expect(claude.stdout).toBe("");
 		expect(claude.stderr.trim().split("\n")).toHaveLength(1);
 		for (const event of ["session-start", "user-prompt-submit", "stop", "pre-compact"]) {
 			const codex = cairn(["hook", event, "--agent", "codex"], { input: payload("X", "", "s", { turn_id: "t", prompt: "hi" }), env });
 			expect(codex.status).toBe(0);
 			expect(JSON.parse(codex.stdout)).toEqual({});
-			expect(codex.ms).toBeLessThan(event === "user-prompt-submit" ? KILLED_AFTER_MS.prompt : KILLED_AFTER_MS.other);
+			expect(codex.ms).toBeLessThanOrEqual(hookBudgetMs(event === "user-prompt-submit" ? "UserPromptSubmit" : "SessionStart"));
 		}
 		expect(cairn(["hook", "stop"], { input: "not json" }).status).toBe(0);
 		expect(JSON.parse(cairn(["hook", "stop", "--agent", "codex"], { input: "not json" }).stdout)).toEqual({});
 	});
 
-	it("a hook whose service does not answer returns before its deadline", async () => {
+	it("a hook whose service does not answer returns within its own budget (1.4 s per prompt, 2.8 s at start), Node's start included", async () => {
 		// A server that accepts connections and never responds.
 		const { createServer } = await import("node:net");
 		const sockets: import("node:net").Socket[] = [];
@@ -261,7 +262,7 @@ describe("hooks", () => {
 				env,
 			});
 			expect(prompt.status).toBe(0);
-			expect(prompt.ms).toBeLessThan(KILLED_AFTER_MS.prompt);
+			expect(prompt.ms).toBeLessThanOrEqual(hookBudgetMs("UserPromptSubmit"));
 			expect(JSON.parse(prompt.stdout)).toEqual({});
 			const start = await user.runAsync(["hook", "session-start", "--agent", "claude"], {
 				cwd: repo,
@@ -269,7 +270,7 @@ describe("hooks", () => {
 				env,
 			});
 			expect(start.status).toBe(0);
-			expect(start.ms).toBeLessThan(KILLED_AFTER_MS.other);
+			expect(start.ms).toBeLessThanOrEqual(hookBudgetMs("SessionStart"));
 			expect(start.stdout).toBe("");
 		} finally {
 			for (const s of sockets) s.destroy();
