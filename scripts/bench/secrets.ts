@@ -9,10 +9,10 @@ import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { lintSource } from "@secretlint/core";
 import { creator as recommendedPreset } from "@secretlint/secretlint-rule-preset-recommend";
-import { syntheticSamples } from "../../src/security/secret-samples";
+import { syntheticSamples } from "../../bench/secret-samples";
 import { findSecrets, scanSecrets } from "../../src/security/secrets";
 
-export { syntheticSamples } from "../../src/security/secret-samples";
+export { syntheticSamples } from "../../bench/secret-samples";
 
 interface Sample {
 	text: string;
