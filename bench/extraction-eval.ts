@@ -170,6 +170,7 @@ export type Caller = (
 /**
  * Reads every 200 ms until `done` holds, for work the Worker finishes after answering (queues, alarms);
  * throws with the last value read when `ms` pass first — a wait is a claim, and a claim can fail.
+ * @asserts
  */
 export const waitFor = async <T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 60_000): Promise<T> => {
 	const end = Date.now() + ms;

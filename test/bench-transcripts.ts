@@ -3,7 +3,7 @@
 // nothing, so their absence fails the files that use them, saying what is missing.
 const found = import.meta.glob<string>("../../shared/bench/transcripts/*/*.jsonl", { query: "?raw", import: "default", eager: true });
 
-/** Every bench transcript as [path, text], Claude Code's and Codex's; throws when either agent has none. */
+/** Every bench transcript as [path, text], Claude Code's and Codex's; throws when either agent has none. @asserts */
 export function benchTranscripts(): [string, string][] {
 	const files = Object.entries(found);
 	for (const agent of ["claude", "codex"])

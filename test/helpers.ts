@@ -54,7 +54,7 @@ export async function addStageOneOutput(
 	]);
 }
 
-/** Reads every 200 ms until `done` holds; throws with what it last read when `ms` (20 s by default) pass first. */
+/** Reads every 200 ms until `done` holds; throws with what it last read when `ms` (20 s by default) pass first. @asserts */
 export const until = <T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> => waitFor(read, done, ms);
 
 /** A scripted model that answers `answer` (JSON-encoded unless a string) to every call. */
@@ -135,7 +135,7 @@ export async function putMemory(
 	});
 }
 
-/** Asserts the error shape and returns the body. */
+/** Asserts the error shape (throws unless `res` is the error `status` with `code` and a message) and returns the body. @asserts */
 export async function expectError(res: Response, status: number, code: string): Promise<Loose> {
 	const body = await json(res);
 	if (res.status !== status || body?.error?.code !== code) {

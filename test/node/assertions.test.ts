@@ -39,6 +39,11 @@ describe("every test can fail", () => {
 			it("asserts through a helper", () => check(1));
 			it("asserts with fast-check", async () => { await fc.assert(fc.property(fc.nat(), (n) => n >= 0)); });
 			it("never asserts", () => { quiet(1); });
+			/** @asserts */
+			const fails = (x: number) => { if (x !== 1) throw new Error("not one"); };
+			const parses = (x: string) => { if (!x) throw new Error("empty"); return JSON.parse(x); };
+			it("asserts through a helper tagged as failing by throwing", () => fails(1));
+			it("a helper that only throws on bad input is no assertion", () => { parses("{}"); });
 			it.each([[1], [2]])("each %s asserts", (n) => check(n));
 			it.each([])("each over nothing", (n) => check(n));
 			it.todo("later");
@@ -46,7 +51,8 @@ describe("every test can fail", () => {
 		const findings = unassertedTests(["a.test.ts", "b.test.ts"], [], { "a.test.ts": text, "b.test.ts": "const x = 1;" });
 		expect(findings.map((f) => `${f.file}:${f.line} ${f.problem}`)).toEqual([
 			"a.test.ts:8 no assertion path",
-			"a.test.ts:10 each over an empty table",
+			"a.test.ts:13 no assertion path",
+			"a.test.ts:15 each over an empty table",
 			"b.test.ts:1 defines no test",
 		]);
 	});

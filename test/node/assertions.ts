@@ -1,8 +1,8 @@
 // Which tests have no way to fail: read with the TypeScript parser, every `it`/`test` (plain, `.each`,
-// `.skip`, `.concurrent`, …) must reach an assertion — `expect`, `assert`, `fc.assert`, a rejected or
-// thrown check — in its own body or through a helper that does (helpers found by name in the test file
-// and in the non-test modules of the test folders, to a fixed point). A file with no tests fails too,
-// and so does an `each` over a literal empty table.
+// `.skip`, `.concurrent`, …) must reach an assertion — `expect`, `assert`, `fc.assert`, a `throw` in its
+// own body — directly or through a helper that does (helpers found by name in the test file and in the
+// non-test modules of the test folders, to a fixed point; a helper that fails by throwing is tagged
+// `@asserts`). A file with no tests fails too, and so does an `each` over a literal empty table.
 import { readFileSync } from "node:fs";
 import ts from "typescript";
 
@@ -33,8 +33,12 @@ function calleeRoot(expr: ts.Expression): string | null {
 	}
 }
 
-/** Whether `node` contains an assertion, directly or by calling one of `helpers`. */
-function asserts(node: ts.Node, helpers: Set<string>): boolean {
+/**
+ * Whether `node` contains an assertion, directly or by calling one of `helpers`; a `throw` counts only
+ * in a test's own body (`throws`) — in a helper it is as likely a parse error as a check, so a helper
+ * that fails by throwing says so with an `@asserts` tag.
+ */
+function asserts(node: ts.Node, helpers: Set<string>, throws = true): boolean {
 	let found = false;
 	const visit = (n: ts.Node): void => {
 		if (found) return;
@@ -46,7 +50,7 @@ function asserts(node: ts.Node, helpers: Set<string>): boolean {
 			}
 		}
 		// `throw new Error(…)` inside a test is a failure path too (e.g. "the file is missing").
-		if (ts.isThrowStatement(n)) {
+		if (throws && ts.isThrowStatement(n)) {
 			found = true;
 			return;
 		}
@@ -56,29 +60,30 @@ function asserts(node: ts.Node, helpers: Set<string>): boolean {
 	return found;
 }
 
-/** Named functions of a module: declarations, and consts or methods holding a function. */
-function namedFunctions(source: ts.SourceFile): Map<string, ts.Node> {
-	const out = new Map<string, ts.Node>();
+/** Named functions of a module (declarations, and consts or methods holding a function), and whether each is tagged `@asserts`. */
+function namedFunctions(source: ts.SourceFile): [string, { body: ts.Node; tagged: boolean }][] {
+	const out: [string, { body: ts.Node; tagged: boolean }][] = [];
+	const tagged = (n: ts.Node) => ts.getJSDocTags(n).some((t) => t.tagName.text === "asserts");
 	const visit = (n: ts.Node): void => {
-		if (ts.isFunctionDeclaration(n) && n.name && n.body) out.set(n.name.text, n.body);
+		if (ts.isFunctionDeclaration(n) && n.name && n.body) out.push([n.name.text, { body: n.body, tagged: tagged(n) }]);
 		else if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer) {
 			const init = n.initializer;
-			if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) out.set(n.name.text, init.body);
-		} else if (ts.isMethodDeclaration(n) && n.body && ts.isIdentifier(n.name)) out.set(n.name.text, n.body);
+			if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) out.push([n.name.text, { body: init.body, tagged: tagged(n) }]);
+		} else if (ts.isMethodDeclaration(n) && n.body && ts.isIdentifier(n.name)) out.push([n.name.text, { body: n.body, tagged: tagged(n) }]);
 		ts.forEachChild(n, visit);
 	};
 	visit(source);
 	return out;
 }
 
-/** The names of functions, across `sources`, that assert (directly or through each other). */
+/** The names of functions, across `sources`, that assert (directly, through each other, or by their `@asserts` tag). */
 export function assertingHelpers(sources: ts.SourceFile[]): Set<string> {
-	const functions = sources.flatMap((s) => [...namedFunctions(s)]);
-	const helpers = new Set<string>();
+	const functions = sources.flatMap((s) => namedFunctions(s));
+	const helpers = new Set<string>(functions.filter(([, f]) => f.tagged).map(([name]) => name));
 	for (let grew = true; grew; ) {
 		grew = false;
-		for (const [name, body] of functions)
-			if (!helpers.has(name) && asserts(body, helpers)) {
+		for (const [name, { body }] of functions)
+			if (!helpers.has(name) && asserts(body, helpers, false)) {
 				helpers.add(name);
 				grew = true;
 			}
