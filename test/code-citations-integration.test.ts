@@ -47,6 +47,15 @@ describe("citations from text", () => {
 			citationsFromText("See https://example.com/docs/a.md and example.com, version 1.2.3, e.g. this, memory://root/x.md, ../up.ts"),
 		).toEqual([]);
 	});
+
+	it("leaves a URL written without its scheme, and keeps file names whose ending is also a country domain", () => {
+		expect(citationsFromText("Policy at sproutapp.io/.well-known/security.txt, source at github.com/acme/app/blob/main/src/x.ts")).toEqual(
+			[],
+		);
+		expect(
+			citationsFromText("See main.rs, README.md, app.py and scripts/install.sh; Contoso.Data/Orders.cs maps rows").map((c) => c.path),
+		).toEqual(["main.rs", "README.md", "app.py", "scripts/install.sh", "Contoso.Data/Orders.cs"]);
+	});
 });
 
 describe("storing citations", () => {

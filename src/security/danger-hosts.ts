@@ -2,10 +2,15 @@
  * Hosts as the danger check (src/security/danger.ts) weighs them: where a command or an instruction
  * points. A host is local (this machine, a private network, a reserved name), one of the public
  * package and code hosts every project uses (the targets a registry or a remote normally has), a
- * look-alike of one of those, a link shortener, or unknown. Only the registrable part of a name is
- * compared, so `github.acme.com` is the company's host, not GitHub's, and `github-cdn.net` is a
- * look-alike of GitHub's.
+ * look-alike of one of those, a link shortener, or unknown. Names are compared by the site they belong
+ * to, read from the Public Suffix List (src/text/domains.ts), so `github.acme.com` is the company's host,
+ * not GitHub's, `github-cdn.net` is a look-alike of GitHub's, and `evil.github.io` is its owner's site,
+ * not GitHub's nor `cairn.github.io`'s. Addresses are read by `ipaddr.js`: every range that is not
+ * public (loopback, private, link-local, unique-local, carrier-grade NAT, unspecified, reserved) is local.
  */
+import { distance } from "fastest-levenshtein";
+import ipaddr from "ipaddr.js";
+import { hostParts, isDomainName } from "../text/domains";
 
 const LOCAL_SUFFIXES = [
 	"localhost",
@@ -87,7 +92,7 @@ const OFFICIAL = new Set([
 	"example.net",
 ]);
 
-/** Brand words whose appearance in an unrelated registrable name makes it a look-alike. */
+/** Brand words whose appearance in an unrelated site's name makes it a look-alike. */
 const BRANDS = [
 	"github",
 	"gitlab",
@@ -155,42 +160,40 @@ const SHORTENERS = new Set([
 	"naver.me",
 ]);
 
-/** Second-level labels under which names are registered in some country domains (co.uk, co.kr, com.au). */
-const SECOND_LEVEL = new Set(["co", "com", "net", "org", "ac", "go", "or", "ne", "gov", "edu"]);
-
 export type HostKind = "local" | "official" | "lookalike" | "shortener" | "unknown";
 
-/** The registrable part of a host name: `a.b.example.co.kr` → `example.co.kr`. */
-export function registrable(host: string): string {
-	const labels = host.toLowerCase().replace(/\.$/, "").split(".");
-	if (labels.length <= 2) return labels.join(".");
-	const sld = labels.at(-2) ?? "";
-	const take = SECOND_LEVEL.has(sld) && (labels.at(-1) ?? "").length === 2 ? 3 : 2;
-	return labels.slice(-take).join(".");
+/** Address ranges (ipaddr.js's names) that are not a host on the public internet; any other range is. */
+const LOCAL_RANGES = new Set([
+	"unspecified",
+	"broadcast",
+	"multicast",
+	"loopback",
+	"private",
+	"linkLocal",
+	"carrierGradeNat",
+	"uniqueLocal",
+	"deprecatedSiteLocal",
+	"discard",
+	"reserved",
+	"benchmarking",
+]);
+
+/** The name or address of `host`, `host:port`, `[v6]` or `[v6]:port`, lower-cased. */
+function bareHost(raw: string): string {
+	const host = raw.toLowerCase();
+	const bracketed = /^\[([^\]]*)\](?::\d+)?$/.exec(host);
+	if (bracketed) return bracketed[1] ?? "";
+	return ipaddr.IPv6.isValid(host) ? host : host.replace(/:\d+$/, "");
 }
 
-const isPrivateIp = (host: string) =>
-	/^(?:127\.|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.|0\.0\.0\.0$)/.test(host) || host === "::1" || host === "[::1]";
-
-/** Levenshtein distance, bounded: anything past `max` is `max + 1`. */
-function distance(a: string, b: string, max: number): number {
-	if (Math.abs(a.length - b.length) > max) return max + 1;
-	let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-	for (let i = 1; i <= a.length; i++) {
-		const cur = [i];
-		let best = i;
-		for (let j = 1; j <= b.length; j++) {
-			const v = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-			cur.push(v);
-			best = Math.min(best, v);
-		}
-		if (best > max) return max + 1;
-		prev = cur;
-	}
-	return prev[b.length] ?? max + 1;
+/** Whether an address (IPv4, IPv6, an IPv4-mapped IPv6) is outside the public internet; `null`: not an address. */
+function localAddress(host: string): boolean | null {
+	if (!ipaddr.isValid(host)) return null;
+	// `process` reads an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) as the IPv4 address it carries.
+	return LOCAL_RANGES.has(ipaddr.process(host).range());
 }
 
-/** Whether `a` is `b` with two neighbouring letters swapped (githbu / github). */
+/** Whether `a` is `b` with two neighbouring letters swapped (githbu / github), which an edit distance counts as two. */
 function swapped(a: string, b: string): boolean {
 	if (a.length !== b.length) return false;
 	const diff = [...a].flatMap((ch, i) => (ch === b[i] ? [] : [i]));
@@ -198,29 +201,28 @@ function swapped(a: string, b: string): boolean {
 }
 
 export function hostKind(rawHost: string): HostKind {
-	const host = rawHost.toLowerCase().replace(/:\d+$/, "");
-	if (isPrivateIp(host) || !host.includes(".")) return "local";
+	const host = bareHost(rawHost);
+	const address = localAddress(host);
+	if (address !== null) return address ? "local" : "unknown";
+	if (!host.includes(".")) return "local";
 	if (LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`))) return "local";
-	// A name under a company's internal zone (`git.corp.acme.net`, `npm.internal.acme.io`).
-	if (
-		host
-			.split(".")
-			.slice(0, -2)
-			.some((label) => INTERNAL_LABELS.has(label))
-	)
-		return "local";
-	if (SHORTENERS.has(host) || SHORTENERS.has(registrable(host))) return "shortener";
-	const reg = registrable(host);
-	if (OFFICIAL.has(reg) || OFFICIAL.has(host)) return "official";
-	const label = reg.split(".")[0] ?? "";
-	// A brand inside another registrable name (npmjs-mirror.com, github-cdn.net, pypi-org.io) or a name one
-	// or two letters away from an official one (githbu.com, npmjs.co).
+	const { domain, site, subdomain } = hostParts(host);
+	// A name under a company's internal zone (`git.corp.acme.net`, `npm.internal.acme.io`); not a site
+	// whose own name is such a word (`internal.co.uk`, `corp.github.io`), which anyone may register.
+	if (subdomain.some((label) => INTERNAL_LABELS.has(label))) return "local";
+	if (SHORTENERS.has(host) || SHORTENERS.has(site) || SHORTENERS.has(domain)) return "shortener";
+	// Official by the operator that holds the name: `raw.githubusercontent.com` is GitHub's, and a project's
+	// own bucket or image registry under amazonaws.com is AWS's, though the list counts those as sites of their own.
+	if (OFFICIAL.has(host) || OFFICIAL.has(domain)) return "official";
+	const label = site.split(".")[0] ?? "";
+	// A brand inside another site's name (npmjs-mirror.com, github-cdn.net, pypi-org.io, npmjs.herokuapp.com)
+	// or a name one or two letters away from an official one (githbu.com, npmjs.co).
 	if (BRANDS.some((b) => label !== b && label.includes(b) && (b.length >= 4 || label.startsWith(`${b}-`) || label.endsWith(`-${b}`))))
 		return "lookalike";
 	if (BRANDS.includes(label)) return "lookalike";
 	for (const official of OFFICIAL) {
 		const officialLabel = official.split(".")[0] ?? "";
-		if (officialLabel.length >= 5 && label !== officialLabel && (distance(label, officialLabel, 1) <= 1 || swapped(label, officialLabel)))
+		if (officialLabel.length >= 5 && label !== officialLabel && (distance(label, officialLabel) <= 1 || swapped(label, officialLabel)))
 			return "lookalike";
 	}
 	return "unknown";
@@ -231,7 +233,7 @@ const FILE_ENDINGS =
 	/\.(?:sh|rs|py|md|js|mjs|cjs|ts|tsx|jsx|go|json|ya?ml|toml|lock|txt|env|zip|gz|tgz|tar|so|pl|rb|ps1|cfg|ini|conf|sql|log|pub|pem|key|crt|csv|html?|css|xml|java|kt|swift|c|h|cpp|lua|php|bat|cmd|exe|msi|pkg|dmg|deb|rpm|whl|jar|war|bin|example|sample|local|lan|dev\.example|d|ipynb|lockb|mod|sum|gradle|properties|plist|service|tf|tfvars|hcl|proto|graphql|svg|png|jpg)$/i;
 
 const HOST_TOKEN = /(?<![\w@.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{1,24})(?::\d{2,5})?(?=[/:\s`'")\],;]|$)/gi;
-const URL_PATTERN = /\b(?:https?|s3|gs|git|ssh|ftp|wss?):\/\/(?:[^@\s/`'"<>]+@)?([^\s/:`'"<>?#)\]]+)/gi;
+const URL_PATTERN = /\b(?:https?|s3|gs|git|ssh|ftp|wss?):\/\/(?:[^@\s/`'"<>]+@)?(\[[0-9a-f:.]+(?:%[\w.-]+)?\]|[^\s/:`'"<>?#)\]]+)/gi;
 const SCP_REMOTE = /\b[\w.-]+@((?:[a-z0-9-]+\.)+[a-z]{2,})(?=:)/gi;
 
 export interface HostMention {
@@ -267,13 +269,9 @@ export function hostsIn(text: string): HostMention[] {
 		const followedBySlash = text[index + m[0].length] === "/";
 		if (!followedBySlash && FILE_ENDINGS.test(host)) continue;
 		if (!followedBySlash && /^(?:[a-z]+\.)?(?:md|js|ts|py)$/i.test(host)) continue;
-		// A dotted identifier (`config.toml`, `os.environ`, `process.env`) is not a host unless its last label is a real TLD.
-		if (
-			!/\.(?:com|net|org|io|dev|app|co|ai|cc|sh|rs|run|cloud|tools|xyz|me|info|biz|site|online|tech|page|link|ly|gl|gd|to|tk|top|click|zip|pro|so|gg|id|kr|jp|de|uk|us|cn|ru|in|fr|nl|eu|ca|au|br|es|it|ch|se|no|pl|vc|ws|tv|fm|sbs|lol|live|host|space|store|shop|one|icu|cyou|buzz|rest|ninja|codes|software|systems|network|services|digital|works|email|cfd|lat|mov)$/i.test(
-				host,
-			)
-		)
-			continue;
+		// A dotted identifier (`config.toml`, `os.environ`, `process.env`) is not a host unless it ends in a real
+		// suffix. Some suffixes are English words (`user.name`, `res.data`): those read as hosts, as a URL's would.
+		if (!isDomainName(host)) continue;
 		found.set(index, { host, kind: hostKind(host), index, url: false });
 	}
 	return [...found.values()].sort((a, b) => a.index - b.index);

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { badRequest } from "../errors";
+import { isDomainName } from "./domains";
 
 export const MAX_CITATIONS = 20;
 export const MAX_CITED_PATH_CHARS = 300;
@@ -82,8 +83,16 @@ const CODE_EXTENSIONS = new Set(
 		" ",
 	),
 );
-/** Hosts and things that look like files but are not (a domain, a version). */
-const NOT_A_FILE = /^(?:[\w-]+\.)+(?:com|org|net|io|dev|app|ai|co|kr|jp|uk|de|edu|gov)$/i;
+/**
+ * A path whose first segment is a host name is a URL written without its scheme (`sproutapp.io/.well-known/security.txt`,
+ * `github.com/acme/app/blob/main/x.ts`). Host names are written in lower case and do not end like a code file
+ * (`.rs`, `.py`, `.md` and `.sh` are country domains too): `Contoso.Data/Orders.cs` is a .NET project's folder.
+ */
+function schemelessUrl(path: string): boolean {
+	const first = path.slice(0, path.indexOf("/"));
+	const ending = first.slice(first.lastIndexOf(".") + 1);
+	return first === first.toLowerCase() && !CODE_EXTENSIONS.has(ending) && isDomainName(first);
+}
 
 // A path: optional `./`, directories, a file name with an extension; then optionally `:12` / `:12-30` / `#L12-L30` / `#symbol`.
 const PATH_RE =
@@ -98,7 +107,7 @@ const AFTER_RE = /^`?(?:의|'s|:|\s+(?:sets|defines|exports|declares|has))?\s*`?
 /**
  * The repository paths a memory's text names, with the identifier named beside each (when it reads as
  * code) and a line range written after it (`src/x.ts:12-30`). Paths without a directory count only with
- * a code or configuration ending; URLs, domains and memory:// paths do not count.
+ * a code or configuration ending; URLs (with or without their scheme), domains and memory:// paths do not count.
  */
 export function citationsFromText(text: string): Citation[] {
 	const out: Citation[] = [];
@@ -108,9 +117,10 @@ export function citationsFromText(text: string): Citation[] {
 		const before = text.slice(Math.max(0, start - 80), start);
 		if (/[a-z][a-z0-9+.-]*:\/\/[^\s]*$/i.test(before)) continue;
 		const path = raw.replace(/\.+$/, "");
-		if (!CitedPathSchema.safeParse(path).success || NOT_A_FILE.test(path)) continue;
+		if (!CitedPathSchema.safeParse(path).success) continue;
 		const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
-		if (!path.includes("/") && !CODE_EXTENSIONS.has(ext)) continue;
+		// A bare name counts by its ending alone, so `example.com` is not a file and `main.rs` is.
+		if (path.includes("/") ? schemelessUrl(path) : !CODE_EXTENSIONS.has(ext)) continue;
 		if (/^\d/.test(ext) || /^v?\d+(?:\.\d+)+$/.test(path)) continue;
 		const citation: Citation = { path, source: "text" };
 		if (m[2]) citation.lines = m[3] ? `${m[2]}-${m[3]}` : m[2];
