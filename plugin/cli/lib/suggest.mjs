@@ -1,5 +1,6 @@
 // @ts-check
 // "Did you mean …?": the nearest of a few known words to a mistyped one.
+// Written out rather than taken from an edit-distance package: the CLI ships with no dependencies, copied whole into the Claude Code plugin (plugin/cli).
 
 /** Levenshtein distance, with an adjacent swap counted as one edit (`remeber`, `reacll`). @param {string} a @param {string} b */
 export function distance(a, b) {
