@@ -5,11 +5,12 @@ interface __BaseEnv_Env {
 	FILES: R2Bucket;
 	DB: D1Database;
 	EXTRACT_QUEUE: Queue;
-	AI: Ai;
+	AI?: Ai;
 	CAIRN_MODEL_DEFAULT: "";
 	CAIRN_MODEL_SMOL: "";
 	CAIRN_EMBEDDING_MODEL: "";
 	CAIRN_ADMIN_TOKEN: string;
+	CAIRN_SERVER_TIMING?: "1";
 	PROJECT_COORDINATOR: DurableObjectNamespace<import("./src/index").ProjectCoordinator>;
 }
 declare namespace Cloudflare {

@@ -19,6 +19,7 @@ import { settingsRoutes } from "./api/routes/settings";
 import { teamMemoryRoutes } from "./api/routes/team-memory";
 import { BatchItemSchema } from "./api/schemas";
 import { consoleRoutes } from "./console";
+import { collecting, Timing } from "./lib/timing";
 import { mcpEndpoint } from "./mcp/route";
 
 /**
@@ -63,6 +64,22 @@ export function createApp() {
 		return errorResponse(c, new CairnError("internal_error", "internal error"));
 	});
 	app.notFound((c) => errorResponse(c, new CairnError("not_found", "no such route")));
+
+	// Each response's phases as Server-Timing, where the environment asks for it (local runs; src/lib/timing.ts).
+	app.use("*", async (c, next) => {
+		if (!c.env.CAIRN_SERVER_TIMING) return next();
+		const timing = new Timing();
+		const started = performance.now();
+		await collecting(timing, next);
+		timing.add("total", performance.now() - started);
+		try {
+			c.res.headers.set("Server-Timing", timing.header());
+		} catch {
+			// A response with immutable headers (a fetched or streamed one) is copied to carry it.
+			c.res = new Response(c.res.body, c.res);
+			c.res.headers.set("Server-Timing", timing.header());
+		}
+	});
 
 	app.get("/health", (c) => c.json({ status: "ok" }));
 

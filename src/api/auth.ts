@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { digestsEqual, parseToken, type Scope, secretMatches } from "../auth/keys";
 import { sha256Hex } from "../lib/ids";
+import { currentTiming } from "../lib/timing";
 import { projectCacheKey, projectRows, verifiedKeys } from "../registry/cache";
 import { keyWithProject, tenantProject } from "../registry/projects";
 import type { AppEnv } from "./context";
@@ -16,6 +17,7 @@ const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(heade
  */
 export function requireKey(): MiddlewareHandler<AppEnv> {
 	return async function requireKey(c, next) {
+		const started = performance.now();
 		const token = bearer(c.req.header("Authorization"));
 		const parsed = token ? parseToken(token) : null;
 		if (!token || !parsed) throw new CairnError("unauthorized", "a valid API key is required (Authorization: Bearer cairn_…)");
@@ -30,6 +32,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 				// Not cached: loadProject reads it (prefetched stays unset).
 				if (row) c.set("prefetchedProject", row);
 			}
+			currentTiming()?.add("auth", performance.now() - started);
 			return next();
 		}
 		// Project routes read the project in the same round trip, scoped to the key's tenant; it is used
@@ -51,6 +54,7 @@ export function requireKey(): MiddlewareHandler<AppEnv> {
 			if (prefetched) projectRows.set(projectCacheKey(auth.tenantId, prefetched.id), prefetched);
 			c.set("prefetchedProject", prefetched);
 		}
+		currentTiming()?.add("auth", performance.now() - started);
 		await next();
 	};
 }
@@ -81,6 +85,7 @@ export function requireTenantWideKey(): MiddlewareHandler<AppEnv> {
  */
 export function loadProject(): MiddlewareHandler<AppEnv> {
 	return async function loadProject(c, next) {
+		const started = performance.now();
 		const auth = c.get("auth");
 		const projectId = c.req.param("projectId") ?? "";
 		const prefetched = c.get("prefetchedProject");
@@ -97,6 +102,7 @@ export function loadProject(): MiddlewareHandler<AppEnv> {
 		}
 		c.set("project", project);
 		c.set("projectContext", { tenantId: auth.tenantId, userId: auth.userId, projectId: project.id });
+		currentTiming()?.add("project", performance.now() - started);
 		await next();
 	};
 }

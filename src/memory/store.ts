@@ -1,5 +1,6 @@
 import { CairnError, notFound } from "../errors";
 import { nowIso, sha256Hex } from "../lib/ids";
+import { timed } from "../lib/timing";
 import { assertNoSecretsIn } from "../security/guard";
 import { ownSessionId } from "../sessions/sessions";
 import { clientSessionId } from "../sessions/turns";
@@ -217,7 +218,7 @@ export async function checkWrite(input: Pick<WriteInput, "file" | "cues" | "cita
 	const file: TopicFile = { ...input.file, ...validateFields(input.file) };
 	assertBodySize(file.body);
 	const givenCues = input.cues === undefined ? undefined : validateCues(input.cues);
-	await assertNoSecrets(file, givenCues);
+	await timed("check.secrets", () => assertNoSecrets(file, givenCues));
 	// Citations a writer gives are the writer's, whatever their `source` says.
 	const givenCitations =
 		input.citations === undefined ? undefined : validateCitations(input.citations.map(({ source: _source, ...c }) => c));
@@ -274,7 +275,7 @@ export async function planWrite(
 	const hash = await sha256Hex(content);
 	const cues = resolveCues(file, checked.givenCues, current);
 	const cuesJson = JSON.stringify(cues.cues);
-	const citations = resolveCitations(file, checked.givenCitations, current, input.transcriptCitations);
+	const citations = timed("check.citations", () => resolveCitations(file, checked.givenCitations, current, input.transcriptCitations));
 	if (current && current.content_hash === hash) {
 		const sameCitations = JSON.stringify(citations) === JSON.stringify(citationsOf(current));
 		if (current.cues === cuesJson && current.cues_source === cues.source && sameCitations) return { kind: "unchanged", current };
@@ -488,11 +489,13 @@ export async function writeMemory(
 	if (plan.kind === "unchanged") return { status: "unchanged", memory: toMetadata(plan.current) };
 	// New text passes the trust gate (src/trust/gate.ts): flagged and unreviewed, it is held and nothing is written.
 	if (plan.kind === "version") {
-		await gateWrite(
-			db,
-			ctx,
-			{ scope, file: checked.file, source: input.source, trust: input.trust, cues: checked.givenCues },
-			current?.version ?? null,
+		await timed("check.trust", () =>
+			gateWrite(
+				db,
+				ctx,
+				{ scope, file: checked.file, source: input.source, trust: input.trust, cues: checked.givenCues },
+				current?.version ?? null,
+			),
 		);
 	}
 	if (plan.kind === "cues") {
@@ -513,7 +516,7 @@ export async function writeMemory(
 		// delete an identical old object this write is re-using (src/maintenance/sweep.ts).
 		const key = plan.key ?? objectKey(ctx.tenantId, ctx.projectId, plan.hash);
 		await holdContent([key], async () => {
-			await putContent(env, key, plan.content);
+			await timed("r2", () => putContent(env, key, plan.content));
 			await faults.afterObjectPut?.();
 			statements.push(...vectorStatements(db, plan.searchRow, ctx.projectId, plan.hash, await embedding));
 			try {

@@ -1,4 +1,5 @@
 import { fromWire } from "../errors";
+import { currentTiming } from "../lib/timing";
 import type { Outcome, ProjectCoordinator } from "./object";
 
 /** The object's methods that return an Outcome, with the Outcome unwrapped: the value, or the domain error thrown. */
@@ -18,8 +19,15 @@ export function projectStore(env: Env, projectId: string): ProjectStore {
 	return new Proxy({} as ProjectStore, {
 		get(_target, method: string) {
 			return async (...args: unknown[]) => {
+				const timing = currentTiming();
+				const started = performance.now();
 				const outcome = await stub[method]?.(...args);
 				if (!outcome) throw new Error(`no such project store method: ${method}`);
+				if (timing) {
+					// The call as the Worker waited for it, and the phases the object timed inside it.
+					timing.add("object", performance.now() - started);
+					for (const [name, ms] of outcome.timing ?? []) timing.add(`object.${name}`, ms);
+				}
 				if (!outcome.ok) throw fromWire(outcome.error);
 				return outcome.value;
 			};

@@ -6,6 +6,7 @@ import { type ConsolidationFaults, consolidateProject } from "../consolidate/run
 import { ConsolidationScheduler } from "../consolidate/scheduler";
 import { CairnError, toWire, type WireError } from "../errors";
 import { commitIngest, type IngestCommit, ingestBase, seenRecords } from "../ingest/ingest";
+import { collecting, Timing } from "../lib/timing";
 import { type Embedder, embedderOrReason } from "../llm/embedding";
 import { resolveModel } from "../llm/models";
 import { proposeArchives } from "../maintenance/archive-unused";
@@ -55,7 +56,10 @@ import { recheckProjectTrust } from "../trust/recheck";
 const CRON_BACKFILL = 64;
 
 /** What an RPC method returns: a value, or a domain error in plain form (class identity does not cross RPC). */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: WireError };
+export type Outcome<T> = ({ ok: true; value: T } | { ok: false; error: WireError }) & {
+	/** The phases timed inside the call (src/lib/timing.ts), when the environment times requests. */
+	timing?: [string, number][];
+};
 
 /**
  * What a subclass of the object may put in place of what production resolves from the environment: a
@@ -134,6 +138,15 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	/** Runs one operation for `projectId`, returning domain errors as values. */
 	private async run<T>(projectId: string, fn: () => Promise<T>): Promise<Outcome<T>> {
+		if (!this.env.CAIRN_SERVER_TIMING) return this.outcome(projectId, fn);
+		const timing = new Timing();
+		const started = performance.now();
+		const outcome = await collecting(timing, () => this.outcome(projectId, fn));
+		timing.add("total", performance.now() - started);
+		return { ...outcome, timing: timing.entries() };
+	}
+
+	private async outcome<T>(projectId: string, fn: () => Promise<T>): Promise<Outcome<T>> {
 		try {
 			this.bind(projectId);
 			return { ok: true, value: await fn() };

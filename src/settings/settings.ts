@@ -3,6 +3,7 @@ import { badRequest, CairnError } from "../errors";
 import { nowIso } from "../lib/ids";
 import { IsolateCache } from "../lib/isolate-cache";
 import { hasKey, lookupTable } from "../lib/lookup";
+import { timed } from "../lib/timing";
 
 function validTimeZone(zone: string): boolean {
 	try {
@@ -235,7 +236,7 @@ export async function effectiveSettings(db: D1Database, tenantId: string, userId
 	const key = cacheKey(tenantId, userId, projectId);
 	const hit = cached.get(key);
 	if (hit) return hit;
-	const { results } = await settingsStatement(db, tenantId, userId, projectId).all<SettingsRow>();
+	const { results } = await timed("settings", () => settingsStatement(db, tenantId, userId, projectId).all<SettingsRow>());
 	const settings = resolveSettings(results);
 	for (const entry of Object.values(settings)) Object.freeze(entry);
 	cached.set(key, Object.freeze(settings));

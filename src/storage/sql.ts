@@ -1,3 +1,4 @@
+import { timed } from "../lib/timing";
 /**
  * The project's own SQLite (a Durable Object's `ctx.storage.sql`) behind the small part of the D1
  * statement API that Cairn's queries use: `prepare().bind().first() | all() | run()` and `batch()`.
@@ -60,6 +61,10 @@ class Statement implements ProjectStatement {
 	}
 
 	execute<T>(): SqlRunResult<T> {
+		return timed("sql", () => this.executeNow<T>());
+	}
+
+	private executeNow<T>(): SqlRunResult<T> {
 		const cursor = this.db.sql.exec<Record<string, SqlValue>>(this.query, ...this.params);
 		if (this.isGuard) {
 			if (!cursor.toArray()[0]?.ok) throw new GuardFailure();
