@@ -242,7 +242,10 @@ describe("embedding engine", () => {
 		expect(resolveEmbedder({ CAIRN_EMBEDDING_MODEL: "" })).toBeNull();
 		expect(() => resolveEmbedder({ CAIRN_EMBEDDING_MODEL: "openai:text-embedding-3-small" })).toThrow(/workers-ai/);
 		expect(() => resolveEmbedder({ CAIRN_EMBEDDING_MODEL: "bge-m3" })).toThrow(/provider:model/);
-		expect(resolveEmbedder({ CAIRN_EMBEDDING_MODEL: "workers-ai:@cf/baai/bge-m3", AI: env.AI })?.model).toBe("workers-ai:@cf/baai/bge-m3");
+		// Workers AI is bound in the deployed environment only (wrangler.toml): a stand-in binding here.
+		const ai = {} as Ai;
+		expect(resolveEmbedder({ CAIRN_EMBEDDING_MODEL: "workers-ai:@cf/baai/bge-m3", AI: ai })?.model).toBe("workers-ai:@cf/baai/bge-m3");
+		expect(() => resolveEmbedder({ CAIRN_EMBEDDING_MODEL: "workers-ai:@cf/baai/bge-m3" })).toThrow(/needs the AI binding/);
 	});
 
 	it("ranks by cosine similarity, keeps the k best and skips vectors of another size", () => {
