@@ -114,7 +114,10 @@ describe("a fresh clone, an empty home and npm cache", () => {
 			if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not serve:\n${serviceLog.slice(-3000)}`);
 			await new Promise((r) => setTimeout(r, 500));
 		}
-		expect(serviceLog).toContain(`Cairn: http://127.0.0.1:${port}`);
+		// The start line comes once the service answers, which may be a moment after /health first did.
+		const ready = `Cairn is running at http://127.0.0.1:${port} — console at http://127.0.0.1:${port}/console`;
+		for (let i = 0; i < 50 && !serviceLog.includes(ready); i++) await new Promise((r) => setTimeout(r, 100));
+		expect(serviceLog).toContain(ready);
 	});
 
 	it("cairn setup finds that service and cairn doctor passes against it", () => {

@@ -38,5 +38,7 @@ describe("deployment configuration", () => {
 
 	it("leaves local runs and tests offline", () => {
 		expect(read().vars).toMatchObject({ CAIRN_MODEL_DEFAULT: "", CAIRN_MODEL_SMOL: "", CAIRN_EMBEDDING_MODEL: "" });
+		// Workers AI has no local simulation: bound at the top level, wrangler warns of remote charges at every start.
+		expect(read().ai).toBeUndefined();
 	});
 });
