@@ -6,6 +6,7 @@ import { assertEdgesDeclared } from "./api/route";
 import { adminRoutes } from "./api/routes/admin";
 import { codeRoutes } from "./api/routes/code";
 import { heldRoutes } from "./api/routes/held";
+import { homeRoutes } from "./api/routes/home";
 import { keyRoutes } from "./api/routes/keys";
 import { logRoutes } from "./api/routes/logs";
 import { memoryRoutes } from "./api/routes/memories";
@@ -87,6 +88,7 @@ export function createApp() {
 	// declares its chain in src/mcp/route.ts.
 	app.all("/mcp", ...mcpEndpoint);
 
+	app.route("/", homeRoutes);
 	app.route("/", adminRoutes);
 	app.route("/", operatorRoutes);
 	app.route("/", keyRoutes);

@@ -7,7 +7,8 @@
  * states REST's rules:
  *
  * - An operation whose security is `operatorToken` takes the operator token and nothing else (401
- *   otherwise); every other one takes an API key (no key, a bad key or the operator token: 401).
+ *   otherwise); one declared public (empty security and `"x-cairn-public": true`: the front page) takes
+ *   every caller; every other one takes an API key (no key, a bad key or the operator token: 401).
  * - Another tenant's key gets 404 for any project path (and for any other id in a path: it names
  *   something of this tenant); it acts in its own tenant elsewhere and must never see this tenant's data.
  * - A project-limited key reaching for another project of its tenant gets 403 (a path under it, or a
@@ -48,7 +49,10 @@ interface Kind {
 }
 
 /** What an operation declares it requires: the operator token, or an API key with these scopes. */
-type Access = { operator: true } | { operator?: false; scopes: Scope[]; tenantWide?: boolean };
+type Access =
+	| { public: true; operator?: false }
+	| { operator: true; public?: false }
+	| { operator?: false; public?: false; scopes: Scope[]; tenantWide?: boolean };
 
 interface Operation {
 	method: string;
@@ -68,6 +72,7 @@ const deny = (status: 401 | 403 | 404): Expectation => ({
 /** REST's rules, as one function of the operation, the caller and what the request names. */
 function expected(route: { path: string; access: Access }, kind: Kind, namesProjectP: boolean): Expectation {
 	const { access } = route;
+	if (access.public) return allow;
 	if (access.operator) return kind.who === "operator" ? allow : deny(401);
 	if (kind.who === "anonymous" || kind.who === "operator") return deny(401);
 	const projectPath = route.path.startsWith("/v1/projects/{projectId}");
@@ -317,6 +322,7 @@ function buildRequest(doc: Loose, route: Operation): Built {
 
 /** What an operation's declaration says it requires, or null when it declares nothing. */
 function accessOf(op: Loose): Access | null {
+	if (op["x-cairn-public"] === true && Array.isArray(op.security) && op.security.length === 0) return { public: true };
 	const [requirement, ...more] = (op.security ?? []) as Record<string, string[]>[];
 	if (!requirement || more.length > 0) return null;
 	if (Object.keys(requirement).join() === "operatorToken") return { operator: true };
@@ -517,11 +523,11 @@ describe("REST: every route × every caller", () => {
 		const { routes, undeclared } = await operations();
 		expect(undeclared, "operations without a security requirement (declare them with route() in src/api/route.ts)").toEqual([]);
 		expect(routes.filter((r) => r.access.operator).length).toBeGreaterThan(0);
-		expect(routes.filter((r) => !r.access.operator && r.access.tenantWide).length).toBeGreaterThan(0);
+		expect(routes.filter((r) => "scopes" in r.access && r.access.tenantWide).length).toBeGreaterThan(0);
 		// Declarations a slip would get wrong: a GET never needs write, and nothing that replaces or deletes passes on read alone.
 		const misdeclared = routes.filter(
 			(r) =>
-				!r.access.operator &&
+				"scopes" in r.access &&
 				((r.method === "get" && r.access.scopes.includes("write")) ||
 					(["put", "delete"].includes(r.method) && r.access.scopes.every((s) => s === "read"))),
 		);
@@ -582,8 +588,8 @@ describe("REST: every route × every caller", () => {
 		const { doc, routes } = await operations();
 		const rw = (await issue(owner.token, { scopes: ["read", "write"] })).token;
 		const unmarked: string[] = [];
-		const needsAdmin = (r: Operation) => !r.access.operator && r.access.scopes.includes("admin");
-		for (const route of routes.filter((r) => !r.access.operator && !needsAdmin(r) && r.method !== "head")) {
+		const needsAdmin = (r: Operation) => "scopes" in r.access && r.access.scopes.includes("admin");
+		for (const route of routes.filter((r) => "scopes" in r.access && !needsAdmin(r) && r.method !== "head")) {
 			const req = buildRequest(doc, route);
 			const res = await call(req.url, { method: req.method, token: rw, headers: req.headers, body: req.body });
 			const body = res.status === 403 ? await json(res) : null;

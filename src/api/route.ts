@@ -16,12 +16,15 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
  *   A path under `/v1/projects/{projectId}` also loads that project for the key's tenant first.
  *   `tenantWide`: a key limited to one project is refused whatever its scopes (tenant policy).
  * - `auth: "operator"`: the deployment's operator token (`CAIRN_ADMIN_TOKEN`) and never an API key.
+ * - `auth: "public"`: no caller check at all (the service's front page); the document says so with an
+ *   empty `security` and `"x-cairn-public": true`.
  * - `bodyLimit`: the largest body in bytes (default {@link DEFAULT_BODY_LIMIT}); over it is a 413
  *   `payload_too_large`. `streamed`: the handler reads the body as it arrives and counts it there, so
  *   only a declared Content-Length is checked up front.
  */
 export type Edge = { bodyLimit?: number; streamed?: true } & (
 	| { auth: "operator"; scope?: never; tenantWide?: never }
+	| { auth: "public"; scope?: never; tenantWide?: never }
 	| { auth?: never; scope: Scope | readonly [Scope, ...Scope[]]; tenantWide?: true }
 );
 
@@ -47,6 +50,7 @@ export function limitBody(limit = DEFAULT_BODY_LIMIT, streamed = false): Middlew
  */
 export function edgeMiddleware(path: string, edge: Edge): MiddlewareHandler<AppEnv>[] {
 	const chain = [limitBody(edge.bodyLimit, edge.streamed)];
+	if (edge.auth === "public") return chain;
 	if (edge.auth === "operator") return [...chain, requireAdminToken()];
 	chain.push(requireKey());
 	if (path.startsWith("/v1/projects/{projectId}")) chain.push(loadProject());
@@ -57,6 +61,7 @@ export function edgeMiddleware(path: string, edge: Edge): MiddlewareHandler<AppE
 
 /** What the OpenAPI operation says of an edge: its security requirement (the scheme and the scopes it needs). */
 function edgeDocument(edge: Edge) {
+	if (edge.auth === "public") return { security: [], "x-cairn-public": true as const };
 	if (edge.auth === "operator") return { security: [{ operatorToken: [] }] };
 	const scopes: Scope[] = typeof edge.scope === "string" ? [edge.scope] : [...edge.scope];
 	return {
@@ -90,7 +95,7 @@ export function route<const P extends string, R extends Omit<RouteConfig, "path"
  */
 export function assertEdgesDeclared(app: OpenAPIHono<AppEnv>) {
 	for (const def of app.openAPIRegistry.definitions) {
-		if (def.type === "route" && !def.route.security?.length) {
+		if (def.type === "route" && !def.route.security?.length && (def.route as { "x-cairn-public"?: true })["x-cairn-public"] !== true) {
 			throw new Error(`${def.route.method.toUpperCase()} ${def.route.path} declares no caller: make it with route() from src/api/route.ts`);
 		}
 	}
