@@ -142,15 +142,18 @@ describe("recall with date cues", () => {
 		expect(names(windowed)[0]).toBe("cache-outage");
 	});
 
-	it("reads a window's memories through the indexes on when they were written, not every memory's row", async () => {
+	it("reads a window's matches through the word index, each one's dates by its row id: never the index once per id, nor every memory's row", async () => {
 		const plan = await projectDb(projectId)
 			.prepare(`EXPLAIN QUERY PLAN ${candidateSql(["personal", "team"], "memories_fts", true)}`)
 			.bind('"cache"', projectId, tenant.userId, 10, "2026-03-01T00:00:00.000Z", "2026-03-18T00:00:00.000Z")
 			.all<{ detail: string }>();
 		const details = plan.results.map((r) => r.detail).join("\n");
-		expect(details).toContain("memories_created");
-		expect(details).toContain("memories_updated");
-		expect(details).not.toMatch(/(SEARCH|SCAN) memories USING (COVERING )?INDEX memories_(summary|identity|listing)/);
+		// One scan of the match (not `INDEX 0:=`, the index searched per row id), then each match's row by its id.
+		expect(details).toMatch(/SCAN memories_fts VIRTUAL TABLE INDEX 0:M/);
+		expect(details).not.toMatch(/memories_fts VIRTUAL TABLE INDEX 0:=M/);
+		expect(details).toContain("SEARCH d USING INTEGER PRIMARY KEY (rowid=?)");
+		expect(details).not.toMatch(/(SEARCH|SCAN) memories USING (COVERING )?INDEX/);
+		expect(details).not.toMatch(/SCAN (memories|d)$/m);
 	});
 
 	it("refuses an `at` that is not an ISO 8601 instant", async () => {
