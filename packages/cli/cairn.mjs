@@ -7,6 +7,13 @@ import { writeSync } from "node:fs";
 import module from "node:module";
 
 const isHook = process.argv[2] === "hook";
+// A reader that stops early (`cairn recall pnpm | head -1`) closes the pipe: the rest of the output has
+// nowhere to go, which is no failure. End quietly with the status so far, for every command.
+for (const stream of [process.stdout, process.stderr])
+	stream.on("error", (/** @type {NodeJS.ErrnoException} */ err) => {
+		if (err.code !== "EPIPE") throw err;
+		process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+	});
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 20) {
 	process.stderr.write(`cairn needs Node.js 20 or newer (this is ${process.versions.node})\n`);

@@ -87,7 +87,12 @@ export function detectAgent(payload) {
 
 /** Writes straight to the descriptor: a hook may exit right after, and Codex must get the whole object. @param {string} s */
 export const emit = (s) => {
-	if (s) writeSync(1, `${s}\n`);
+	try {
+		if (s) writeSync(1, `${s}\n`);
+	} catch (err) {
+		// The agent stopped reading (a closed pipe): nothing to tell it.
+		if (/** @type {NodeJS.ErrnoException} */ (err).code !== "EPIPE") throw err;
+	}
 };
 
 /** The payload an agent sends on stdin: one JSON object, or nothing. A parser's message would quote the input. @param {string} raw */
