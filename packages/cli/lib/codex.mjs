@@ -52,3 +52,25 @@ export function listCodexHooks(codex, cwd, timeoutMs = 15_000) {
 		child.stdin.write(`${JSON.stringify({ id: 1, method: "initialize", params: { clientInfo: { name: "cairn", version: "1" } } })}\n`);
 	});
 }
+
+/** The `[mcp_servers.cairn]` table `cairn setup` adds to Codex's config.toml: up to the next table or the end. */
+const MCP_TABLE = /\n?^\[mcp_servers\.cairn\][ \t]*\r?\n(?:(?!\[)[^\n]*(?:\n|$))*/m;
+
+/**
+ * Codex's entry for Cairn's MCP server in config.toml, as Codex reads it: the URL, and the environment
+ * variable its Bearer key comes from (`bearer_token_env_var`); null when there is none.
+ * @param {string} toml
+ */
+export function codexMcpEntry(toml) {
+	const table = MCP_TABLE.exec(toml)?.[0];
+	if (!table) return null;
+	const value = (/** @type {string} */ key) => new RegExp(`^\\s*${key}\\s*=\\s*"([^"]*)"`, "m").exec(table)?.[1] ?? null;
+	return { url: value("url"), keyVariable: value("bearer_token_env_var") };
+}
+
+/** config.toml without Cairn's MCP table (and without the blank lines it leaves). @param {string} toml */
+export const withoutCodexMcp = (toml) =>
+	toml
+		.replace(MCP_TABLE, "\n")
+		.replace(/\n{3,}/g, "\n\n")
+		.replace(/^\n+/, "");

@@ -1,7 +1,7 @@
 // @ts-check
 // One JSON POST over node:http(s), for the prompt hook. Node's fetch loads and sets up undici on its
 // first request, which costs a hook that makes exactly one request more than the request itself.
-import { ApiError } from "./api.mjs";
+import { ApiError, causeOf, unreachable } from "./api.mjs";
 
 /**
  * @param {{ url: string, key: string }} service
@@ -14,7 +14,6 @@ export async function postJson({ url, key }, path, body, timeoutMs) {
 	const target = new URL(`${url}${path}`);
 	const { request } = target.protocol === "https:" ? await import("node:https") : await import("node:http");
 	const data = Buffer.from(JSON.stringify(body));
-	const unreachable = (/** @type {string} */ reason) => new ApiError(0, "unreachable", `the memory service at ${url} ${reason}`);
 	return new Promise((resolve, reject) => {
 		const req = request(
 			target,
@@ -27,7 +26,7 @@ export async function postJson({ url, key }, path, body, timeoutMs) {
 				/** @type {Buffer[]} */
 				const chunks = [];
 				res.on("data", (c) => chunks.push(c));
-				res.on("error", () => reject(unreachable("is not reachable")));
+				res.on("error", (err) => reject(unreachable(url, causeOf(err))));
 				res.on("end", () => {
 					clearTimeout(timer);
 					const text = Buffer.concat(chunks).toString("utf8");
@@ -47,13 +46,13 @@ export async function postJson({ url, key }, path, body, timeoutMs) {
 		const timer = setTimeout(
 			() => {
 				req.destroy();
-				reject(unreachable("timed out"));
+				reject(unreachable(url, `no answer within ${Math.max(1, Math.floor(timeoutMs))} ms`));
 			},
 			Math.max(1, Math.floor(timeoutMs)),
 		);
-		req.on("error", () => {
+		req.on("error", (err) => {
 			clearTimeout(timer);
-			reject(unreachable("is not reachable"));
+			reject(unreachable(url, causeOf(err)));
 		});
 		req.end(data);
 	});

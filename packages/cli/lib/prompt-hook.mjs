@@ -106,6 +106,12 @@ export async function promptHook(args) {
 	try {
 		const payload = parsePayload(await readStdin());
 		agent ??= detectAgent(payload);
+		// A mistyped --agent is said, with the nearest (and nothing looked up), in the format of the payload's agent.
+		if (flag >= 0 && args[flag + 1] !== agent)
+			(await import("./choose.mjs")).choose(args[flag + 1] ?? "", /** @type {const} */ (["claude", "codex"]), {
+				what: "--agent",
+				as: (k) => `--agent ${k}`,
+			});
 		if (typeof payload.prompt !== "string" || !payload.prompt)
 			return finish(null, explain ? "the payload has no prompt: nothing to look up" : null);
 		const config = readConfig();

@@ -6,10 +6,12 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { ApiError, client, describeError, memoryOff } from "./api.mjs";
+import { choose } from "./choose.mjs";
 import { codeReport, currentBlobs, hashObjects } from "./code-check.mjs";
-import { credentials, readConfig, stateDir, writeConfig } from "./config.mjs";
+import { credentials, readConfig, replaceLogin, stateDir, writeConfig } from "./config.mjs";
 import { report, runChecks } from "./doctor.mjs";
-import { matched, number } from "./explain.mjs";
+import { matched, score } from "./explain.mjs";
+import { fromFreeText } from "./free-text.mjs";
 import { detectAgent, HOOK_EVENTS, hookBudgetMs, hookOutput, runHook } from "./hook.mjs";
 import { emit, parsePart, parsePayload, START_PARTS } from "./hook-output.mjs";
 import {
@@ -24,6 +26,7 @@ import {
 	uninstallCodexNotify,
 	uninstallHooks,
 } from "./hooks.mjs";
+import { editMemory, forgetMemory, KeptError, listMemories, NAME, showMemory, TYPES } from "./memories.mjs";
 import { projectFor, repository } from "./project.mjs";
 import { setup, undoSetup } from "./setup.mjs";
 import { nearest } from "./suggest.mjs";
@@ -34,11 +37,14 @@ import { progress, readMemoryDir, writeUnder } from "./transfer.mjs";
 
 const USAGE = `cairn — long-term memory for coding agents
 
-  cairn setup [--url <url>] [--key <key>] [--admin-token <t>]
+  cairn setup [--url <url>] [--key <key>] [--admin-token <t>] [--new-tenant]
                                           everything at once: against a local npm start: a tenant and key
                                           (the checkout's operator token), else the key given; login, this
-                                          repository with memory on, the Claude Code plugin, Codex hooks and MCP
-  cairn setup --undo                      remove the plugin, hooks, MCP entry and saved login setup added
+                                          repository with memory on, the Claude Code plugin, Codex hooks and MCP.
+                                          Again: reuses the saved login (its URL, its key while it works) and
+                                          project; a new tenant only with --new-tenant
+  cairn setup --undo                      remove the plugin, its marketplace, hooks, MCP entry and the config
+                                          file setup added
   cairn doctor [--url <url>] [--key <key>]
                                           check service, key, project, hooks, Codex trust, uploads and the
                                           hooks' round trip; each problem with its fix (exit 1 when any);
@@ -47,11 +53,20 @@ const USAGE = `cairn — long-term memory for coding agents
   cairn init [dir]                        register this repository as a project and turn memory on
   cairn status                            pipeline state, where settings come from, the last background upload
   cairn view                              what an agent gets at session start
-  cairn recall <query…>                   the memories that matter for a task, each with its score and
-                                          what matched (words, concepts, cues, dates)
+  cairn recall <query…> [--json]          the memories that matter for a task, each with its score (0–1)
+                                          and what matched (words, concepts, cues, dates)
+  cairn remember "<text>" [--team] [--json]
+                                          write a memory; its name, type and description are picked from
+                                          the text (any given with --name, --type, --description is kept)
   cairn remember <name> --type <t> --description <d> [--team] [--session <id>] [--cite <path>[#symbol][:lines]]… [text…]
-                                          write a memory (text from the arguments or stdin); with the
-                                          agent's session id it counts as the agent's own write
+                                          write a memory as given (text from the arguments or stdin); with
+                                          the agent's session id it counts as the agent's own write
+  cairn list [--type <t>] [--scope personal|team] [--json]
+                                          the memories of this repository's project, one line each
+  cairn show <name> [--team] [--json]     one memory's topic file (frontmatter and text)
+  cairn edit <name> [--team] [--json]     open it in $EDITOR; written back only if nobody changed it since
+                                          (else your text is kept in a file the message names)
+  cairn forget <name> [--team] [--json]   delete a memory and its history (--team: the team's)
   cairn rebuild                           consolidate now
   cairn review [list] [--status <s>]      proposed changes to memories you wrote and team promotions waiting
                                           for you (--status pending, approved or rejected)
@@ -80,7 +95,8 @@ const USAGE = `cairn — long-term memory for coding agents
                                           parts 1/${START_PARTS} to ${START_PARTS}/${START_PARTS}, one hook each; each arrives whole)
   cairn hook user-prompt-submit --explain  the same, and on stderr why each memory was served or held back
 
-CAIRN_URL and CAIRN_KEY override the saved login; CAIRN_PROJECT (a project id) overrides the repository's project.`;
+CAIRN_URL and CAIRN_KEY override the saved login; CAIRN_PROJECT (a project id) overrides the repository's project.
+The MCP servers the plugin and setup configure read CAIRN_URL and CAIRN_KEY from the environment.`;
 
 /** Agent session ids for explicit writes: set by Cairn's SessionStart hook (Claude Code), or by the agent. */
 const SESSION_ENV = ["CAIRN_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID"];
@@ -99,8 +115,6 @@ const AGENT_ENV = [
 	"CODEX_CI",
 	...SESSION_ENV,
 ];
-const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
-const TYPES = ["user", "feedback", "project", "reference"];
 
 const out = (/** @type {string} */ s) => process.stdout.write(s.endsWith("\n") ? s : `${s}\n`);
 const api = (/** @type {number} */ timeoutMs = 30_000) => {
@@ -129,7 +143,8 @@ async function login(/** @type {Record<string, any>} */ values) {
 			);
 		throw err;
 	}
-	const file = writeConfig({ ...readConfig(), url: String(url).replace(/\/+$/, ""), key: String(key) });
+	// A different key is another login: the one it replaces is kept (with its projects) under "previous".
+	const file = writeConfig(replaceLogin(readConfig(), { url: String(url).replace(/\/+$/, ""), key: String(key) }));
 	out(`logged in to ${url}; saved to ${file}`);
 }
 
@@ -186,11 +201,12 @@ async function view(/** @type {string} */ dir) {
 	for (const w of body.warnings ?? []) process.stderr.write(`cairn: ${w}\n`);
 }
 
-async function recall(/** @type {string} */ dir, /** @type {string} */ query) {
-	if (!query.trim()) throw new Error("usage: cairn recall <query>");
+async function recall(/** @type {string} */ dir, /** @type {string} */ query, /** @type {Record<string, any>} */ values) {
+	if (!query.trim()) throw new Error("usage: cairn recall <query> [--json]");
 	const c = api();
 	const project = await projectFor(c, dir);
 	const body = /** @type {any} */ (await c.post(`/v1/projects/${project.id}/recall`, { query, trace: true }));
+	if (values.json) return out(JSON.stringify(body));
 	const off = memoryOff(body.warnings);
 	if (off) throw new Error(`no memories recalled: ${off}`);
 	for (const w of body.warnings ?? []) process.stderr.write(`cairn: ${w}\n`);
@@ -199,9 +215,9 @@ async function recall(/** @type {string} */ dir, /** @type {string} */ query) {
 	const trace = new Map((body.trace?.candidates ?? []).map((/** @type {any} */ t) => [`${t.scope}/${t.name}`, t]));
 	for (const m of body.memories) {
 		out(`${m.name} (${m.type}, ${m.scope}) — ${m.description}`);
-		// The trace keeps the score unrounded: a match found through a concept in a small project scores far below 0.001.
+		// The score as the service gives it (0–1), to two decimals; the trace's when the memory has none.
 		const t = trace.get(`${m.scope}/${m.name}`);
-		out(`  ${m.path}  score ${number(t?.score ?? m.score)}`);
+		out(`  ${m.path}  score ${score(m.score ?? t?.score)}`);
 		out(`  matched: ${matched(t)}`);
 	}
 }
@@ -255,15 +271,21 @@ const reviewLine = (item) => {
 
 /** `cairn review [list|show|approve|reject]`: the review queue of this repository's project. @param {string} dir @param {string[]} args @param {Record<string, any>} values */
 async function review(dir, args, values) {
-	const [action = "list", id] = args;
+	const [given = "list", id] = args;
 	const usage = "usage: cairn review [list [--status pending|approved|rejected]] | cairn review show|approve|reject <id>";
-	if (!["list", "show", "approve", "reject"].includes(action)) throw new Error(usage);
-	if (action !== "list" && !id) throw new Error(usage);
+	const action = choose(given, /** @type {const} */ (["list", "show", "approve", "reject"]), {
+		what: "review action",
+		as: (k) => `cairn review ${k}`,
+	});
+	if (action !== "list" && !id) throw new Error(`${action} needs the item's id (\`cairn review\` lists them); ${usage}`);
+	const status =
+		values.status === undefined
+			? "pending"
+			: choose(values.status, /** @type {const} */ (["pending", "approved", "rejected"]), { what: "--status", as: (k) => `--status ${k}` });
 	const c = api();
 	const project = await projectFor(c, dir);
 	const base = `/v1/projects/${project.id}/reviews`;
 	if (action === "list") {
-		const status = typeof values.status === "string" ? values.status : "pending";
 		const { items } = /** @type {any} */ (await c.get(`${base}?status=${encodeURIComponent(status)}&limit=200`));
 		if (items.length === 0) out(`no ${status} review items`);
 		for (const item of items) out(reviewLine(item));
@@ -299,9 +321,11 @@ async function review(dir, args, values) {
 
 /** `cairn team pull|push|status`; --dir names the team folder, the project comes from the repository. @param {string[]} args @param {Record<string, any>} values */
 async function team(args, values) {
-	const [action] = args;
-	if (action !== "pull" && action !== "push" && action !== "status")
-		throw new Error("usage: cairn team pull|push|status [--merge] [--dir <team folder>]");
+	const action = choose(args[0], /** @type {const} */ (["pull", "push", "status"]), {
+		what: "team action",
+		as: (k) => `cairn team ${k}`,
+		usage: "cairn team pull|push|status [--merge] [--dir <team folder>]",
+	});
 	const cwd = process.cwd();
 	const dir = teamDir(cwd, typeof values.dir === "string" ? values.dir : undefined);
 	const c = api();
@@ -408,40 +432,101 @@ function citeArgs(given, dir, root) {
 	});
 }
 
-async function remember(/** @type {string} */ dir, /** @type {string[]} */ args, /** @type {Record<string, any>} */ values) {
-	const [name, ...words] = args;
+/**
+ * The name a free-text memory gets: the one picked, or with -2, -3 … when the project already has a memory
+ * of that name in the scope (a free-text write never replaces one) — unless that memory holds this very
+ * text, which is then written again unchanged rather than twice.
+ * @param {ReturnType<typeof api>} c @param {string} projectId @param {string} name @param {"personal" | "team"} scope @param {string} body
+ */
+async function freeName(c, projectId, name, scope, body) {
+	for (let i = 1; i <= 20; i++) {
+		const candidate = i === 1 ? name : `${name.slice(0, 60).replace(/-+$/, "")}-${i}`;
+		try {
+			const { memory } = /** @type {any} */ (
+				await c.request("GET", `/v1/projects/${projectId}/memories/${candidate}?scope=${scope}`, { accept: "application/json" })
+			);
+			if (String(memory?.body ?? "").trim() === body.trim()) return candidate;
+		} catch (err) {
+			if (err instanceof ApiError && err.status === 404) return candidate;
+			throw err;
+		}
+	}
+	throw new Error(`memories ${name} to ${name}-20 exist already: give the memory a name with --name <name>`);
+}
+
+/**
+ * `cairn remember`: `<name> --type t --description d [text…]` as given, or free text (`cairn remember "we use
+ * pnpm, never npm"`) whose name, type and description are picked from it — any of them given as
+ * `--name`, `--type`, `--description` is taken as given.
+ * @param {string} dir @param {string[]} args @param {Record<string, any>} values
+ */
+async function remember(dir, args, values) {
 	const usage =
-		"usage: cairn remember <name> --type <user|feedback|project|reference> --description <one line> [--team] [--cite <path>[#symbol][:lines]]… [text… | stdin]";
-	if (!name || typeof values.type !== "string" || typeof values.description !== "string") throw new Error(usage);
-	if (!NAME.test(name)) throw new Error(`"${name.slice(0, 64)}" is not a memory name: lowercase letters, digits and '-', at most 64`);
-	if (!TYPES.includes(values.type)) throw new Error(`--type must be one of ${TYPES.join(", ")}`);
+		'usage: cairn remember "<text>" [--type <t>] [--description <d>] [--name <n>] [--team] [--json], or cairn remember <name> --type <user|feedback|project|reference> --description <one line> [--team] [--cite <path>[#symbol][:lines]]… [text… | stdin]';
+	const type = values.type === undefined ? undefined : choose(values.type, TYPES, { what: "--type", as: (k) => `--type ${k}` });
+	if (values.description !== undefined && typeof values.description !== "string") throw new Error(usage);
+	// The explicit form: both --type and --description, and the name first.
+	const explicit = type !== undefined && typeof values.description === "string" && values.name === undefined;
+	if (explicit && !args[0]) throw new Error(usage);
+	if (explicit && !NAME.test(args[0] ?? ""))
+		throw new Error(
+			`"${String(args[0]).slice(0, 64)}" is not a memory name: lowercase letters, digits and '-', at most 64 (or leave out --type and --description, and the name is picked from the text)`,
+		);
+	const words = explicit ? args.slice(1) : args;
 	const body = words.length > 0 ? words.join(" ") : await readStdin();
-	if (!body.trim()) throw new Error(`the memory's text is empty; ${usage}`);
+	if (!body.trim()) throw new Error(explicit ? `the memory's text is empty; ${usage}` : usage);
+	if (values.name !== undefined && (typeof values.name !== "string" || !NAME.test(values.name)))
+		throw new Error(
+			`--name ${JSON.stringify(String(values.name).slice(0, 64))} is not a memory name: lowercase letters, digits and '-', at most 64`,
+		);
+	const picked = explicit ? null : fromFreeText(body);
 	const c = api();
 	const project = await projectFor(c, dir);
 	const citations = citeArgs(values.cite, dir, project.root);
+	const scope = values.team ? "team" : "personal";
+	const name = explicit
+		? /** @type {string} */ (args[0])
+		: (values.name ?? (await freeName(c, project.id, picked?.name ?? "note", scope, body)));
+	const memory = {
+		type: type ?? picked?.type,
+		description: typeof values.description === "string" ? values.description : picked?.description,
+	};
 	// From an agent's shell an explicit agent write (`source=agent`; with the agent's session id, extraction also
 	// leaves out the turns that made it); typed at a terminal, the person's own (`source=user`).
 	const session = [values.session, ...SESSION_ENV.map((v) => process.env[v])].find((s) => typeof s === "string" && SESSION_ID.test(s));
 	const byAgent = session !== undefined || AGENT_ENV.some((v) => (process.env[v] ?? "") !== "");
-	const scope = values.team ? "team" : "personal";
 	const res = /** @type {any} */ (
 		await c.request(
 			"PUT",
 			`/v1/projects/${project.id}/memories/${name}?source=${byAgent ? "agent" : "user"}${values.team ? "&scope=team" : ""}`,
 			{
-				json: { type: values.type, description: values.description, body, ...(citations.length ? { citations } : {}) },
+				json: { ...memory, body, ...(citations.length ? { citations } : {}) },
 				headers: session ? { "X-Cairn-Session": session } : {},
 			},
 		)
 	);
-	if (res?.error?.code === "held_for_review") {
+	/** What the CLI picked itself, for --json and the line it prints. */
+	const chose = picked
+		? [
+				values.name === undefined ? "name" : "",
+				type === undefined ? "type" : "",
+				typeof values.description === "string" ? "" : "description",
+			].filter(Boolean)
+		: [];
+	if (values.json) out(JSON.stringify({ ...res, ...(chose.length ? { picked: chose } : {}) }));
+	else if (res?.error?.code === "held_for_review") {
 		out(
 			`held ${name} for review: it asks for ${(res.error.details?.classes ?? []).join(", ")}; a project admin approves it before anyone is served it`,
 		);
 		return;
+	} else {
+		out(`remembered ${name} (${memory.type}, ${scope}, version ${res.memory.version})`);
+		if (chose.length)
+			out(
+				`  picked ${chose.join(", ")} from the text${chose.includes("description") ? `: "${memory.description}"` : ""} — \`cairn edit ${name}${values.team ? " --team" : ""}\` changes them`,
+			);
 	}
-	out(`remembered ${name} (${values.type}, ${scope}, version ${res.memory.version})`);
+	if (res?.error) return;
 	const settings = /** @type {any} */ (await c.get(`/v1/projects/${project.id}/settings/effective`).catch(() => null))?.settings;
 	if (settings && settings["memories.enabled"]?.value !== true)
 		process.stderr.write(
@@ -550,6 +635,8 @@ async function hook(sub, values) {
 	const started = performance.timeOrigin;
 	const known = /** @type {Record<string, import("./hook.mjs").HookEvent>} */ (HOOK_EVENTS)[sub];
 	let agent = values.agent === "codex" || values.agent === "claude" ? values.agent : null;
+	// A mistyped --agent is said (with the nearest), and the hook does nothing, in the format of the agent its payload comes from.
+	const badAgent = values.agent !== undefined && !agent;
 	let event = /** @type {string} */ (known ?? "");
 	let printed = false;
 	const finish = (/** @type {string | null} */ context, /** @type {string | null} */ problem) => {
@@ -572,6 +659,11 @@ async function hook(sub, values) {
 		if (sub === "codex-notify") return await codexNotify();
 		const payload = parsePayload(await readStdin());
 		agent ??= detectAgent(payload);
+		if (badAgent)
+			choose(values.agent === true ? "" : values.agent, /** @type {const} */ (["claude", "codex"]), {
+				what: "--agent",
+				as: (k) => `--agent ${k}`,
+			});
 		// `hook ingest` (installed by earlier versions) serves Stop and SessionEnd alike.
 		if (!known && sub === "ingest" && (payload.hook_event_name === "Stop" || payload.hook_event_name === "SessionEnd"))
 			event = payload.hook_event_name;
@@ -617,12 +709,18 @@ async function codexNotify() {
 }
 
 async function hooks(/** @type {string[]} */ args, /** @type {Record<string, any>} */ values) {
-	const [action, agent] = args;
+	const usage = "cairn hooks install|uninstall claude [--project|--user], or cairn hooks install|uninstall codex [--project|--notify]";
+	const action = choose(args[0], /** @type {const} */ (["install", "uninstall"]), {
+		what: "hooks action",
+		as: (k) => `cairn hooks ${k}`,
+		usage,
+	});
+	const agent = choose(args[1], /** @type {const} */ (["claude", "codex"]), {
+		what: "agent",
+		as: (k) => `cairn hooks ${action} ${k}`,
+		usage,
+	});
 	const root = repository(process.cwd()).root;
-	if ((action !== "install" && action !== "uninstall") || (agent !== "claude" && agent !== "codex"))
-		throw new Error(
-			"usage: cairn hooks install|uninstall claude [--project|--user] | cairn hooks install|uninstall codex [--project|--notify]",
-		);
 	if (agent === "codex" && values.notify) {
 		const file = codexConfigPath();
 		if (action === "uninstall") {
@@ -684,6 +782,9 @@ const OPTIONS = /** @type {const} */ ({
 	explain: { type: "boolean" },
 	part: { type: "string" },
 	cite: { type: "string", multiple: true },
+	json: { type: "boolean" },
+	scope: { type: "string" },
+	"new-tenant": { type: "boolean" },
 });
 
 /** The commands `main` knows, for "did you mean …?". */
@@ -696,6 +797,10 @@ const COMMANDS = [
 	"view",
 	"recall",
 	"remember",
+	"list",
+	"show",
+	"edit",
+	"forget",
 	"rebuild",
 	"review",
 	"enqueue",
@@ -744,6 +849,7 @@ async function main() {
 					adminToken: text(values["admin-token"]),
 					checkout: text(values.checkout),
 					name: text(values.name),
+					newTenant: values["new-tenant"] === true,
 				},
 				out,
 			);
@@ -763,9 +869,18 @@ async function main() {
 		case "view":
 			return view(dir);
 		case "recall":
-			return recall(dir, rest.join(" "));
+			return recall(dir, rest.join(" "), values);
 		case "remember":
 			return remember(dir, rest, values);
+		case "list":
+		case "show":
+		case "edit":
+		case "forget": {
+			const c = api();
+			const project = await projectFor(c, dir);
+			if (command === "list") return listMemories(c, project.id, values, out);
+			return { show: showMemory, edit: editMemory, forget: forgetMemory }[command](c, project.id, rest, values, out);
+		}
 		case "rebuild":
 			return rebuild(dir);
 		case "review":
@@ -814,7 +929,14 @@ export function run() {
 			if (isHook) process.exit(0);
 		},
 		(err) => {
-			process.stderr.write(`cairn: ${errorMessage(err)}\n`);
+			const message = errorMessage(err);
+			process.stderr.write(`cairn: ${message}\n`);
+			// With --json the refusal is JSON on stdout too, with the file an edit left behind.
+			if (!isHook && process.argv.includes("--json")) {
+				const code = err instanceof ApiError || err instanceof KeptError ? err.code : undefined;
+				const file = err instanceof KeptError ? err.file : undefined;
+				process.stdout.write(`${JSON.stringify({ error: { code: code ?? "refused", message, ...(file ? { file } : {}) } })}\n`);
+			}
 			process.exit(isHook ? 0 : 1);
 		},
 	);

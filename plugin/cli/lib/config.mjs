@@ -1,5 +1,5 @@
 // @ts-check
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -8,8 +8,13 @@ export const configDir = () => join(process.env.XDG_CONFIG_HOME || join(homedir(
 
 /**
  * `projects`: repository root → project id. `dirs`: a directory a hook ran in → its repository root, so
- * a hook that knows its project runs no git command.
- * @typedef {{ url?: string, key?: string, projects?: Record<string, string>, dirs?: Record<string, string> }} Config
+ * a hook that knows its project runs no git command. `tenant`: the tenant `cairn setup` made for the key,
+ * when it made one. `previous`: logins replaced by another key (`cairn setup --new-tenant`, `--key`,
+ * `cairn login`), newest first, with the projects they had: `cairn doctor` finds a repository's memories
+ * under one of them, and says how to log in with it again.
+ * @typedef {{ url: string, key: string, tenant?: Tenant, projects?: Record<string, string>, replacedAt: string }} PreviousLogin
+ * @typedef {{ id: string, name: string }} Tenant
+ * @typedef {{ url?: string, key?: string, tenant?: Tenant, projects?: Record<string, string>, dirs?: Record<string, string>, previous?: PreviousLogin[] }} Config
  */
 
 /** @returns {Config} */
@@ -36,6 +41,57 @@ export function writeConfig(config) {
 	return file;
 }
 
+/** How many replaced logins the config keeps. */
+const MAX_PREVIOUS = 5;
+
+/**
+ * The config with another login in place of the saved one: the saved one, when it had a different key,
+ * goes to `previous` with the project ids it had (they are its tenant's, not the new key's), and the
+ * repositories start afresh under the new key.
+ * @param {Config} config @param {{ url: string, key: string, tenant?: Tenant }} login
+ * @returns {Config}
+ */
+export function replaceLogin(config, login) {
+	const { url: _u, key: _k, tenant: _t, projects: _p, dirs: _d, previous = [], ...rest } = config;
+	if (config.key === login.key) return { ...config, url: login.url, ...(login.tenant ? { tenant: login.tenant } : {}) };
+	const old =
+		config.key && config.url
+			? [
+					{
+						url: config.url,
+						key: config.key,
+						...(config.tenant ? { tenant: config.tenant } : {}),
+						...(config.projects ? { projects: config.projects } : {}),
+						replacedAt: new Date().toISOString(),
+					},
+				]
+			: [];
+	return {
+		...rest,
+		url: login.url,
+		key: login.key,
+		...(login.tenant ? { tenant: login.tenant } : {}),
+		previous: [...old, ...previous.filter((p) => p.key !== login.key)].slice(0, MAX_PREVIOUS),
+	};
+}
+
+/**
+ * Deletes the CLI's folder (`cairn setup --undo`): the config file with the saved login and the
+ * repositories' project ids, and what the hooks keep beside it (upload cursors, the cited-code cache).
+ * Returns the folder.
+ */
+export function removeConfig() {
+	const dir = configDir();
+	rmSync(dir, { recursive: true, force: true });
+	return dir;
+}
+
+/** A key as it may be shown: its public id, never its secret (`cairn_abcd…_…`). @param {string} key */
+export const keyLabel = (key) => {
+	const m = /^(cairn_[A-Za-z0-9]+)_/.exec(key);
+	return m ? `${m[1]}_…` : `${key.slice(0, 6)}…`;
+};
+
 /** URL and key: `CAIRN_URL` / `CAIRN_KEY` override the saved config. */
 export function credentials() {
 	const config = readConfig();
@@ -54,6 +110,16 @@ export function keyNote() {
 	return process.env.CAIRN_KEY
 		? `the key came from CAIRN_KEY in the environment${url}, which overrides the saved login in ${file}; unset CAIRN_KEY to use the saved login, or set it to a valid key`
 		: `the key came from the saved login in ${file}${url}; run \`cairn login --url <url> --key <key>\` with a valid key (or \`cairn setup\` against a local service)`;
+}
+
+/**
+ * Where the URL in use came from, and how to change it: `CAIRN_URL` overrides the saved login.
+ */
+export function urlNote() {
+	const file = join(configDir(), "config.json");
+	return process.env.CAIRN_URL
+		? `the URL came from CAIRN_URL in the environment, which overrides the saved login in ${file}; unset CAIRN_URL or set it to the service's URL`
+		: `\`cairn login --url <url> --key <key>\` (the URL came from the saved login in ${file})`;
 }
 
 /** Where per-session cursors, locks and the background log live. */

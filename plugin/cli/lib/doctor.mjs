@@ -4,14 +4,24 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ApiError, client } from "./api.mjs";
+import { ApiError, causeOf, client, isLocalUrl } from "./api.mjs";
 import { codeReport, markLine } from "./code-check.mjs";
-import { codexOnPath, listCodexHooks } from "./codex.mjs";
-import { keyNote, readConfig } from "./config.mjs";
+import { codexMcpEntry, codexOnPath, listCodexHooks } from "./codex.mjs";
+import { keyLabel, keyNote, readConfig, urlNote } from "./config.mjs";
 import { startContext, startRequest } from "./hook.mjs";
 import { hookBudgetMs, START_PARTS } from "./hook-output.mjs";
-import { CLAUDE_HOOKS, CODEX_HOOKS, cairnEvents, claudeSettingsPath, codexHooksPath, startCommands, startPartsProblem } from "./hooks.mjs";
+import {
+	CLAUDE_HOOKS,
+	CODEX_HOOKS,
+	cairnEvents,
+	claudeSettingsPath,
+	codexConfigPath,
+	codexHooksPath,
+	startCommands,
+	startPartsProblem,
+} from "./hooks.mjs";
 import { repository } from "./project.mjs";
+import { describeLogin, loginAgain, memoryCount, previousHolders, strandedProject } from "./stranded.mjs";
 import { pendingJobs } from "./sync.mjs";
 
 /** Kept from a hook's budget for Node's start-up and the agent's own work around the request. */
@@ -21,7 +31,8 @@ export const STARTUP_ALLOWANCE_MS = 400;
 
 /**
  * The installed cairn plugin's hooks file, from Claude Code's installed_plugins.json (`{ plugins: { "cairn@…":
- * [{ installPath }] } }`): whether the plugin is installed, and where its hooks.json is when that can be read.
+ * [{ installPath }] } }`): whether the plugin is installed, and where its hooks.json and .mcp.json are when
+ * they can be read.
  * @param {string} claudeHome
  */
 export function installedPlugin(claudeHome) {
@@ -31,12 +42,12 @@ export function installedPlugin(claudeHome) {
 		const entries = Object.entries(plugins && typeof plugins === "object" ? plugins : {})
 			.filter(([id]) => id.startsWith("cairn@"))
 			.flatMap(([, v]) => (Array.isArray(v) ? v : [v]));
-		const hooks = entries
-			.map((e) => (typeof e?.installPath === "string" ? join(e.installPath, "hooks", "hooks.json") : ""))
-			.filter((f) => f && existsSync(f));
-		return { installed: entries.length > 0 || JSON.stringify(plugins).includes('"cairn@'), hooks };
+		const folders = entries.map((e) => (typeof e?.installPath === "string" ? e.installPath : "")).filter(Boolean);
+		const hooks = folders.map((f) => join(f, "hooks", "hooks.json")).filter((f) => existsSync(f));
+		const mcp = folders.map((f) => join(f, ".mcp.json")).filter((f) => existsSync(f));
+		return { installed: entries.length > 0 || JSON.stringify(plugins).includes('"cairn@'), hooks, mcp };
 	} catch {
-		return { installed: false, hooks: [] }; // no plugins installed
+		return { installed: false, hooks: [], mcp: [] }; // no plugins installed
 	}
 }
 
@@ -45,6 +56,141 @@ const onPath = (cmd) => {
 	const paths = (process.env.PATH ?? "").split(":").filter(Boolean);
 	return paths.some((p) => existsSync(join(p, cmd)));
 };
+
+/**
+ * An MCP entry as an agent will use it: the URL and key after the agent expands its variables, and which
+ * variables they came from (null: written in the file).
+ * @typedef {{ url: string, urlFrom: string, urlVariable: string | null, keyVariable: string | null, key: string }} McpSpec
+ */
+
+/** Claude Code's expansion in .mcp.json: `${VAR}` and `${VAR:-default}`. @param {string} text */
+export const expandVariables = (text) =>
+	text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name, fallback) => process.env[name] || (fallback ?? ""));
+
+/** The first variable a template names. @param {string} text */
+const variableOf = (text) => /\$\{([A-Za-z_][A-Za-z0-9_]*)/.exec(text)?.[1] ?? null;
+
+/** An `mcpServers.cairn` entry (`{ url, headers: { Authorization: "Bearer …" } }`), expanded. @param {any} entry @param {string} where */
+function mcpSpec(entry, where) {
+	const url = typeof entry?.url === "string" ? entry.url : "";
+	const auth = typeof entry?.headers?.Authorization === "string" ? entry.headers.Authorization : "";
+	const urlVariable = variableOf(url);
+	return {
+		url: expandVariables(url),
+		urlFrom: urlVariable
+			? process.env[urlVariable]
+				? `${urlVariable} in the environment (${where})`
+				: `the default in ${where}, as ${urlVariable} is not set`
+			: `the url in ${where}`,
+		urlVariable,
+		keyVariable: variableOf(auth),
+		key: expandVariables(auth).replace(/^Bearer\s*/i, ""),
+	};
+}
+
+/** The cairn plugin's MCP entry (its .mcp.json), or the one this CLI's plugin ships when the installed one cannot be read. @param {string[]} files */
+function pluginMcp(files) {
+	for (const file of files) {
+		try {
+			const entry = JSON.parse(readFileSync(file, "utf8"))?.mcpServers?.cairn;
+			if (entry) return mcpSpec(entry, `the cairn plugin's ${file}`);
+		} catch {
+			// unreadable: the next, or the plugin's as shipped
+		}
+	}
+	return mcpSpec(
+		// Written as the plugin's file has them, for expandVariables (not JavaScript templates).
+		{ url: "$" + "{CAIRN_URL:-http://127.0.0.1:8787}/mcp", headers: { Authorization: "Bearer $" + "{CAIRN_KEY}" } },
+		"the cairn plugin's .mcp.json",
+	);
+}
+
+/** A cairn MCP server added by hand (`claude mcp add`, user scope in ~/.claude.json), or null. */
+function claudeUserMcp() {
+	const file = join(homedir(), ".claude.json");
+	try {
+		const entry = JSON.parse(readFileSync(file, "utf8"))?.mcpServers?.cairn;
+		return entry ? mcpSpec(entry, file) : null;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * Asks an MCP endpoint to initialize with a key, as an agent's MCP client does first.
+ * @param {string} endpoint @param {string} key
+ * @returns {Promise<{ state: "ok" | "refused" | "unreachable" | "error", detail: string }>}
+ */
+export async function mcpProbe(endpoint, key) {
+	let res;
+	try {
+		res = await fetch(endpoint, {
+			method: "POST",
+			headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+			body: JSON.stringify({
+				jsonrpc: "2.0",
+				id: 1,
+				method: "initialize",
+				params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cairn-doctor", version: "1" } },
+			}),
+			signal: AbortSignal.timeout(5000),
+		});
+	} catch (err) {
+		return { state: "unreachable", detail: err instanceof Error && err.name === "TimeoutError" ? "no answer within 5 s" : causeOf(err) };
+	}
+	if (res.status === 401 || res.status === 403) return { state: "refused", detail: `HTTP ${res.status}` };
+	const body = /** @type {any} */ (await res.json().catch(() => null));
+	if (!res.ok || !body?.result)
+		return { state: "error", detail: `HTTP ${res.status}${body?.error?.message ? `: ${body.error.message}` : ""}` };
+	return { state: "ok", detail: String(body.result.serverInfo?.name ?? "an MCP server") };
+}
+
+/**
+ * Whether an agent's MCP entry reaches a service that takes its key, and the same service the CLI and
+ * hooks use; else what to set, exactly.
+ * @param {string} agent @param {McpSpec} spec @param {{ url: string, key: string }} want the saved login (key empty when it is not known to work)
+ */
+async function mcpCheck(agent, spec, want) {
+	const keyVar = spec.keyVariable ?? "the key";
+	const exportLine = (/** @type {string[]} */ names) =>
+		`export ${names.map((n) => `${n}=${n === "CAIRN_URL" ? want.url || "<the service's URL>" : want.key || "<your key>"}`).join(" ")}`;
+	const restart = `, then start ${agent} again from that shell`;
+	const vars = [spec.urlVariable, spec.keyVariable].filter((v) => typeof v === "string");
+	if (!spec.url) return { ok: false, detail: `${agent}'s cairn MCP entry has no URL`, fix: "run `cairn setup` again: it writes the entry" };
+	if (!spec.key)
+		return {
+			ok: false,
+			detail: `${agent}'s cairn MCP server sends its key from ${keyVar}, which is not set in this environment: it cannot connect`,
+			fix: `add to your shell profile: ${exportLine(vars.length ? vars : ["CAIRN_KEY"])}${restart}`,
+		};
+	const base = spec.url.replace(/\/mcp\/?$/, "");
+	if (want.url && base !== want.url)
+		return {
+			ok: false,
+			detail: `${agent}'s cairn MCP server goes to ${spec.url} (from ${spec.urlFrom}), while the CLI and hooks use ${want.url}`,
+			fix: spec.urlVariable
+				? `add to your shell profile: ${exportLine(vars)}${restart}`
+				: "run `cairn setup` again: it rewrites the entry's URL to the saved login's",
+		};
+	const probe = await mcpProbe(spec.url, spec.key);
+	if (probe.state === "unreachable")
+		return {
+			ok: false,
+			detail: `${agent}'s cairn MCP server cannot reach ${spec.url} (${probe.detail}; the URL from ${spec.urlFrom})`,
+			fix: isLocalUrl(base)
+				? "start the service (`npm start` in the Cairn checkout), or point the entry at where it runs"
+				: "check the deployment and this machine's network",
+		};
+	if (probe.state === "refused")
+		return {
+			ok: false,
+			detail: `${agent}'s cairn MCP server is refused by ${spec.url} (${probe.detail}): the key in ${keyVar} is not valid there`,
+			fix: `set ${keyVar} to a valid key in your shell profile: ${exportLine(spec.keyVariable ? [spec.keyVariable] : ["CAIRN_KEY"])}${restart}`,
+		};
+	if (probe.state === "error")
+		return { ok: false, detail: `${agent}'s cairn MCP server at ${spec.url} answered ${probe.detail}`, fix: "check the service's log" };
+	return { ok: true, detail: `${spec.url} (URL from ${spec.urlFrom}, key from ${keyVar}) answers MCP's initialize` };
+}
 
 /**
  * Runs every check for the repository at `dir`.
@@ -91,7 +237,9 @@ export async function runChecks(dir, options = {}) {
 			fail(
 				"service",
 				`${url} does not answer`,
-				"start the service (`npm start` in the Cairn checkout) or fix the URL with `cairn login --url <url> --key <key>`",
+				isLocalUrl(url)
+					? `start the service (\`npm start\` in the Cairn checkout) or fix the URL: ${options.url ? "the one given with --url" : urlNote()}`
+					: `check the deployment and this machine's network, or fix the URL: ${options.url ? "the one given with --url" : urlNote()}`,
 			);
 		}
 	}
@@ -108,16 +256,43 @@ export async function runChecks(dir, options = {}) {
 	} else skip("key", "the service is not reachable");
 	if (api && keyOk) {
 		if (!projectId) {
-			fail("project", `${repo.root} is not registered`, "run `cairn init` in this repository");
+			// Registered under a login replaced since? Then its memories are there, not in a new project.
+			const [holder] = await previousHolders(config, url, { root: repo.root });
+			if (holder)
+				fail(
+					"project",
+					`${repo.root} is not registered under key ${keyLabel(key)}, but ${describeLogin(holder.login)} has it as project ${holder.projectId} with ${holder.memories} memor${holder.memories === 1 ? "y" : "ies"}`,
+					`run \`${loginAgain(holder.login, url)}\` to use them again (\`cairn init\` would start an empty project instead)`,
+				);
+			else
+				fail(
+					"project",
+					`${repo.root} is not registered under this login`,
+					"run `cairn init` in this repository (it finds the project the key's tenant has for it, or registers one)",
+				);
 		} else {
 			try {
 				const settings = /** @type {any} */ (await api.get(`/v1/projects/${projectId}/settings/effective`)).settings;
 				const enabled = settings["memories.enabled"];
-				if (enabled.value === true) ok("project", `${projectId}, memory on`);
+				const count = await memoryCount(api, projectId);
+				const [holder] = count === 0 ? await previousHolders(config, url, { root: repo.root }) : [];
+				if (holder && holder.memories > 0 && holder.projectId !== projectId)
+					fail(
+						"project",
+						`${projectId} holds no memories under key ${keyLabel(key)}${config.tenant ? ` (tenant ${config.tenant.name})` : ""}, while ${describeLogin(holder.login)} holds ${holder.memories} for this repository in project ${holder.projectId}`,
+						`run \`${loginAgain(holder.login, url)}\` to use them again (if starting afresh under this key is what you meant, this passes once the project holds a memory)`,
+					);
+				else if (enabled.value === true)
+					ok("project", `${projectId}, memory on${count === null ? "" : `, ${count} memor${count === 1 ? "y" : "ies"}`}`);
 				else fail("project", `${projectId}: memory is off (set by ${enabled.source})`, "run `cairn init` in this repository to turn it on");
 			} catch (err) {
-				const code = err instanceof ApiError ? err.code : "unreachable";
-				fail("project", `${projectId} cannot be read (${code})`, "run `cairn init` in this repository");
+				if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
+					const { detail, fix } = await strandedProject(config, url, key, projectId);
+					fail("project", detail, fix);
+				} else {
+					const code = err instanceof ApiError ? err.code : "unreachable";
+					fail("project", `${projectId} cannot be read (${code})`, "run `cairn doctor` again once the service answers");
+				}
 				projectId = null;
 			}
 		}
@@ -125,9 +300,9 @@ export async function runChecks(dir, options = {}) {
 
 	// 5. Hooks installed: Claude Code (plugin or settings hooks), Codex (hooks.json).
 	const claudeHome = join(homedir(), ".claude");
+	const plugin = installedPlugin(claudeHome);
 	if (!existsSync(claudeHome) && !onPath("claude")) skip("claude hooks", "Claude Code not found (~/.claude, claude on PATH)");
 	else {
-		const plugin = installedPlugin(claudeHome);
 		const wanted = Object.keys(CLAUDE_HOOKS);
 		const where = /** @type {const} */ (["user", "project", "local"]);
 		const files = where.map((w) => claudeSettingsPath(w, repo.root));
@@ -206,6 +381,40 @@ export async function runChecks(dir, options = {}) {
 				);
 			}
 		}
+	}
+
+	// 6b. What the agents' MCP entries use: their URL and key come from environment variables (the plugin's
+	// .mcp.json: CAIRN_URL and CAIRN_KEY; Codex's config.toml: bearer_token_env_var), which doctor sees as
+	// the agents started from this shell will.
+	const want = { url, key: keyOk ? key : "" };
+	if (!plugin.installed && !claudeUserMcp()) skip("claude mcp", "no cairn MCP server in Claude Code (the cairn plugin is not installed)");
+	else {
+		const spec = claudeUserMcp() ?? pluginMcp(plugin.mcp);
+		const r = await mcpCheck("Claude Code", spec, want);
+		if (r.ok) ok("claude mcp", r.detail);
+		else fail("claude mcp", r.detail, r.fix);
+	}
+	const codexEntry = codexMcpEntry(existsSync(codexConfigPath()) ? readFileSync(codexConfigPath(), "utf8") : "");
+	if (!codexEntry) skip("codex mcp", "no [mcp_servers.cairn] in Codex's config.toml");
+	else if (!codex)
+		skip(
+			"codex mcp",
+			`codex is not on PATH; once it is, its MCP server (${codexEntry.url ?? "no url"}) needs ${codexEntry.keyVariable ?? "CAIRN_KEY"} set to your key`,
+		);
+	else {
+		const r = await mcpCheck(
+			"Codex",
+			{
+				url: codexEntry.url ?? "",
+				urlFrom: `url in ${codexConfigPath()}`,
+				urlVariable: null,
+				keyVariable: codexEntry.keyVariable,
+				key: codexEntry.keyVariable ? (process.env[codexEntry.keyVariable] ?? "") : "",
+			},
+			want,
+		);
+		if (r.ok) ok("codex mcp", r.detail);
+		else fail("codex mcp", r.detail, r.fix);
 	}
 
 	// 7. The last upload, and uploads a hook could not finish.

@@ -7,6 +7,9 @@ import { memoryOff } from "./api.mjs";
 export const number = (n) =>
 	typeof n !== "number" ? "-" : Number.isInteger(n) ? String(n) : Math.abs(n) < 0.0005 && n !== 0 ? n.toPrecision(3) : n.toFixed(3);
 
+/** A recall score as the service gives it (0–1), to two decimals: `0.83`. Never rescaled. @param {unknown} n */
+export const score = (n) => (typeof n === "number" && Number.isFinite(n) ? n.toFixed(2) : "-");
+
 /** What a trace entry matched: words, concepts, cues, dates, neighbours, meaning. @param {Record<string, any> | undefined} t */
 export function matched(t) {
 	if (!t) return "not in the trace";
