@@ -101,12 +101,18 @@ describe("hybrid recall with a scripted embedding model", () => {
 		expect(top.similarity).toBeGreaterThan(0.7);
 	});
 
-	it("fuses lexical and vector ranks: first in both scores 2", async () => {
+	it("fuses lexical and vector ranks: first in both reads 1, the best fused score (2) as a share of itself", async () => {
 		const body = await recall("grafana latency", { trace: true });
 		expect(body.memories[0].name).toBe("grafana-dashboards");
-		expect(body.memories[0].score).toBe(2);
+		expect(body.memories[0].score).toBe(1);
 		const top = body.trace.candidates[0];
 		expect([top.lexicalRank, top.vectorRank]).toEqual([1, 1]);
+		expect(top.rankingScore).toBe(2);
+		expect(top.score).toBe(1);
+		// Every other candidate reads its fused score over that best: in (0, 1), in ranking order.
+		const shown = (body.trace.candidates as Loose[]).map((c) => c.score);
+		expect([...shown].sort((a, b) => b - a)).toEqual(shown);
+		for (const c of body.trace.candidates as Loose[]) expect(c.score).toBe(Math.max(0.001, Math.round((c.rankingScore / 2) * 1000) / 1000));
 	});
 
 	it("stays lexical when asked to", async () => {

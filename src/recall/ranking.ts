@@ -199,19 +199,32 @@ export interface RecalledMemory {
 	description: string;
 	scope: MemoryScope;
 	path: string;
+	/** 0–1, as {@link readableScores} shows the ranking's score. */
 	score: number;
 	updatedAt: string;
 	verifiedAt: string;
 	ageDays: number;
 }
 
-export const toRecalled = (m: ScoredMemory): RecalledMemory => ({
+/**
+ * Scores as people read them: 0 to 1, in the ranking's order. The ranking's own score has no fixed
+ * scale — BM25 with priors runs from about 0.000001 in a small project (FTS5 floors the inverse document
+ * frequency of a word most memories hold) to tens in a large one — so each is shown as a share of the
+ * best score this answer could hold: `best`, the first candidate's (lexical retrieval) or first place in
+ * every list fused (hybrid). Rounded to three decimals; a positive score never shows as 0. The ranking
+ * itself keeps the raw scores: showing them changes no order and no decision.
+ */
+export function readableScores(best: number): (raw: number) => number {
+	return (raw) => (raw > 0 && best > 0 ? Math.min(1, Math.max(0.001, Math.round((raw / best) * 1000) / 1000)) : 0);
+}
+
+export const toRecalled = (m: ScoredMemory, shown: (raw: number) => number): RecalledMemory => ({
 	name: m.row.name,
 	type: m.row.type,
 	description: m.row.description,
 	scope: m.row.scope,
 	path: memoryUrl(m.row.scope, m.row.name),
-	score: Math.round(m.score * 1000) / 1000,
+	score: shown(m.score),
 	updatedAt: m.row.updated_at,
 	verifiedAt: m.row.verified_at,
 	ageDays: m.ageDays,

@@ -13,7 +13,16 @@ import { withForms } from "../text/forms";
 import { queryGrams, scoringTerms } from "../text/grams";
 import { queryTerms } from "../text/terms";
 import { matchesOf } from "./explain";
-import { documentsToolInUse, freshness, type RecalledMemory, type ScoredMemory, score, toCandidates, toRecalled } from "./ranking";
+import {
+	documentsToolInUse,
+	freshness,
+	type RecalledMemory,
+	readableScores,
+	type ScoredMemory,
+	score,
+	toCandidates,
+	toRecalled,
+} from "./ranking";
 import { conceptTokens, decide, OFFER, PROMPT_LIMIT, promptWeights, relevanceOf, SEMANTIC_FLOOR } from "./relevance";
 import { SELECTOR_TIMEOUT_MS, selectWithModel, withinTokens } from "./selector";
 
@@ -76,7 +85,10 @@ export type Engine = "lexical" | "llm" | "lexical-fallback";
 export interface TraceEntry extends Omit<ScoredMemory["trace"], "coverage"> {
 	name: string;
 	scope: MemoryScope;
+	/** 0–1, as the answer's memories show it (readableScores in src/recall/ranking.ts). */
 	score: number;
+	/** The score the ranking sorts by, unscaled: BM25 × type prior × freshness × coverage (× date cue), or the fused reciprocal ranks. */
+	rankingScore: number;
 	/** Per-prompt recall: the weight of what matched, its share of the prompt's, and the concepts shared. */
 	evidence?: number;
 	coverage?: number;
@@ -132,6 +144,8 @@ export interface RecallResult {
 
 /** Reciprocal rank fusion's constant: a list's first place counts 1/(K+1), its tenth 1/(K+10). */
 export const RRF_K = 60;
+/** The best fused score: first place in both the lexical and the vector list (each counts 1.0). */
+export const FUSED_BEST = 2;
 
 /**
  * Reciprocal rank fusion of the lexical ranking (BM25 with priors, src/recall/ranking.ts) and the
@@ -282,11 +296,13 @@ export async function recall(
 		new Map(neighbourRows.map((r) => [r.id, r.seed])),
 	);
 	const ranked = retrieval === "hybrid" ? fuse(lexicallyRanked, visible(candidates.vectorRows), candidates.vector) : lexicallyRanked;
+	// What people read: each score as a share of the best this answer could hold (0–1, same order).
+	const readable = readableScores(retrieval === "hybrid" ? FUSED_BEST : Math.max(0, ...ranked.map((m) => m.score)));
 
 	const trace: TraceEntry[] = [];
 	const eligible: ScoredMemory[] = [];
 	for (const m of ranked) {
-		const entry = { name: m.row.name, scope: m.row.scope, score: m.score, ...m.trace };
+		const entry = { name: m.row.name, scope: m.row.scope, score: readable(m.score), rankingScore: m.score, ...m.trace };
 		if (exclude.has(m.row.name)) {
 			trace.push({ ...entry, decision: "excluded" });
 			continue;
@@ -388,7 +404,7 @@ export async function recall(
 	const result: RecallResult = {
 		engine,
 		...retrievalFields,
-		memories: chosen.map(toRecalled),
+		memories: chosen.map((m) => toRecalled(m, readable)),
 		served: chosen,
 		offered,
 		ranked: eligible,

@@ -48,7 +48,7 @@ const RecallTraceSchema = z
 		concepts: z.array(z.string()).openapi({ description: "The concepts the query names (the concept map of software work)" }),
 		candidates: z.array(z.record(z.string(), z.unknown())).openapi({
 			description:
-				"Every candidate: `name`, `scope`, `score` and its factors (`bm25`, `typePrior`, `freshness`, `coverage`), `decision` (returned, or why not), and what it matched: `matchedTerms` (query words), `concepts` (the query's concepts it is about), `cues` (its cues holding a query word), `dated` (written when the query says), `neighbourOf`, `similarity`; per prompt also `evidence`, `held` and `about`",
+				"Every candidate: `name`, `scope`, `score` (0–1, as the memories show it), `rankingScore` (the unscaled score the ranking sorts by) and its factors (`bm25`, `typePrior`, `freshness`, `coverage`; hybrid: `lexicalRank`, `vectorRank`, `similarity`), `decision` (returned, or why not), and what it matched: `matchedTerms` (query words), `concepts` (the query's concepts it is about), `cues` (its cues holding a query word), `dated` (written when the query says), `neighbourOf`, `similarity`; per prompt also `evidence`, `held` and `about`",
 		}),
 		note: z.string().optional(),
 		weights: z.record(z.string(), z.unknown()).optional().openapi({
@@ -63,7 +63,11 @@ const RecalledMemorySchema = z.object({
 	description: z.string(),
 	scope: MemoryScopeSchema,
 	path: z.string(),
-	score: z.number(),
+	score: z.number().min(0).max(1).openapi({
+		description:
+			"How well it matches, 0–1, in ranking order: the ranking's score as a share of the best this answer could hold — the first memory's (lexical retrieval; the first reads 1), or first place in both fused lists (hybrid: first in both reads 1, first in one 0.5). Compare within one answer; the trace's `rankingScore` is the unscaled score",
+		example: 0.82,
+	}),
 	updatedAt: z.string(),
 	verifiedAt: z.string().openapi({ description: "When a session last confirmed the memory (equal to updatedAt until one does)" }),
 	ageDays: z.number().int().openapi({ description: "Days since the later of the last edit and the last confirmation" }),

@@ -16,6 +16,7 @@ const AGENTS: Readonly<Record<string, { label: string; budget: { maxTokens?: num
 /** Why each candidate was served to the prompt or held back, and what it matched. */
 const whyTable = (trace: Loose[]) =>
 	html`<h2 id="why">Why: each candidate, served or held back</h2>
+<p class="small muted">Evidence: the weight of what the memory matched in this prompt, which decides what is served. Score: 0–1, the order candidates were considered in (Search explains it).</p>
 ${
 	trace.length === 0
 		? empty("No memory matched anything in this prompt: no word, concept or cue.")

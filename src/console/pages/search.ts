@@ -68,7 +68,7 @@ export const searchRoutes: ConsolePage = (app) => {
 		}
 		const memories = (r.data.memories ?? []) as Loose[];
 		const trace = (r.data.trace?.candidates ?? []) as Loose[];
-		const columns = ["bm25", "typePrior", "freshness", "coverage", "lexicalRank", "similarity", "vectorRank"].filter((k) =>
+		const columns = ["rankingScore", "bm25", "typePrior", "freshness", "coverage", "lexicalRank", "similarity", "vectorRank"].filter((k) =>
 			trace.some((t) => t[k] !== undefined),
 		);
 		return render(
@@ -88,7 +88,7 @@ ${
 			)}</ol>`
 }
 <h2 id="trace">Why: the recall trace</h2>
-<p class="small muted">Query terms: ${((r.data.trace?.terms ?? []) as string[]).map((t) => html`<code>${t}</code> `)}${((r.data.trace?.concepts ?? []) as string[]).length ? html`; concepts: ${((r.data.trace?.concepts ?? []) as string[]).map((t) => html`<code>${t}</code> `)}` : ""}. Score = BM25 (words, and at half weight the cue index of cues and concepts) × type prior × freshness (and coverage of the query's terms).</p>
+<p class="small muted">Query terms: ${((r.data.trace?.terms ?? []) as string[]).map((t) => html`<code>${t}</code> `)}${((r.data.trace?.concepts ?? []) as string[]).length ? html`; concepts: ${((r.data.trace?.concepts ?? []) as string[]).map((t) => html`<code>${t}</code> `)}` : ""}. Score: 0–1, the ranking score as a share of the best this search could hold, in ranking order. The ranking score (rankingScore) is BM25 (words, and at half weight the cue index of cues and concepts) × type prior × freshness × coverage of the query's terms, and the first candidate's reads 1; with hybrid retrieval it is the reciprocal-rank share of the two lists, and first place in both reads 1.</p>
 ${
 	trace.length === 0
 		? empty("No candidate matched any query term.")
