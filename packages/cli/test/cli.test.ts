@@ -201,7 +201,9 @@ describe("cairn CLI against a running Worker", () => {
 		expect((await call("GET", `/v1/projects/${projectId}/memories/ci-runner?scope=team`)).body).toContain("ci-large");
 
 		expect(cairn(["remember", "Bad Name", "--type", "feedback", "--description", "x", "y"]).status).toBe(1);
-		expect(cairn(["remember", "x", "--type", "opinion", "--description", "x", "y"]).stderr).toContain("--type must be one of");
+		expect(cairn(["remember", "x", "--type", "opinion", "--description", "x", "y"]).stderr).toContain(
+			'unknown --type "opinion" (one of user, feedback, project, reference)',
+		);
 	});
 });
 

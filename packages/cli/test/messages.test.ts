@@ -1,10 +1,12 @@
 // Every refusal and every silence names its cause and the fix, and "why" is there on demand: recall's
 // scores and matches, the prompt hook's --explain, and what setup says to do next.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { api, gitRepo, machine, tenant, url } from "./helpers.ts";
+import { api, CLI, gitRepo, machine, NODE, tenant, url } from "./helpers.ts";
 
 const user = machine();
 const repo = gitRepo(`git@github.com:acme/messages-${Date.now()}.git`);
@@ -164,15 +166,19 @@ describe("why, on demand", () => {
 		const words = cairn(["recall", "can", "we", "deploy", "on", "friday"]);
 		expect(words.status, words.stderr).toBe(0);
 		expect(words.stdout).toMatch(
-			/deploy-freeze \(project, personal\) — No deploys on Fridays\n {2}memory:\/\/root\/deploy-freeze\.md {2}score \d/,
+			/deploy-freeze \(project, personal\) — No deploys on Fridays\n {2}memory:\/\/root\/deploy-freeze\.md {2}score \d+\.\d{2}\n/,
 		);
 		expect(words.stdout).toMatch(/matched: words deploy, friday/);
 
 		const concept = cairn(["recall", "bump", "axios"]);
 		expect(concept.status, concept.stderr).toBe(0);
 		const block = concept.stdout.slice(concept.stdout.indexOf("package-manager"));
-		expect(block).toMatch(/score \d/);
-		expect(block).not.toMatch(/score 0\n/);
+		// The score as the service gives it, to two decimals: not rescaled, not rounded away.
+		const served = JSON.parse(cairn(["recall", "bump", "axios", "--json"]).stdout).memories.find(
+			(m: Record<string, unknown>) => m.name === "package-manager",
+		);
+		expect(typeof served.score).toBe("number");
+		expect(block).toMatch(new RegExp(`memory://root/package-manager\\.md {2}score ${served.score.toFixed(2).replace(".", "\\.")}\n`));
 		expect(block).toContain("matched: concepts deps");
 		expect(block).not.toContain("words");
 
@@ -280,15 +286,177 @@ describe("cairn setup", () => {
 		expect(tried.status).toBe(0);
 		expect(tried.stderr).toContain("cairn: ");
 
+		// What `claude plugin marketplace add` and `claude plugin install` leave in the user's settings, beside
+		// the user's own; and a setting of the user's own in Codex's config.toml.
+		const claudeSettings = join(someone.home, ".claude", "settings.json");
+		const settings = JSON.parse(readFileSync(claudeSettings, "utf8"));
+		writeFileSync(
+			claudeSettings,
+			JSON.stringify({
+				...settings,
+				theme: "dark",
+				extraKnownMarketplaces: {
+					cairn: { source: { source: "directory", path: checkout } },
+					other: { source: { source: "github", repo: "a/b" } },
+				},
+				enabledPlugins: { "cairn@cairn": true },
+			}),
+		);
+		const key = JSON.parse(readFileSync(join(someone.home, ".config", "cairn", "config.json"), "utf8")).key;
+
 		const undo = someone.run(["setup", "--undo"], { cwd: mine });
 		expect(undo.status, undo.stderr).toBe(0);
 		expect(undo.stdout).toContain("Claude Code: removed Cairn's hooks");
+		expect(undo.stdout).toContain(
+			`Claude Code: removed extraKnownMarketplaces.cairn and enabledPlugins.cairn@cairn from ${claudeSettings}`,
+		);
+		expect(JSON.parse(readFileSync(claudeSettings, "utf8"))).toEqual({
+			theme: "dark",
+			extraKnownMarketplaces: { other: { source: { source: "github", repo: "a/b" } } },
+		});
 		expect(undo.stdout).toContain("Codex: removed Cairn's hooks");
+		expect(undo.stdout).toContain(`Codex: removed ${join(someone.home, ".codex", "hooks.json")}, which held nothing else`);
+		expect(existsSync(join(someone.home, ".codex", "hooks.json"))).toBe(false);
 		expect(undo.stdout).toContain("Codex: removed the cairn MCP server");
-		expect(readFileSync(join(someone.home, ".codex", "config.toml"), "utf8")).not.toContain("mcp_servers.cairn");
-		const config = JSON.parse(readFileSync(join(someone.home, ".config", "cairn", "config.json"), "utf8"));
-		expect(config.url).toBeUndefined();
-		expect(config.key).toBeUndefined();
+		expect(existsSync(join(someone.home, ".codex"))).toBe(false);
+		expect(undo.stdout).toContain(`removed ${join(someone.home, ".config", "cairn")} (the saved login`);
+		expect(existsSync(join(someone.home, ".config", "cairn"))).toBe(false);
+		// The key is saved nowhere now: printed once more, to reach the memories again.
+		expect(undo.stdout).toContain(`cairn setup --url ${url} --key ${key}`);
 		expect(someone.run(["doctor"], { cwd: mine }).stdout).toContain("FAIL  login");
+		// Run again, it finds nothing to take out and fails on nothing.
+		const again = someone.run(["setup", "--undo"], { cwd: mine });
+		expect(again.status, again.stderr).toBe(0);
+		expect(again.stdout).toContain("Codex: no Cairn hooks in");
 	});
+});
+
+/** A port on this machine that nothing listens on. */
+const closedPort = () =>
+	new Promise<number>((resolve, reject) => {
+		const server = createServer();
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+		});
+	});
+
+describe("an unreachable service: the cause, and the fix", () => {
+	it("recall, remember, status, list and the hooks name the URL, why, how to start the service and where the URL came from", async () => {
+		const down = `http://127.0.0.1:${await closedPort()}`;
+		const other = machine();
+		const configFile = join(other.home, ".config", "cairn", "config.json");
+		mkdirSync(join(other.home, ".config", "cairn"), { recursive: true });
+		writeFileSync(configFile, JSON.stringify({ url: down, key }));
+		const cause = `cannot reach ${down} (ECONNREFUSED) — is the service running? Start it with \`npm start\` in the Cairn checkout (it prints the URL it serves at), or set the URL: `;
+		const saved = `\`cairn login --url <url> --key <key>\` (the URL came from the saved login in ${configFile})`;
+		for (const args of [["recall", "pnpm"], ["remember", "we use pnpm, never npm"], ["status"], ["list"], ["show", "deploy-freeze"]]) {
+			const r = other.run(args, { cwd: repo });
+			expect(r.status, args.join(" ")).toBe(1);
+			expect(r.stderr.trim(), args.join(" ")).toBe(`cairn: ${cause}${saved}`);
+		}
+		const fromEnv = cairn(["recall", "pnpm"], { env: { CAIRN_URL: down } });
+		expect(fromEnv.stderr.trim()).toBe(
+			`cairn: ${cause}the URL came from CAIRN_URL in the environment, which overrides the saved login in ${join(user.home, ".config", "cairn", "config.json")}; unset CAIRN_URL or set it to the service's URL`,
+		);
+		for (const event of ["user-prompt-submit", "session-start"]) {
+			const hook = other.run(["hook", event, "--agent", "codex"], { cwd: repo, input: promptPayload("use pnpm") });
+			expect(hook.status).toBe(0);
+			expect(JSON.parse(hook.stdout)).toEqual({});
+			expect(hook.stderr.trim(), event).toBe(`cairn: ${cause}${saved}`);
+		}
+		const remote = cairn(["status"], { env: { CAIRN_URL: "https://cairn.invalid" } });
+		expect(remote.stderr).toContain(
+			"cannot reach https://cairn.invalid (ENOTFOUND) — is the service up and this machine online? Else set the URL: ",
+		);
+	});
+
+	it("setup: nothing changed, the URL and where it came from, and how to start the service", async () => {
+		const down = `http://127.0.0.1:${await closedPort()}`;
+		const someone = machine();
+		const r = someone.run(["setup", "--url", down, "--admin-token", "x"], { cwd: repo });
+		expect(r.status).toBe(1);
+		expect(r.stderr.trim()).toBe(
+			`cairn: cannot reach ${down}, the URL from --url (ECONNREFUSED); nothing was changed — is the service running? Start it with \`npm start\` in the Cairn checkout; or pass the URL it serves at with --url`,
+		);
+		expect(existsSync(join(someone.home, ".config", "cairn"))).toBe(false);
+		// A checkout's npm start serving elsewhere is named, with the command that uses it.
+		const checkout = mkdtempSync(join(tmpdir(), "cairn-checkout-"));
+		mkdirSync(join(checkout, ".wrangler"));
+		writeFileSync(join(checkout, ".wrangler", "cairn-dev.json"), JSON.stringify({ url, pid: process.pid }));
+		const elsewhere = someone.run(["setup", "--url", down, "--checkout", checkout], { cwd: repo });
+		expect(elsewhere.stderr).toContain(`; or this checkout's \`npm start\` serves at ${url}: \`cairn setup --url ${url}\``);
+	});
+});
+
+describe("a typo gets the nearest known word, and an unknown value is refused", () => {
+	it.each([
+		[["hooks", "instal", "claude"], 'unknown hooks action "instal"; did you mean `cairn hooks install`? (one of install, uninstall)'],
+		[["hooks", "install", "claud"], 'unknown agent "claud"; did you mean `cairn hooks install claude`? (one of claude, codex)'],
+		[["hooks", "uninstall", "kodex"], 'unknown agent "kodex"; did you mean `cairn hooks uninstall codex`? (one of claude, codex)'],
+		[
+			["remember", "always squash", "--type", "feedbak"],
+			'unknown --type "feedbak"; did you mean `--type feedback`? (one of user, feedback, project, reference)',
+		],
+		[
+			["list", "--type", "refrence"],
+			'unknown --type "refrence"; did you mean `--type reference`? (one of user, feedback, project, reference)',
+		],
+		[["list", "--scope", "tem"], 'unknown --scope "tem"; did you mean `--scope team`? (one of personal, team)'],
+		[["team", "pul"], 'unknown team action "pul"; did you mean `cairn team pull`? (one of pull, push, status)'],
+		[["review", "lst"], 'unknown review action "lst"; did you mean `cairn review list`? (one of list, show, approve, reject)'],
+		[["review", "--status", "pendng"], 'unknown --status "pendng"; did you mean `--status pending`? (one of pending, approved, rejected)'],
+		[["lsit"], 'unknown command "lsit"; did you mean `cairn list`? (`cairn help` lists every command)'],
+		[["froget", "x"], 'unknown command "froget"; did you mean `cairn forget`? (`cairn help` lists every command)'],
+	])("cairn %j", (args, message) => {
+		const r = cairn(args);
+		expect(r.status).toBe(1);
+		expect(r.stderr.trim()).toBe(`cairn: ${message}`);
+	});
+
+	it("a hook's mistyped --agent: said with the nearest, the hook still exits 0 in its agent's format, and nothing is looked up", () => {
+		for (const event of ["user-prompt-submit", "session-start"]) {
+			const claude = cairn(["hook", event, "--agent", "claud"], { input: promptPayload("deploy on friday") });
+			expect(claude.status).toBe(0);
+			expect(claude.stdout).toBe("");
+			expect(claude.stderr.trim(), event).toBe('cairn: unknown --agent "claud"; did you mean `--agent claude`? (one of claude, codex)');
+			// Codex's payload carries a turn id: its format ({}) even with the agent mistyped.
+			const codex = cairn(["hook", event, "--agent", "codx"], {
+				input: JSON.stringify({ ...JSON.parse(promptPayload("deploy on friday")), turn_id: "t1" }),
+			});
+			expect(codex.status).toBe(0);
+			expect(JSON.parse(codex.stdout)).toEqual({});
+			expect(codex.stderr.trim()).toBe('cairn: unknown --agent "codx"; did you mean `--agent codex`? (one of claude, codex)');
+		}
+	});
+});
+
+describe("a closed pipe ends quietly", () => {
+	/** A command line run by a real shell, and the CLI's own exit status (not the pipe's last command's). */
+	const shell = (line: string) =>
+		spawnSync("bash", ["-c", `${line}; echo "cairn exited \${PIPESTATUS[0]}" >&2`], {
+			cwd: repo,
+			env: user.env,
+			encoding: "utf8",
+			timeout: 60_000,
+		});
+	const cli = `"${NODE}" "${CLI}"`;
+
+	it("`cairn recall … | head -1` exits 0 with the first line and no stack trace", () => {
+		const r = shell(`${cli} recall can we deploy on friday | head -1`);
+		expect(r.stdout).toBe("deploy-freeze (project, personal) — No deploys on Fridays\n");
+		expect(r.stderr).toBe("cairn exited 0\n");
+	});
+
+	it.each([["recall can we deploy on friday"], ["list"], ["show deploy-freeze"], ["help"], ["doctor"]])(
+		"`cairn %s` into a reader that closed at once: exits with its own status, no EPIPE",
+		(args) => {
+			// `head -n 0` exits before the CLI writes: its first write meets a closed pipe.
+			const r = shell(`${cli} ${args} | head -n 0`);
+			expect(r.stdout).toBe("");
+			expect(r.stderr).not.toContain("EPIPE");
+			expect(r.stderr).not.toMatch(/\n\s+at /);
+			expect(r.stderr).toMatch(args === "doctor" ? /cairn exited [01]\n$/ : /^cairn exited 0\n$/);
+		},
+	);
 });

@@ -64,7 +64,9 @@ describe("cairn setup", () => {
 		expect(remote.stderr).toContain("is not a local service: pass the key your admin gave you with --key");
 		const wrong = machine().run(["setup", "--url", url, "--admin-token", "not-the-token"], { cwd: repo });
 		expect(wrong.status).toBe(1);
-		expect(wrong.stderr).toContain("the operator token was refused");
+		expect(wrong.stderr).toContain(
+			`the operator token given with --admin-token was refused by ${url}: it is the CAIRN_ADMIN_TOKEN of the running service (restart \`npm start\` after changing .dev.vars), or pass the key you have with --key`,
+		);
 	});
 });
 
@@ -113,7 +115,10 @@ describe("cairn doctor", () => {
 		const other = gitRepo(`git@github.com:acme/doctor-other-${Date.now()}.git`);
 		const unregistered = cairn(["doctor"], {}, other);
 		expect(unregistered.status).toBe(1);
-		expect(line(unregistered.stdout, "project").fix).toBe("fix: run `cairn init` in this repository");
+		expect(line(unregistered.stdout, "project").line).toContain(`${other} is not registered under this login`);
+		expect(line(unregistered.stdout, "project").fix).toBe(
+			"fix: run `cairn init` in this repository (it finds the project the key's tenant has for it, or registers one)",
+		);
 		const config = JSON.parse(readFileSync(join(user.home, ".config", "cairn", "config.json"), "utf8"));
 		const id = Object.values(config.projects)[0] as string;
 		const res = await fetch(`${url}/v1/projects/${id}/settings`, {
