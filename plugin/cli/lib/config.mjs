@@ -97,7 +97,10 @@ export function credentials() {
 	const config = readConfig();
 	const url = process.env.CAIRN_URL || config.url;
 	const key = process.env.CAIRN_KEY || config.key;
-	if (!url || !key) throw new Error("not logged in: run `cairn login --url <url> --key <key>` (or set CAIRN_URL and CAIRN_KEY)");
+	if (!url || !key)
+		throw new Error(
+			`not logged in: no ${url ? "key" : key ? "URL" : "URL or key"} in ${join(configDir(), "config.json")} or CAIRN_URL / CAIRN_KEY — run \`cairn setup\` (against a local \`npm start\`) or \`cairn login --url <url> --key <key>\``,
+		);
 	return { url: url.replace(/\/+$/, ""), key, config };
 }
 

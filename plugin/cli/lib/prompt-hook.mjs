@@ -117,7 +117,10 @@ export async function promptHook(args) {
 		const config = readConfig();
 		const url = process.env.CAIRN_URL || config.url;
 		const key = process.env.CAIRN_KEY || config.key;
-		if (!url || !key) throw new Error("not logged in: run `cairn login --url <url> --key <key>` (or set CAIRN_URL and CAIRN_KEY)");
+		if (!url || !key)
+			throw new Error(
+				"not logged in: no saved login or CAIRN_URL / CAIRN_KEY — run `cairn setup` (against a local `npm start`) or `cairn login --url <url> --key <key>`",
+			);
 		const service = { url: url.replace(/\/+$/, ""), key };
 		const deadline = started + budget - 150;
 		const dir =
