@@ -46,9 +46,10 @@ const USAGE = `cairn — long-term memory for coding agents
   cairn setup --undo                      remove the plugin, its marketplace, hooks, MCP entry and the config
                                           file setup added
   cairn doctor [--url <url>] [--key <key>]
-                                          check service, key, project, hooks, Codex trust, uploads and the
-                                          hooks' round trip; each problem with its fix (exit 1 when any);
-                                          list the memories whose cited code changed since written
+                                          check service, key, project (and memories left under another
+                                          tenant), hooks, Codex trust, the agents' MCP entries (CAIRN_URL,
+                                          CAIRN_KEY), uploads and the hooks' round trip; each problem with its
+                                          fix (exit 1 when any); list the memories whose cited code changed
   cairn login --url <url> --key <key>     save the service URL and API key (~/.config/cairn, mode 600)
   cairn init [dir]                        register this repository as a project and turn memory on
   cairn status                            pipeline state, where settings come from, the last background upload
