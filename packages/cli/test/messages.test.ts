@@ -365,6 +365,11 @@ describe("an unreachable service: the cause, and the fix", () => {
 			expect(JSON.parse(hook.stdout)).toEqual({});
 			expect(hook.stderr.trim(), event).toBe(`cairn: ${cause}${saved}`);
 		}
+		const login = machine().run(["login", "--url", down, "--key", key], { cwd: repo });
+		expect(login.status).toBe(1);
+		expect(login.stderr.trim()).toBe(
+			`cairn: cannot reach ${down} (ECONNREFUSED); nothing was saved — is the service running? Start it with \`npm start\` in the Cairn checkout (it prints the URL it serves at), or check the URL given with --url`,
+		);
 		const remote = cairn(["status"], { env: { CAIRN_URL: "https://cairn.invalid" } });
 		expect(remote.stderr).toContain(
 			"cannot reach https://cairn.invalid (ENOTFOUND) — is the service up and this machine online? Else set the URL: ",

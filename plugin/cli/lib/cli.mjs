@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { ApiError, client, describeError, memoryOff } from "./api.mjs";
+import { ApiError, client, describeError, isLocalUrl, memoryOff } from "./api.mjs";
 import { choose } from "./choose.mjs";
 import { codeReport, currentBlobs, hashObjects } from "./code-check.mjs";
 import { credentials, readConfig, replaceLogin, stateDir, writeConfig } from "./config.mjs";
@@ -141,6 +141,10 @@ async function login(/** @type {Record<string, any>} */ values) {
 		if (err instanceof ApiError && err.status === 401)
 			throw new Error(
 				`${url} refused the key ${values.key ? "given with --key" : "in CAIRN_KEY"} (${err.code}); nothing was saved: check the key with whoever runs that service`,
+			);
+		if (err instanceof ApiError && err.code === "unreachable")
+			throw new Error(
+				`${err.message}; nothing was saved — ${isLocalUrl(String(url)) ? "is the service running? Start it with `npm start` in the Cairn checkout (it prints the URL it serves at), or" : "is the service up and this machine online? Else"} check the URL ${values.url ? "given with --url" : "in CAIRN_URL"}`,
 			);
 		throw err;
 	}
