@@ -112,7 +112,7 @@ describe("hybrid recall with a scripted embedding model", () => {
 		// Every other candidate reads its fused score over that best: in (0, 1), in ranking order.
 		const shown = (body.trace.candidates as Loose[]).map((c) => c.score);
 		expect([...shown].sort((a, b) => b - a)).toEqual(shown);
-		for (const c of body.trace.candidates as Loose[]) expect(c.score).toBe(Math.max(0.001, Math.round((c.rankingScore / 2) * 1000) / 1000));
+		for (const c of body.trace.candidates as Loose[]) expect(c.score).toBe(Math.max(0.01, Math.round((c.rankingScore / 2) * 100) / 100));
 	});
 
 	it("stays lexical when asked to", async () => {

@@ -65,7 +65,7 @@ describe("recall scores", () => {
 		const page = await (await call(`/console/projects/${projectId}/search?q=pnpm`, { headers: { Cookie: cookie } })).text();
 		const first = (r.memories as Loose[])[0] as Loose;
 		expect(first.score).toBe(1);
-		expect(page).toContain(`score 1, `);
+		expect(page).toContain("score 1.00, ");
 		expect(page).not.toMatch(/score 0(\.0+)?, /);
 	});
 
@@ -73,7 +73,7 @@ describe("recall scores", () => {
 		const lexical = readableScores(2.48e-6);
 		expect(lexical(2.48e-6)).toBe(1);
 		expect(lexical(1.24e-6)).toBe(0.5);
-		expect(lexical(1e-12)).toBe(0.001);
+		expect(lexical(1e-12)).toBe(0.01);
 		expect(lexical(0)).toBe(0);
 		const fused = readableScores(FUSED_BEST);
 		expect(fused(2)).toBe(1);
@@ -81,7 +81,7 @@ describe("recall scores", () => {
 		expect(readableScores(0)(1)).toBe(0);
 		const raw = [9.5, 4.2, 4.2, 0.3, 1e-9];
 		const shown = raw.map(readableScores(9.5));
-		expect(shown).toEqual([1, 0.442, 0.442, 0.032, 0.001]);
+		expect(shown).toEqual([1, 0.44, 0.44, 0.03, 0.01]);
 	});
 
 	it("are described as 0–1 in the OpenAPI document", async () => {

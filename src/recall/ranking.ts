@@ -211,11 +211,12 @@ export interface RecalledMemory {
  * scale — BM25 with priors runs from about 0.000001 in a small project (FTS5 floors the inverse document
  * frequency of a word most memories hold) to tens in a large one — so each is shown as a share of the
  * best score this answer could hold: `best`, the first candidate's (lexical retrieval) or first place in
- * every list fused (hybrid). Rounded to three decimals; a positive score never shows as 0. The ranking
- * itself keeps the raw scores: showing them changes no order and no decision.
+ * every list fused (hybrid). Rounded to two decimals, as every surface prints it (the CLI, the console);
+ * a positive score never shows as 0. The ranking itself keeps the raw scores: showing them changes no
+ * order and no decision.
  */
 export function readableScores(best: number): (raw: number) => number {
-	return (raw) => (raw > 0 && best > 0 ? Math.min(1, Math.max(0.001, Math.round((raw / best) * 1000) / 1000)) : 0);
+	return (raw) => (raw > 0 && best > 0 ? Math.min(1, Math.max(0.01, Math.round((raw / best) * 100) / 100)) : 0);
 }
 
 export const toRecalled = (m: ScoredMemory, shown: (raw: number) => number): RecalledMemory => ({

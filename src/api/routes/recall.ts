@@ -65,7 +65,7 @@ const RecalledMemorySchema = z.object({
 	path: z.string(),
 	score: z.number().min(0).max(1).openapi({
 		description:
-			"How well it matches, 0–1, in ranking order: the ranking's score as a share of the best this answer could hold — the first memory's (lexical retrieval; the first reads 1), or first place in both fused lists (hybrid: first in both reads 1, first in one 0.5). Compare within one answer; the trace's `rankingScore` is the unscaled score",
+			"How well it matches, 0–1 to two decimals, in ranking order: the ranking's score as a share of the best this answer could hold — the first memory's (lexical retrieval; the first reads 1), or first place in both fused lists (hybrid: first in both reads 1, first in one 0.5). Compare within one answer; the trace's `rankingScore` is the unscaled score",
 		example: 0.82,
 	}),
 	updatedAt: z.string(),

@@ -4,7 +4,7 @@ import { lookup, lookupTable } from "../../lib/lookup";
 import { type Loose, seg } from "../api";
 import { badInput, type ConsolePage, failure, loadProject, render } from "../context";
 import { apiErrorNotice, empty, projectPath, selectOptions } from "../view";
-import { fmt, matchedCell, warningText } from "./search";
+import { fmt, matchedCell, scoreText, warningText } from "./search";
 
 /** The budgets the agents' hooks ask for (README, "What the hooks do"). */
 const AGENTS: Readonly<Record<string, { label: string; budget: { maxTokens?: number; maxChars?: number } }>> = lookupTable({
@@ -21,7 +21,7 @@ ${
 	trace.length === 0
 		? empty("No memory matched anything in this prompt: no word, concept or cue.")
 		: html`<div class="table-wrap" tabindex="0" role="region" aria-label="Scrollable table"><table data-testid="prompt-trace"><thead><tr><th scope="col">Memory</th><th scope="col">Decision</th><th scope="col">Evidence</th><th scope="col">Score</th><th scope="col">Matched</th></tr></thead>
-<tbody>${trace.map((t) => html`<tr><td>${t.name}</td><td>${t.decision}</td><td>${fmt(t.evidence)}</td><td>${fmt(t.score)}</td><td>${matchedCell(t)}</td></tr>`)}</tbody></table></div>`
+<tbody>${trace.map((t) => html`<tr><td>${t.name}</td><td>${t.decision}</td><td>${fmt(t.evidence)}</td><td>${scoreText(t.score)}</td><td>${matchedCell(t)}</td></tr>`)}</tbody></table></div>`
 }`;
 
 export const injectRoutes: ConsolePage = (app) => {

@@ -16,6 +16,9 @@ export const fmt = (n: unknown) =>
 			? ""
 			: String(n);
 
+/** A recall score (0–1) as every surface prints it: two decimals, `0.83`. */
+export const scoreText = (n: unknown) => (typeof n === "number" && Number.isFinite(n) ? n.toFixed(2) : "");
+
 /** A service warning, with the fix when it is the one that empties every answer: memory switched off. */
 export const warningText = (w: string, projectId: string) =>
 	w.includes("memories.enabled")
@@ -84,7 +87,7 @@ ${
 		? empty("No memory matches this query.")
 		: html`<ol>${memories.map(
 				(m) =>
-					html`<li><a href="${memoryPath(project.id, m.name, m.scope)}">${m.name}</a> <span class="badge">${m.type}</span> <span class="badge">${m.scope}</span> <span class="small muted">score ${fmt(m.score)}, ${m.ageDays} day${m.ageDays === 1 ? "" : "s"} old</span><br>${m.description}</li>`,
+					html`<li><a href="${memoryPath(project.id, m.name, m.scope)}">${m.name}</a> <span class="badge">${m.type}</span> <span class="badge">${m.scope}</span> <span class="small muted">score ${scoreText(m.score)}, ${m.ageDays} day${m.ageDays === 1 ? "" : "s"} old</span><br>${m.description}</li>`,
 			)}</ol>`
 }
 <h2 id="trace">Why: the recall trace</h2>
@@ -95,7 +98,7 @@ ${
 		: html`<div class="table-wrap" tabindex="0" role="region" aria-label="Scrollable table"><table data-testid="trace"><thead><tr><th scope="col">Memory</th><th scope="col">Scope</th><th scope="col">Decision</th><th scope="col">Score</th>${columns.map((k) => html`<th scope="col">${k}</th>`)}<th scope="col">Matched</th></tr></thead>
 <tbody>${trace.map(
 				(t) =>
-					html`<tr><td>${t.name}</td><td>${t.scope}</td><td>${t.decision}</td><td>${fmt(t.score)}</td>${columns.map((k) => html`<td>${fmt(t[k])}</td>`)}<td>${matchedCell(t)}</td></tr>`,
+					html`<tr><td>${t.name}</td><td>${t.scope}</td><td>${t.decision}</td><td>${scoreText(t.score)}</td>${columns.map((k) => html`<td>${fmt(t[k])}</td>`)}<td>${matchedCell(t)}</td></tr>`,
 			)}</tbody></table></div>`
 }`,
 			extra,
