@@ -423,6 +423,14 @@ export async function planWrite(
 }
 
 /** Bumps the project's index generation: `MEMORY.md` is rebuilt when its cached copy is behind. */
+/**
+ * Whether a write changes what the index generation stands for — the listed headers (MEMORY.md, the
+ * start view's counts and topics: name, type, description, scope, whether archived). A new body under
+ * the same header does not: those caches stay valid through a project's busiest updates.
+ */
+export const headerChanges = (current: MemoryRow | null, file: Pick<TopicFile, "type" | "description">): boolean =>
+	!current || (current.archived_at ?? null) !== null || current.type !== file.type || current.description !== file.description;
+
 export const bumpIndexStatement = (db: ProjectDb, ctx: ProjectContext): ProjectStatement =>
 	db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId);
 
@@ -510,7 +518,7 @@ export async function writeMemory(
 		const statements = [
 			...(guard ? [guardStatement(db, guard.condition, guard.args)] : []),
 			...plan.statements,
-			bumpIndexStatement(db, ctx),
+			...(headerChanges(current, plan.file) ? [bumpIndexStatement(db, ctx)] : []),
 		];
 		// The key is held from before the put until the commit has landed, so the orphan sweep cannot
 		// delete an identical old object this write is re-using (src/maintenance/sweep.ts).
@@ -544,6 +552,15 @@ export async function memoryContentOf(
 	const content = renderTopicFile({ name: row.name, type: row.type, description: row.description, body });
 	if ((await sha256Hex(content)) === row.content_hash) return content;
 	return readMemoryContent(env, ctx, row);
+}
+
+/**
+ * A memory's current file text, read where the object holds it: its indexed body when that renders to the
+ * stored content (no R2 read, the common case), else from R2.
+ */
+export async function currentContent(env: ProjectEnv, ctx: ProjectContext, row: MemoryRow): Promise<string> {
+	const indexed = await env.PDB.prepare("SELECT body FROM memories_fts WHERE rowid = ?").bind(row.id).first<{ body: string }>();
+	return indexed ? memoryContentOf(env, ctx, row, indexed.body) : readMemoryContent(env, ctx, row);
 }
 
 /** Reads a version's file text from R2: its content-addressed object, or its range of a batch's pack. */

@@ -23,6 +23,7 @@ import { importLegacyRows, type LegacyRows } from "../memory/legacy";
 import { sweepProjectPacks } from "../memory/packs";
 import { clearReviews, decideReview, getReview, listReviews, type ReviewFilter } from "../memory/reviews";
 import {
+	currentContent,
 	deleteMemory,
 	getMemoryRow,
 	getVersion,
@@ -195,6 +196,14 @@ export class ProjectCoordinator extends DurableObject<Env> {
 
 	findMemory(ctx: ProjectContext, name: string, scope?: MemoryScope) {
 		return this.run(ctx.projectId, () => findMemory(this.db, ctx, name, scope));
+	}
+
+	/** A memory's row and its current file text, in one call (the text from the object's index when it can). */
+	readMemory(ctx: ProjectContext, name: string, scope?: MemoryScope) {
+		return this.run(ctx.projectId, async () => {
+			const row = await findMemory(this.db, ctx, name, scope);
+			return { row, content: await currentContent(this.penv, ctx, row) };
+		});
 	}
 
 	listMemories(ctx: ProjectContext, filter: ListFilter) {

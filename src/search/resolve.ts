@@ -5,7 +5,7 @@ import { readDailyLog } from "../memory/daily-log";
 import { getIndex } from "../memory/index-file";
 import { memoryUrl } from "../memory/paths";
 import type { MemoryRow } from "../memory/rows";
-import { getMemoryRow, readMemoryContent } from "../memory/store";
+import { currentContent, getMemoryRow } from "../memory/store";
 import { MEMORY_SCOPES, type MemoryScope, NAME_SOURCE } from "../memory/topic-file";
 import { recordUses } from "../memory/use";
 import type { ProjectContext } from "../storage/context";
@@ -80,7 +80,7 @@ export async function resolveMemoryUrl(env: ProjectEnv, ctx: ProjectContext, url
 		return log;
 	}
 	if (name) {
-		const text = await readMemoryContent(env, ctx, await findMemory(env.PDB, ctx, name, team ? "team" : undefined));
+		const text = await currentContent(env, ctx, await findMemory(env.PDB, ctx, name, team ? "team" : undefined));
 		if (sessionId) await recordUses(env.PDB, ctx, sessionId, [{ kind: "read", name, team: team !== undefined, at: nowIso() }]);
 		return text;
 	}

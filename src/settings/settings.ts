@@ -116,11 +116,18 @@ export function parseSettingsPatch(body: unknown): Record<SettingKey, SettingVal
 }
 
 export async function readLevel(db: D1Database, tenantId: string, level: SettingsLevel, subjectId: string) {
-	const row = await db
-		.prepare("SELECT values_json FROM settings WHERE tenant_id = ? AND level = ? AND subject_id = ?")
-		.bind(tenantId, level, subjectId)
-		.first<{ values_json: string }>();
-	return row ? storedLevel(row.values_json) : {};
+	const key = `${tenantId}\u0000${level}\u0000${subjectId}`;
+	const hit = levels.get(key);
+	if (hit) return hit;
+	const row = await timed("settings", () =>
+		db
+			.prepare("SELECT values_json FROM settings WHERE tenant_id = ? AND level = ? AND subject_id = ?")
+			.bind(tenantId, level, subjectId)
+			.first<{ values_json: string }>(),
+	);
+	const values = Object.freeze(row ? storedLevel(row.values_json) : {});
+	levels.set(key, values);
+	return values;
 }
 
 /** Applies a validated patch to one level. The upsert is one statement, so concurrent patches of different keys both land. */
@@ -219,11 +226,14 @@ export function resolveSettings(rows: SettingsRow[]): EffectiveSettings {
 
 /** Effective settings by tenant, user and project, for at most the isolate cache's bound (src/lib/isolate-cache.ts). */
 const cached = new IsolateCache<EffectiveSettings>();
+/** One level's own values as read (GET …/settings), kept and cleared with the effective settings. */
+const levels = new IsolateCache<Readonly<Partial<Record<SettingKey, SettingValue>>>>();
 const cacheKey = (tenantId: string, userId: string, projectId: string) => `${tenantId}\u0000${userId}\u0000${projectId}`;
 
 /** Drops this isolate's cached settings of a tenant (every level of it changed, or may have). */
 export function forgetSettings(tenantId: string): void {
 	cached.drop((key) => key.startsWith(`${tenantId}\u0000`));
+	levels.drop((key) => key.startsWith(`${tenantId}\u0000`));
 }
 
 /**

@@ -1,7 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { BATCH_LIMIT } from "../../memory/batch";
-import type { MemoryRow } from "../../memory/rows";
 import { type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
 	type MemoryScope,
@@ -69,8 +68,6 @@ function parseIfMatch(header: string | undefined): number | "*" | undefined {
 }
 
 /** Finds a memory: the given scope, or personal first and then team when no scope is given. */
-const findMemory = (c: Context<AppEnv>, name: string, scope: MemoryScope | undefined): Promise<MemoryRow> =>
-	store(c).findMemory(c.get("projectContext"), name, scope);
 
 const store = (c: Context<AppEnv>) => projectOf(c).store;
 
@@ -186,8 +183,7 @@ memoryRoutes.openapi(
 	}),
 	async (c) => {
 		const { name } = c.req.valid("param");
-		const row = await findMemory(c, name, c.req.valid("query").scope);
-		const content = await readMemoryContent(c.env, c.get("projectContext"), row);
+		const { row, content } = await store(c).readMemory(c.get("projectContext"), name, c.req.valid("query").scope);
 		c.header("ETag", `"${row.version}"`);
 		if ((c.req.header("Accept") ?? "").includes("application/json")) {
 			return c.json({ memory: { ...toMetadata(row), body: parseTopicFile(content).body } }, 200);
