@@ -100,18 +100,39 @@ describe("update and delete of the same memory", () => {
 		expect(JSON.stringify(await recalled.json())).not.toContain("ports");
 	});
 
-	it("an update racing another update still commits exactly one of them", async () => {
+	it("updates racing without If-Match all land, one after another, each its own version; the last committed is the text", async () => {
 		await inProject((i) => writeMemory(i.penv, ctx, { scope: "personal", source: "user", file: file("owner", "Billing owns it.") }));
+		const texts = ["Payments owns it.", "Ledger owns it.", "Treasury owns it."];
 		const results = await inProject((i) =>
-			Promise.allSettled([
-				writeMemory(i.penv, ctx, { scope: "personal", source: "user", file: file("owner", "Payments owns it.") }),
-				writeMemory(i.penv, ctx, { scope: "personal", source: "user", file: file("owner", "Ledger owns it.") }),
-			]),
+			Promise.all(texts.map((t) => writeMemory(i.penv, ctx, { scope: "personal", source: "user", file: file("owner", t) }))),
 		);
-		expect(results.filter((r) => r.status === "fulfilled").length).toBe(1);
+		expect(results.map((r) => r.status)).toEqual(["updated", "updated", "updated"]);
+		expect(results.map((r) => r.memory.version).sort()).toEqual([2, 3, 4]);
+		const row = await inProject((i) => getMemoryRow(i.db, ctx, "personal", "owner"));
+		expect(row?.version).toBe(4);
+		expect((await leftovers(row?.id ?? 0)).versions).toBe(4);
+		const last = results.find((r) => r.memory.version === 4);
+		const content = await readMemoryContent(env, ctx, row as NonNullable<typeof row>);
+		expect(content).toContain(texts[results.indexOf(last as (typeof results)[number])]);
+	});
+
+	it("an update with If-Match that another update overtakes is refused, and nothing of it is stored", async () => {
+		await inProject((i) => writeMemory(i.penv, ctx, { scope: "personal", source: "user", file: file("owner", "Billing owns it.") }));
+		const stale = inProject((i) =>
+			writeMemory(
+				i.penv,
+				ctx,
+				{ scope: "personal", source: "user", file: file("owner", "Payments owns it."), ifMatch: 1 },
+				{
+					afterObjectPut: () =>
+						writeMemory(i.penv, ctx, { scope: "personal", source: "user", file: file("owner", "Ledger owns it.") }).then(() => undefined),
+				},
+			),
+		);
+		await expect(stale).rejects.toMatchObject({ code: "version_conflict" });
 		const row = await inProject((i) => getMemoryRow(i.db, ctx, "personal", "owner"));
 		expect(row?.version).toBe(2);
-		expect((await leftovers(row?.id ?? 0)).versions).toBe(2);
+		expect(await readMemoryContent(env, ctx, row as NonNullable<typeof row>)).toContain("Ledger owns it.");
 	});
 });
 

@@ -451,13 +451,23 @@ export async function commitFailure(db: ProjectDb, err: unknown, guard?: WriteGu
 		if (!stillHolds) return guard.error();
 	}
 	if (isGuardFailure(err)) {
-		return new CairnError("version_conflict", "the memory was changed or deleted by a concurrent request; re-read and retry");
+		return new ConcurrentWrite("the memory was changed or deleted by a concurrent request; re-read and retry");
 	}
 	if (/UNIQUE|PRIMARY KEY|constraint/i.test(String(err))) {
-		return new CairnError("version_conflict", "the memory was changed by a concurrent write; re-read and retry");
+		return new ConcurrentWrite("the memory was changed by a concurrent write; re-read and retry");
 	}
 	return err;
 }
+
+/** A write's commit found the memory no longer as it read it: another write or a delete landed first. */
+export class ConcurrentWrite extends CairnError {
+	constructor(message: string) {
+		super("version_conflict", message);
+	}
+}
+
+/** How many times a write without If-Match is planned again over concurrent updates before it reports the conflict. */
+export const WRITE_ATTEMPTS = 4;
 
 /**
  * Writes one topic file: the one write function every single write calls (batches go through
@@ -476,6 +486,27 @@ export async function writeMemory(
 	ctx: ProjectContext,
 	input: WriteInput,
 	faults: WriteFaults = {},
+	guard?: WriteGuard,
+): Promise<WriteResult> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await writeOnce(env, ctx, input, faults, guard);
+		} catch (err) {
+			// Without If-Match the writer asked for "this text, now": an update that landed during this one's
+			// R2 put is not its conflict, so it is planned again over it (last writer wins, as if in turn).
+			// A memory deleted meanwhile stays deleted: that is reported.
+			if (!(err instanceof ConcurrentWrite) || input.ifMatch !== undefined || attempt >= WRITE_ATTEMPTS) throw err;
+			if (!(await getMemoryRow(env.PDB, ctx, input.scope, input.file.name))) throw err;
+		}
+	}
+}
+
+/** One attempt of `writeMemory`. */
+async function writeOnce(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	input: WriteInput,
+	faults: WriteFaults,
 	guard?: WriteGuard,
 ): Promise<WriteResult> {
 	const { scope } = input;
