@@ -72,7 +72,7 @@ const SEEN: Record<string, string> = {
 	grown: "seen",
 	facts: "measured once",
 };
-const seen = (set: string) => SEEN[set.split(",")[0]?.trim() ?? ""] ?? "–";
+const seen = (set: string) => SEEN[(set.split(",")[0] ?? "").trim().split("-")[0] ?? ""] ?? "–";
 
 /** The markdown table of `promptFigures`. */
 export function promptTable(rows: PromptFigures[]): string[] {
