@@ -10,19 +10,16 @@
 // Knobs: CAIRN_URL, CAIRN_ADMIN_TOKEN (as bench-hooks.mjs), CAIRN_BENCH_RUNS (20), CAIRN_BENCH_NODE,
 // CAIRN_BENCH_BEFORE_CLI.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { devUrl } from "../packages/cli/lib/setup.mjs";
+import { operatorToken, serviceUrl } from "./bench/local-service.mjs";
 
 const MEMORIES = 1000;
 const FILES = 2000;
-const url = (process.env.CAIRN_URL ?? devUrl(process.cwd()) ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
+const url = serviceUrl;
 const runs = Number(process.env.CAIRN_BENCH_RUNS ?? 20);
-const adminToken =
-	process.env.CAIRN_ADMIN_TOKEN ??
-	(existsSync(".dev.vars") ? /^CAIRN_ADMIN_TOKEN=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"))?.[1]?.trim() : undefined);
-if (!adminToken) throw new Error("no operator token: run `npm start` once (it writes .dev.vars) or set CAIRN_ADMIN_TOKEN");
+const adminToken = operatorToken();
 const node =
 	process.env.CAIRN_BENCH_NODE ??
 	(spawnSync("which", ["-a", "node"], { encoding: "utf8" })

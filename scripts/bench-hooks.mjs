@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { devUrl } from "../packages/cli/lib/setup.mjs";
+import { operatorToken, serviceUrl } from "./bench/local-service.mjs";
 
 // CAIRN_BENCH_HOOKS=cited: the session-start and prompt hooks with 1,000 memories citing 2,000 paths instead (bench-hooks-cited.mjs).
 if (process.env.CAIRN_BENCH_HOOKS === "cited") {
@@ -19,12 +19,9 @@ if (process.env.CAIRN_BENCH_HOOKS === "cited") {
 	process.exit(0);
 }
 
-const url = (process.env.CAIRN_URL ?? devUrl(process.cwd()) ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
+const url = serviceUrl;
 const runs = Number(process.env.CAIRN_BENCH_RUNS ?? 20);
-const adminToken =
-	process.env.CAIRN_ADMIN_TOKEN ??
-	(existsSync(".dev.vars") ? /^CAIRN_ADMIN_TOKEN=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"))?.[1]?.trim() : undefined);
-if (!adminToken) throw new Error("no operator token: run `npm start` once (it writes .dev.vars) or set CAIRN_ADMIN_TOKEN");
+const adminToken = operatorToken();
 const node =
 	process.env.CAIRN_BENCH_NODE ??
 	(spawnSync("which", ["-a", "node"], { encoding: "utf8" })

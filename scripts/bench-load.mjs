@@ -10,15 +10,12 @@
 // Knobs: CAIRN_URL (default: where this checkout's `npm start` serves, else http://127.0.0.1:8787),
 // CAIRN_ADMIN_TOKEN (default: from .dev.vars), CAIRN_LOAD_REQUESTS (3,000), CAIRN_LOAD_CLIENTS (16),
 // CAIRN_LOAD_MEMORIES (2,000 at most), CAIRN_LOAD_SEED (7), CAIRN_LOAD_LABEL (a name for this run in the output).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { devUrl } from "../packages/cli/lib/setup.mjs";
+import { operatorToken, serviceUrl } from "./bench/local-service.mjs";
 
-const url = (process.env.CAIRN_URL ?? devUrl(process.cwd()) ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
-const adminToken =
-	process.env.CAIRN_ADMIN_TOKEN ??
-	(existsSync(".dev.vars") ? /^CAIRN_ADMIN_TOKEN=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"))?.[1]?.trim() : undefined);
-if (!adminToken) throw new Error("no operator token: run `npm start` once (it writes .dev.vars) or set CAIRN_ADMIN_TOKEN");
+const url = serviceUrl;
+const adminToken = operatorToken();
 const TOTAL = Number(process.env.CAIRN_LOAD_REQUESTS ?? 3_000);
 const CLIENTS = Number(process.env.CAIRN_LOAD_CLIENTS ?? 16);
 const MEMORIES = Number(process.env.CAIRN_LOAD_MEMORIES ?? 2_000);
@@ -92,7 +89,11 @@ let starts = 0;
 const work = Array.from({ length: TOTAL }, (_, i) => {
 	const r = next() % 100;
 	if (r < 55) return { kind: "recall", body: { query: pick(prompts) } };
-	if (r < 65) return { kind: "inject", body: { query: pick(prompts), sessionId: `load-${stamp}-${i % CLIENTS}`, include: "memories", onlyNew: true } };
+	if (r < 65)
+		return {
+			kind: "inject",
+			body: { query: pick(prompts), sessionId: `load-${stamp}-${i % CLIENTS}`, include: "memories", onlyNew: true },
+		};
 	if (r < 75) {
 		const n = starts++;
 		return {
@@ -111,9 +112,7 @@ const work = Array.from({ length: TOTAL }, (_, i) => {
 	return { kind: "write", hot, body: { ...fields, body: `${fields.body}\n\nUpdated by request ${i}.` } };
 });
 const send = (w) =>
-	w.kind === "write"
-		? call("PUT", `${base}/memories/${hotNames[w.hot]}`, key, w.body)
-		: call("POST", `${base}/${w.kind}`, key, w.body);
+	w.kind === "write" ? call("PUT", `${base}/memories/${hotNames[w.hot]}`, key, w.body) : call("POST", `${base}/${w.kind}`, key, w.body);
 
 const errorCode = (text) => {
 	try {

@@ -1,17 +1,8 @@
-// `npm run bench:writes-local`: batch-write throughput through a running service (`npm start`, or
-// CAIRN_URL), over HTTP as `cairn import` sends it: a new tenant and project, then memories of about
-// 1,000 characters in batches of 100, one request after another. Prints memories/s.
-// Knobs: CAIRN_URL (default: where this checkout's `npm start` serves, else http://127.0.0.1:8787), CAIRN_ADMIN_TOKEN (default: from .dev.vars),
-// CAIRN_BENCH_WRITES (memories, default 10,000), CAIRN_BENCH_CHARS (characters each, default 1,000).
-import { existsSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { devUrl } from "../packages/cli/lib/setup.mjs";
+import { operatorToken, serviceUrl } from "./bench/local-service.mjs";
 
-const url = (process.env.CAIRN_URL ?? devUrl(process.cwd()) ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
-const adminToken =
-	process.env.CAIRN_ADMIN_TOKEN ??
-	(existsSync(".dev.vars") ? /^CAIRN_ADMIN_TOKEN=(.*)$/m.exec(readFileSync(".dev.vars", "utf8"))?.[1]?.trim() : undefined);
-if (!adminToken) throw new Error("no operator token: run `npm start` once (it writes .dev.vars) or set CAIRN_ADMIN_TOKEN");
+const url = serviceUrl;
+const adminToken = operatorToken();
 const total = Number(process.env.CAIRN_BENCH_WRITES ?? 10_000);
 const chars = Number(process.env.CAIRN_BENCH_CHARS ?? 1_000);
 const BATCH = 100;

@@ -3,23 +3,13 @@
 // formats, and look-alikes the policy says are not credentials. Written here as test data; nothing
 // is copied from other detectors' test suites, and nothing is imported from the detector.
 
+import { rng } from "../../bench/secret-samples";
+
 export interface FamilySample {
 	family: string;
 	text: string;
 	/** What the sample was written to be; the policy judge labels it independently. */
 	intended: "secret" | "non-secret";
-}
-
-/** A small seeded generator (mulberry32), so the samples are the same on every run. */
-function rng(seed: number) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
