@@ -157,7 +157,7 @@ export function busyPortMessage({ host, port, running, cairnThere, free }) {
 
 /** The line printed once the service answers. @param {string} url */
 export const readyLine = (url) =>
-	`Cairn is running at ${url} — console at ${url}/console\nConnect a repository: run \`cairn setup\` in it (README, "Connect your agent"). Ctrl-C stops the service.`;
+	`Cairn is running at ${url} — console at ${url}/console\nConnect a repository: run \`cairn setup\` in it (README, "Start here"). Ctrl-C stops the service.`;
 
 /**
  * Whether the wrangler configuration gives the Worker a Workers AI binding at its top level (not only an
@@ -208,7 +208,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
 	let owns = false;
 	if (running) {
 		console.log(
-			`note: Cairn from this checkout is already running at ${running.url} (pid ${running.pid}); \`cairn setup\` here keeps finding that one, and both use this checkout's local data (.wrangler/state)`,
+			`note: Cairn from this checkout is already running at ${running.url} (pid ${running.pid}); \`cairn setup\` here keeps finding that one${persistTo(rest) ? "" : ", and both use this checkout's local data (.wrangler/state; --persist-to <dir> keeps this one apart)"}`,
 		);
 	} else {
 		mkdirSync(".wrangler", { recursive: true });
