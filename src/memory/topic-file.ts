@@ -117,7 +117,29 @@ export function parseTopicFile(markdown: string): TopicFile {
 
 /** Renders the canonical file text; what R2 stores and what GET returns. */
 export function renderTopicFile(file: TopicFile): string {
-	const frontmatter = stringifyYaml({ name: file.name, description: file.description, type: file.type }, { lineWidth: 0 });
 	const body = file.body.endsWith("\n") || file.body === "" ? file.body : `${file.body}\n`;
-	return `---\n${frontmatter}---\n\n${body}`;
+	return `---\n${frontmatterOf(file)}---\n\n${body}`;
+}
+
+/**
+ * The frontmatter of a header, kept per isolate: a memory read renders it to compare the indexed body
+ * with the stored file, and the same headers are rendered again and again.
+ */
+const frontmatters = new Map<string, string>();
+const FRONTMATTERS_KEPT = 4096;
+function frontmatterOf(file: Pick<TopicFile, "name" | "description" | "type">): string {
+	const key = `${file.name}\u0000${file.type}\u0000${file.description}`;
+	let text = frontmatters.get(key);
+	if (text === undefined) {
+		text = stringifyYaml({ name: file.name, description: file.description, type: file.type }, { lineWidth: 0 });
+		if (frontmatters.size >= FRONTMATTERS_KEPT) frontmatters.clear();
+		frontmatters.set(key, text);
+	}
+	return text;
+}
+
+/** The body of a file in the canonical form `renderTopicFile` writes, without parsing its frontmatter again. */
+export function canonicalBody(content: string): string {
+	const m = FRONTMATTER.exec(content);
+	return m ? content.slice(m[0].length).replace(/^\r?\n/, "") : parseTopicFile(content).body;
 }

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { BATCH_LIMIT } from "../../memory/batch";
 import { type MemorySource, readMemoryContent, toMetadata } from "../../memory/store";
 import {
+	canonicalBody,
 	type MemoryScope,
 	MemoryTypeSchema,
 	NAME_PATTERN,
@@ -186,7 +187,7 @@ memoryRoutes.openapi(
 		const { row, content } = await store(c).readMemory(c.get("projectContext"), name, c.req.valid("query").scope);
 		c.header("ETag", `"${row.version}"`);
 		if ((c.req.header("Accept") ?? "").includes("application/json")) {
-			return c.json({ memory: { ...toMetadata(row), body: parseTopicFile(content).body } }, 200);
+			return c.json({ memory: { ...toMetadata(row), body: canonicalBody(content) } }, 200);
 		}
 		return c.body(content, 200, { "Content-Type": MARKDOWN });
 	},
