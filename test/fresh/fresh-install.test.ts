@@ -60,13 +60,17 @@ const commands = agentPath(readme);
  * The environment of someone who has just cloned: the machine's PATH without this checkout's
  * node_modules/.bin (so `node` is the machine's own), HOME and the npm cache in empty folders, global
  * installs (`npm install -g`) under the test's folder with their bin on PATH, and none of the npm_*
- * variables npm hands the scripts it runs (they carry this machine's npm configuration).
+ * variables npm hands the scripts it runs (they carry this machine's npm configuration) or of the test
+ * runner's own.
  */
 const env = {
 	...Object.fromEntries(
 		Object.entries(process.env).filter(
 			(e): e is [string, string] =>
-				e[1] !== undefined && !/^npm_/i.test(e[0]) && !/^(CAIRN_|CODEX_HOME$|XDG_CONFIG_HOME$|NODE_OPTIONS$|PORT$|HOST$)/.test(e[0]),
+				e[1] !== undefined &&
+				!/^npm_/i.test(e[0]) &&
+				// Vitest's own (NODE_ENV=test makes Miniflare skip work a newcomer's start does, such as the Request.cf download).
+				!/^(CAIRN_|CODEX_HOME$|XDG_CONFIG_HOME$|NODE_OPTIONS$|PORT$|HOST$|NODE_ENV$|VITEST|TEST$)/.test(e[0]),
 		),
 	),
 	PATH: [join(globalPrefix, "bin"), ...(process.env.PATH ?? "").split(delimiter).filter((p) => !p.includes("node_modules"))].join(
