@@ -943,6 +943,8 @@ if (ONLY) console.log("\nCAIRN_BENCH_ONLY is set: docs/benchmarks.md left as it 
 else {
 	// The prompt hook's section is measured by `npm run bench:hooks` against a running service: kept as it is.
 	const hooks = keptBlock("hooks");
-	writeFileSync("docs/benchmarks.md", `${lines.join("\n")}\n${hooks ? `\n${hooks}\n` : ""}`);
+	// So is the load benchmark's (`npm run bench:load`, against a running service, old and new tree back to back).
+	const load = keptBlock("load");
+	writeFileSync("docs/benchmarks.md", `${lines.join("\n")}\n${hooks ? `\n${hooks}\n` : ""}${load ? `\n${load}\n` : ""}`);
 	console.log("\nwrote docs/benchmarks.md");
 }
