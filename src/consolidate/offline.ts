@@ -2,6 +2,7 @@ import type { Candidate } from "../extract/schema";
 import { MAX_CUES, type MemoryType } from "../memory/topic-file";
 import { type EarlierValue, earlierValue, renderHistory, splitHistory } from "../memory/value-history";
 import { CJK_RUN, grams } from "../text/grams";
+import { CHANGE_WORDS, enStopwords } from "../text/stopwords/en";
 import type { PendingOutput, TouchedMemory } from "./inputs";
 import { type ConsolidationPlan, isCurrentState, type Operation } from "./plan";
 import { inStatedOrder, statedAt, updateScore, withoutChangeOnly } from "./updates";
@@ -24,11 +25,8 @@ import { inStatedOrder, statedAt, updateScore, withoutChangeOnly } from "./updat
  */
 
 const SOURCES = /\n\nSources: (.+)\.$/;
-const STOP = new Set(
-	"a an the to of for in on at by with and or but is are was be it this that we you i our my use using now no not actually correction anymore".split(
-		" ",
-	),
-);
+/** Words that name no content: the stop words and the words that only mark a change or a correction. */
+const STOP = enStopwords([CHANGE_WORDS]);
 /**
  * Content terms of a statement, in any script: Latin words (stop words and bare numbers left out),
  * and for CJK text the grams the recall index uses (src/text/grams.ts), so "스테이징 DB는" and

@@ -3,6 +3,7 @@ import { type MemoryType, NAME_SOURCE } from "../memory/topic-file";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb } from "../storage/sql";
+import { EN_STOPWORDS } from "../text/stopwords/en";
 import { truncateToTokens } from "../text/tokens";
 
 const SECTIONS: [MemoryType, string][] = [
@@ -12,7 +13,6 @@ const SECTIONS: [MemoryType, string][] = [
 	["reference", "References"],
 ];
 const PER_TYPE = 15;
-const STOP = new Set("a an the to of for in on at by with and or is are use".split(" "));
 
 interface Row {
 	name: string;
@@ -48,7 +48,7 @@ export async function buildSummary(db: ProjectDb, ctx: ProjectContext, tokenLimi
 	}
 	parts.push("## Keyword map", "");
 	for (const r of results) {
-		const words = r.name.split("-").filter((w) => w.length > 2 && !STOP.has(w));
+		const words = r.name.split("-").filter((w) => w.length > 2 && !EN_STOPWORDS.has(w));
 		if (words.length) parts.push(`- ${words.slice(0, 4).join(", ")} → ${path(r)}`);
 	}
 	return truncateToTokens(`${parts.join("\n").trim()}\n`, tokenLimit).text;

@@ -1,6 +1,7 @@
 import type { MemoryType } from "../memory/topic-file";
 import type { Turn } from "../sessions/turns";
 import { marksChange, onlySaysChanged, valuesOf } from "../text/statement-values";
+import { CHANGE_WORDS, enStopwords, KEEPING_WORDS, REMEMBER_WORDS, SCOPE_WORDS } from "../text/stopwords/en";
 import { type Analysis, analyse, HANGUL, isDurable, kindOf, LABEL_ONLY, REFERS_BACK, REMEMBER_ONLY, type StatementKind } from "./cues";
 import { type Candidate, type StageOneOutput, slugify, turnRef } from "./schema";
 
@@ -23,11 +24,11 @@ const MAX_TURN_CHARS = 6_000;
 /** Sentences after a durable one that may join it as its elaboration. */
 const MAX_CARRY = 2;
 
-const STOPWORDS = new Set(
-	"a an the to of for in on at by with and or but so that this these those it its is are be been was were i we you he she they me my our your please just also really from now going forward on here as rule always remember note keep mind forget don't dont do not then when if can could would should will must ok okay yes no let's lets let me ll ve re will actually correction btw fyi heads up never every time team use uses using".split(
-		" ",
-	),
-);
+/**
+ * Words a name leaves out: the stop words, the words that only mark a change, and those that say how a
+ * statement is kept or ask to keep it; a word that limits the statement's scope ("only") stays in it.
+ */
+const STOPWORDS = enStopwords([CHANGE_WORDS, KEEPING_WORDS, REMEMBER_WORDS], SCOPE_WORDS);
 
 const CONFIRMATION =
 	/^(?:yes|yep|yeah|exactly|perfect|great|good|right)\b[^?]*\b(?:keep (?:doing|it)|that'?s (?:exactly |just )?(?:the right|right|the way|what i want)|do it (?:this|that) way|this approach|that approach|like that)\b/i;

@@ -1,4 +1,5 @@
 import type { Turn } from "../sessions/turns";
+import { enStopwords, NAME_HOMOGRAPHS } from "../text/stopwords/en";
 import type { Candidate } from "./schema";
 import { turnRef } from "./schema";
 
@@ -11,11 +12,8 @@ import { turnRef } from "./schema";
  * wrote on purpose.
  */
 
-const STOP = new Set(
-	"the a an and or but if then than that this these those there their them they it its is are was were be been being to of in on at by for from with as into onto about over under not no nor so such can could should would will shall may might must do does did done have has had having we you your our us i me my he she his her who whom which what when where why how all any each every some more most other also just only very use used using uses".split(
-		" ",
-	),
-);
+/** Words that tell nothing of where a statement comes from: the stop words, and "may" and "us". */
+const STOP = enStopwords([NAME_HOMOGRAPHS]);
 
 const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/gi;
 const QUOTED = /`([^`\n]{3,200})`/g;

@@ -56,7 +56,7 @@ export interface RecallRequest {
 
 /** The lexical ranking's optional steps, each switchable. */
 export interface Ranking {
-	/** Leave question-shaping words ("how many", "what kind", "how long ago") out of the query's terms (QUESTION_WORDS in src/text/terms.ts). */
+	/** Leave question-shaping words ("how many", "what kind", "how long ago") out of the query's terms (QUESTION_WORDS in src/text/stopwords/en.ts). */
 	questionWords: boolean;
 	/** Search irregular forms of the query's words too: went → go, children → child (src/text/forms.ts). */
 	wordForms: boolean;

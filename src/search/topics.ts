@@ -9,6 +9,7 @@
  * spells out (up to twice the size); `memory://root/topics/<key>.md` lists a topic's members' index lines. English and Korean alike: keys come from names (slugs), the words
  * that describe a topic from names and descriptions in either language.
  */
+import { KEEPING_WORDS } from "../text/stopwords/en";
 import { queryTerms } from "../text/terms";
 
 export interface TopicMember {
@@ -33,29 +34,11 @@ const LABEL_WORDS = 3;
 /** A word becomes a topic's key when at least this many memories not yet in a topic have it in their names. */
 const MIN_KEYED = 3;
 
-/** Words of a name that say how a memory is kept, not what it is about. */
-const NAME_FILLER = new Set([
-	"rule",
-	"rules",
-	"notes",
-	"note",
-	"never",
-	"always",
-	"only",
-	"prefer",
-	"prefers",
-	"per",
-	"via",
-	"use",
-	"uses",
-	"when",
-	"how",
-]);
-/** A label word: not a number (years and counts say nothing of a topic). */
-const labelWord = (w: string) => w.length >= 3 && !/^\d+$/.test(w) && !NAME_FILLER.has(w);
+/** A label word: not a number (years and counts say nothing of a topic), nor a word that says how a memory is kept. */
+const labelWord = (w: string) => w.length >= 3 && !/^\d+$/.test(w) && !KEEPING_WORDS.has(w);
 
 const nameWords = (name: string) =>
-	new Set(name.split("-").filter((w) => w.length >= 3 && !/^\d+$/.test(w) && !NAME_FILLER.has(w) && queryTerms(w).length > 0));
+	new Set(name.split("-").filter((w) => w.length >= 3 && !/^\d+$/.test(w) && !KEEPING_WORDS.has(w) && queryTerms(w).length > 0));
 
 const otherKey = (kind: string, n: number) => `other-${kind}${n > 1 ? `-${n}` : ""}`;
 const kindOf = (type: string) => (type === "feedback" || type === "user" ? "rules" : "facts");

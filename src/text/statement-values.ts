@@ -7,6 +7,8 @@
  * only say something changed.
  */
 import { CJK_RUN, grams } from "./grams";
+import { CHANGE_WORDS, enStopwords, NAME_HOMOGRAPHS } from "./stopwords/en";
+import { KO_PARTICLE_AT_END, KO_VERB_ONLY } from "./stopwords/ko";
 
 const EN_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const KO_DAYS = ["월", "화", "수", "목", "금", "토", "일"];
@@ -19,18 +21,8 @@ const EN_CHANGE =
 const KO_CHANGE =
 	/(?:이제부터|지금부터|앞으로는?|앞으론|이제는?|다시|또|원래대로|원복|되돌리|돌아가|바뀌었|바뀜|바꼈|바꿨|바꾸|변경(?:됐|되었|했|함)?|옮겼|옮김|이전했|넘어갔|넘겨받|올렸|올라갔|늘렸|늘리|줄였|낮췄|낮춰|내렸|당겨|교체|대신|취소|번복|늘려|올려|올리자|올리기로|늘리기로|줄이기로|줄여|내려|옮겨|옮기기로|증설|감축|상향|하향|통일)/g;
 
-/** Words of a statement that name no subject: English function words, change words, fillers. */
-const EN_STOP = new Set(
-	"a an the to of for in on at by with and or but so that this these those it its is are be been was were i we you he she they me my our your us please just also really from as if then when will would should can could must may might do does did done have has had get got let lets let's go now new ok okay yes no not only all any some every each there here what which who whom".split(
-		" ",
-	),
-);
-
-/** Korean particles and endings left on a word ("배포는", "포트는", "화요일에만"): the stem is what is compared. */
-const KO_SUFFIX =
-	/(?:에서는|에서만|에서도|에게는|한테는|으로는|으로만|이라서|라서|이니까|니까|이에요|예요|입니다|이야|이고|에서|에게|한테|으로|까지|부터|에만|에는|에도|처럼|보다|이랑|랑|은|는|이|가|을|를|에|의|도|만|로|와|과|야|요)$/;
-/** Korean words that are only the verb or copula ("해요", "돼", "했어", "있어"). */
-const KO_VERB = /^(?:해|하|했|합|할|한|함|돼|되|됐|됩|된|될|있|없|이에|예요|이야|임|입니|써|쓰|썼|씀|줘|주세|줬|봐|보|둬|두)[가-힣]{0,4}$/;
+/** Words of a statement that name no subject: the stop words, the words that only mark a change, and "may" and "us". */
+const EN_STOP = enStopwords([CHANGE_WORDS, NAME_HOMOGRAPHS]);
 
 /** What is left of a verb once its change stem is gone ("넘겨받았어" → "았어"): an ending, not a word. */
 const KO_ENDING = /^(?:았|었|였|했|됐|줬|봤|둬|해|돼|야|요|어|아|지|고|서|면|니|네|죠|게|까|대|래)[가-힣]{0,3}$/;
@@ -117,8 +109,8 @@ export function subjectWords(text: string): Set<string> {
 		if (!token) continue;
 		if (/^[\p{Script=Hangul}]+$/u.test(token)) {
 			let s = token;
-			for (let i = 0; i < 2 && s.length > 1 && KO_SUFFIX.test(s); i++) s = s.replace(KO_SUFFIX, "");
-			if (s.length < 2 || KO_VERB.test(token) || KO_VERB.test(s) || KO_ENDING.test(s)) continue;
+			for (let i = 0; i < 2 && s.length > 1 && KO_PARTICLE_AT_END.test(s); i++) s = s.replace(KO_PARTICLE_AT_END, "");
+			if (s.length < 2 || KO_VERB_ONLY.test(token) || KO_VERB_ONLY.test(s) || KO_ENDING.test(s)) continue;
 			for (const g of grams(s)) out.add(g);
 			continue;
 		}
