@@ -54,7 +54,8 @@ const EN_CUES: Cue[] = [
 		weight: 1.5,
 		kind: "rule",
 	},
-	// Norms stated as plain facts about a kind of thing: "PRs need two approvals", "staging deploys go out from main".
+	// Norms stated as plain facts about a kind of thing: a plural noun of the work (PRs, migrations, deploys …) and
+	// "need", "must", "go", "are always", "are kept" …: "<kind of thing> need <n> <things>", "<kind of thing> go out from <branch>".
 	{
 		pattern:
 			/^(?:all |every |our |the |any )?(?:[\w-]+ )?(?:prs?|pull requests?|mrs?|commits?|branches|tests?|migrations?|deploys?|deployments?|releases?|reviews?|builds?|models?|tables?|endpoints?|services?|changes?|hotfixes?|tickets?|docs?|apis?|env vars?|configs?|jobs?|dags?|queries|schemas?|feature flags?|flags?|amounts?|timestamps?|dates?|ids|logs?|metrics?|alerts?)\b[^.?!]{0,40}?\b(?:need|needs|must|should|have to|has to|go|goes|get|gets|happen|happens|require|requires|are always|is always|are never|is never|are only|is only|are stored|is stored|are kept|is kept)\b/i,
@@ -94,7 +95,7 @@ const EN_CUES: Cue[] = [
 		weight: 2,
 		kind: "prohibition",
 	},
-	// Requirements (weak alone: "you need to fix this" is a task).
+	// Requirements (weak alone: "you need to <verb> …" is a task).
 	{
 		pattern: /\b(?:must|required to|is required|are required|mandatory|make sure (?:to|you|that|we)|be sure to|ensure that)\b/i,
 		weight: 1,
@@ -322,7 +323,7 @@ const EN_TRAPS: Trap[] = [
 		weight: 3,
 		why: "ephemeral",
 	},
-	// Habits of the speaker, not rules: "I always forget how this works".
+	// Habits of the speaker, not rules: "I always forget …", "I usually mix up …".
 	{
 		pattern: /\bi (?:always|never|usually|keep) (?:forget|remember|mess|get|confuse|mix|struggle|have trouble|end up|lose)\b/i,
 		weight: 3,
@@ -365,7 +366,7 @@ const EN_TRAPS: Trap[] = [
 		weight: 1.5,
 		why: "code",
 	},
-	// A request of the moment: "I need rate limiting on the endpoint", "I need a new dbt model for …".
+	// A request of the moment: "I need a <thing> …", "we want a new <thing> for …", "I need <doing something> …".
 	{
 		pattern:
 			/^(?:i|we) (?:need|want) (?!you to (?:always|never))(?:a |an |the |some |new |to (?:add|build|write|fix|get)\b|(?:[\w-]+ )?[\w-]+ing\b)/i,
@@ -389,7 +390,7 @@ const EN_TRAPS: Trap[] = [
 ];
 
 // ----------------------------------------------------------------------------------------------
-// Korean. Stems are matched without their particles and endings: "배포는", "배포할 때", "배포돼요".
+// Korean. Stems are matched without their particles and endings: 배포 stands for 배포는, 배포할 때 and 배포돼요.
 
 const KO_CUES: Cue[] = [
 	...VALUE_CUES_KO,
@@ -525,11 +526,11 @@ const KO_TRAPS: Trap[] = [
 		why: "hypothetical",
 	},
 	{ pattern: /(?:이번만|이번에만|예외로|한 번만)/, weight: 3, why: "scoped" },
-	// Something the agent reads in the repository itself: "스텁은 src/test/… 밑에 있는 거 보이실 거예요".
+	// Something the agent reads in the repository itself: "<path> 밑에 있는 거 보이실 거예요" (you will see it there).
 	{ pattern: /(?:보이실|보일|보이시) ?(?:거예요|거에요|겁니다|거야|걸요)|보이시죠/, weight: 2, why: "code" },
-	// Starting a piece of work: "오늘부터 오픈뱅킹 연동 시작해요".
+	// Starting a piece of work: the sentence ends in 시작 or 착수 with an ending (시작해요, 착수합니다, 시작할게).
 	{ pattern: /(?:시작|착수)(?:해요|합니다|할게요|할게|하자|해|했어요|했어)\s*[.!~]*$/, weight: 3.5, why: "task" },
-	// "위젯에 잔액 표시 추가해야 함": work to do, not a rule.
+	// "<place>에 <thing> 추가해야 함" (a verb of work with 해야 / 돼야): work to do, not a rule.
 	{
 		pattern: /(?:추가|수정|구현|개발|작성|처리|변경|삭제|정리|연동|적용|마이그레이션)(?:해야|돼야) ?(?:함|돼요|됩니다|해요|해|돼|합니다)/,
 		weight: 2,
@@ -640,9 +641,9 @@ export function kindOf(a: Analysis): StatementKind {
 export const REMEMBER_ONLY =
 	/^(?:please\s+)?(?:remember (?:that|this|it)|keep (?:that|this|it) in mind|don'?t forget (?:that|this|it)|note (?:that|this)|(?:꼭 )?기억해 ?(?:둬|두세요|주세요|줘|요)?|잊지 ?(?:마|말아 ?줘|마세요|말아요)|명심해 ?(?:줘|주세요)?)[.!~]*$/i;
 
-/** Korean references back to what was just said: "거기 있는 거 써", "그거 써주세요". */
+/** Korean references back to what was just said: 거기, 그거, 그걸, 그것 ("그거 써", use that one). */
 export const REFERS_BACK = /(?:거기|그거|그걸|그것)/;
 
-/** A short sentence that only labels the one before it: "that's a team rule", "이건 프로젝트 전체 컨벤션임". */
+/** A short sentence that only labels the one before it: "that's a <team> rule", "이건 <scope> 컨벤션임". */
 export const LABEL_ONLY =
 	/^(?:(?:this|that|it)(?:'s| is| was)?|these are|those are|이건|이거|그건|그거|이게|이것은|요건)\s+[^.?!]{0,40}(?:rule|convention|policy|standard|규칙|룰|컨벤션|원칙|정책|방침|국룰)[^.?!]{0,20}[.!]?$|^(?:(?:it'?s|that'?s) )?(?:a |an |our |the )?(?:team|house|project|repo|company|hard|standing)?[ -]?(?:rule|convention|policy)[.!]?$|^(?:우리|저희)? ?(?:팀|프로젝트|회사)? ?(?:규칙|룰|컨벤션|원칙|정책|방침)(?:이에요|이야|입니다|임|예요|이고요|이거든요)?[.!~]*$/i;

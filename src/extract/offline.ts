@@ -11,10 +11,10 @@ import { type Candidate, type StageOneOutput, slugify, turnRef } from "./schema"
  * (`cues.ts`): standing rules, bans, corrections, preferences, facts about the project and its
  * people, pointers to where things live, explicit requests to remember — against the present
  * moment, today's task, questions, musings, other people's opinions and descriptions of code.
- * A sentence that only labels the one before it ("that's a team rule") lifts it; a plain sentence
- * right after a durable one in the same message that elaborates it ("keep the subject under 72
- * chars") joins it. Confirmations of an approach cite the assistant turn before them, and explicit
- * procedures ("how to X:" + steps) become procedure candidates.
+ * A sentence that only labels the one before it ("that's a <team> rule") lifts it; a plain sentence
+ * right after a durable one in the same message that elaborates it (a bare instruction adding a detail,
+ * "keep it under <n> …") joins it. Confirmations of an approach cite the assistant turn before them,
+ * and explicit procedures ("how to X:" + steps) become procedure candidates.
  * It reads user turns only (not tool output, not sub-agents, not slash commands), skips code and
  * pasted text, and never infers facts the user did not state.
  */
@@ -151,7 +151,7 @@ const sentenceCase = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
  * The statement as stored: the opening filler dropped and, for a correction, the clauses that
- * restate the superseded value ("not 5432", "Maria isn't … anymore", "3306이 아니라") left out, so the
+ * restate the superseded value ("not <old>", "<person> isn't … anymore", "<old>이 아니라") left out, so the
  * corrected memory carries only the current value.
  */
 export function cleanStatement(sentence: string, correction: boolean): string {
@@ -163,9 +163,9 @@ export function cleanStatement(sentence: string, correction: boolean): string {
 				"",
 			)
 			.replace(/^(?:correction on what i (?:told|said to) you[^:]*|ok,? )[:\s]*/i, "");
-		// "3306이 아니라 3307", "그거 아니고 kafka-dev-03으로": the word before 아니라/아니고 names the old value.
+		// "<old>이 아니라 <new>", "그거 아니고 <new>으로": the word before 아니라/아니고 names the old value.
 		s = s.replace(/\S+?(?:이|가)?\s?아니(?:라|고)\s+(?=\S)/g, "");
-		// Korean: "30초였던 거", "g5라고 했는데" name the old value; "지현님 퇴사하셔서 이제 …" gives the reason before the new state.
+		// Korean: "<old>였던 거", "<old>라고 했는데" name the old value; "<reason>해서 / 셔서 이제 …" gives the reason before the new state.
 		s = s
 			.replace(/(?:지난번에?|저번에|아까|전에)\s[^,.]*?(?:였던|이었던|라고 했던|라고 말했던)\s*(?:거|것|건)[\s,]*/g, "")
 			.replace(/\S*(?:였던|이었던|라고 했던|라고 했는데|라고 했지만|라고 말했던|였는데|이었는데)\s*(?:거|것|건|게)?[\s,]*/g, "")
@@ -176,7 +176,7 @@ export function cleanStatement(sentence: string, correction: boolean): string {
 		const kept = clauses.filter((c) => !stale.test(c));
 		if (kept.length > 0 && kept.length < clauses.length) s = kept.join(" ").replace(/[,;:]\s*$/, "");
 	}
-	// A change names the value it replaces ("on Thursday now instead of Tuesday", "목요일 말고 수요일로"): only the new one is kept.
+	// A change names the value it replaces ("on <new day> now instead of <old day>", "<old> 말고 <new>로"): only the new one is kept.
 	if (correction || marksChange(s))
 		s = s
 			.replace(/,?\s*\b(?:instead of|rather than)\s+(?:the\s+)?[\w.:/-]*\d[\w.:/-]*(?:\s+[a-z]+)?(?=[\s,.;!]|$)/gi, "")
@@ -185,20 +185,20 @@ export function cleanStatement(sentence: string, correction: boolean): string {
 	return s.replace(/[.!;,~]+$/, "").trim();
 }
 
-/** A ban whose object is the statement before it: "do not 'fix' that", "never change it". */
+/** A ban whose object is the statement before it: "do not <verb> that", "never <verb> it". */
 const BAN_OF_IT = /^(?:please\s+|and\s+)?(?:do not|don'?t|never)\s+['"‘“]?\w+['"’”]?\s+(?:that|this|it|them)\b/i;
 
-/** An English sentence with no subject of its own: "always in staging, never in marts". */
+/** An English sentence with no subject of its own: "always in <place>, never in <place>". */
 const ELLIPTIC = /^(?:always|never|only|not)\s+(?:in|on|at|for|from|with|via|through|before|after|when|if)\b/i;
 
-/** Opening phrases of a line that introduces what follows ("Some context:", "naming conventions:", "참고로:"). */
+/** Opening phrases of a line that introduces what follows ("Some context:", "<kind> conventions:", "참고로:"). */
 const INTRO =
 	/^(?:(?:some |for |a bit of |quick )?context|background|(?:[\w-]+ )?conventions?|(?:house |team |repo )?rules|guidelines|notes?|things to know|heads up|fyi|참고|배경|정리|규칙|컨벤션)\b[^:]{0,60}:\s+(?=\S)/i;
 
-/** A Korean sentence that names its own topic or subject ("배포는", "우리 팀은", "민수님이"). */
+/** A Korean sentence that names its own topic or subject ("<topic>는", "우리 팀은", "<name>님이"). */
 const HAS_TOPIC = /(?:^|\s)[^\s]+(?:은|는|이|가|께서)\s|우리|저희|^(?:앞으로|이제)/;
 
-/** Owning up to a mistake ("I mixed them up", "헷갈렸네"): marks a correction without stating anything itself. */
+/** Owning up to a mistake ("I mixed them up", "my bad", 헷갈렸…, 잘못 알려…): marks a correction without stating anything itself. */
 const ADMISSION =
 	/^(?:[^.!?]{0,40}\s)?(?:헷갈렸|잘못 (?:알려|말|얘기)|i (?:misspoke|mixed (?:it|them) up|was wrong|got (?:it|that) wrong)|my bad|confused (?:it|them))[^.!?]{0,20}[.!]?$/i;
 
@@ -221,7 +221,7 @@ function shaped(sentence: string, a: Analysis) {
 
 type Hit = NonNullable<ReturnType<typeof shaped>>;
 
-/** Clauses of a durable sentence that belong to the passing moment or the task ("…, the code for this one is X") are left out. */
+/** Clauses of a durable sentence that belong to the passing moment or the task ("…, the <thing> for this one is X") are left out. */
 function withoutPassingClauses(sentence: string): string {
 	const clauses = sentence.split(/(?<=,)\s+|\s+(?=(?:and|so|but) )|(?<=(?:고|고요|는데|지만|니까|서),)\s*/);
 	if (clauses.length < 2) return sentence;
@@ -280,7 +280,7 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 		}
 		correcting = false;
 		if (LABEL_ONLY.test(bare)) {
-			// "That's a team rule": the sentence before it is the rule.
+			// A label ("that's a <team> rule", "이건 <scope> 규칙"): the sentence before it is the rule.
 			lift(analysis.team || /team|팀|everyone|모두/i.test(sentence));
 			continue;
 		}
@@ -319,13 +319,13 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 			)
 				continue;
 		}
-		// "do not 'fix' that to UTC": a ban on what the sentence before stated belongs with it.
+		// "do not <verb> that …": a ban on what the sentence before stated belongs with it.
 		if (isDurable(analysis) && previous?.candidate && BAN_OF_IT.test(bare) && carried < MAX_CARRY) {
 			elaborate(previous.candidate, sentence);
 			carried++;
 			continue;
 		}
-		// Korean drops the topic when it goes on about the same thing ("무조건 service 레이어 거쳐서"): the
+		// Korean drops the topic when it goes on about the same thing ("무조건 <layer> 거쳐서", always through <layer>): the
 		// sentence continues the statement before it.
 		if (isDurable(analysis) && previous?.candidate && HANGUL.test(sentence) && !HAS_TOPIC.test(bare) && carried < MAX_CARRY) {
 			elaborate(previous.candidate, sentence);
@@ -335,7 +335,7 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 		}
 		if (isDurable(analysis)) {
 			let statement = withoutPassingClauses(sentence);
-			// "거기 있는 거 쓰기로 했어요", "always in staging, never in marts": what it is about is in the sentence before.
+			// "거기 있는 거 <verb>", "always in <place>, never in <place>": what it is about is in the sentence before.
 			if (
 				previous &&
 				!previous.candidate &&
@@ -357,7 +357,7 @@ function statementsOfTurn(text: string, add: (hit: Hit) => Candidate, elaborate:
 			carried++;
 			continue;
 		}
-		// A small aside ("fix:, feat:, chore: etc.") does not end the statement before it.
+		// A small aside (a short list of examples, "<a>, <b>, <c> etc.") does not end the statement before it.
 		if (previous?.candidate && analysis.penalty < 2 && analysis.score === 0) continue;
 		previous = { sentence, analysis, candidate: null };
 	}
