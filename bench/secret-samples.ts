@@ -133,6 +133,8 @@ export function syntheticSamples(seed = 20_260_701, perFamily = 6): SyntheticSam
 				]),
 			),
 		"discord-bot": () => by("discord-bot-token", `${b64url(digits(int(18, 19)))}.${s(B64U, 6)}.${s(B64U, pick([27, 38]))}`),
+		// By shape alone: the documented lengths, a first part that need not decode to a user id.
+		"discord-bot-shape": () => by("discord-bot-token", `${s(B64U, int(24, 28))}.${s(B64U, 6)}.${s(B64U, int(27, 38))}`),
 		"discord-webhook": () =>
 			by(
 				"discord-webhook",

@@ -62,6 +62,11 @@ const FAMILIES: Record<string, Family> = {
 		"discord-bot-token",
 		j("cfg.MTM3MjkxNjAxMDQ3MTIyMTQ", ".dJ_lHE5.0rX2jgxhYnGPR0WePf_kqOQb5TgEKoeQNFaIhA-J-"),
 	],
+	"discord bot token by shape, its first part no user id": [
+		"discord-bot-token",
+		j("Xq7Rb2Lm9Tz4Kw1Pv8Nc3Hd6Fj", ".Gx5t2K.", "p9Wq2Zr7Lk4Ty1Vb6Nm3Hc8Jd5Fs0Ax"),
+	],
+	"discord bot token by shape, shortest parts": ["discord-bot-token", j("a8F3kL0pQ7zX2mN5vB9cR4tY", ".H1j6Wd.", "E2rT7uI0oP5aS8dF3gH6jK9lZ4x")],
 	"discord mfa user token": [
 		"discord-mfa-token",
 		j("mfa.", "yOvbFGSYJBk_DZ40LXScVZJWBtVEaTuUsF2PxFluEDY4PLlsQs47ItfOJjqFakPUG2OYJaxo9Nm1GPJwJVpH"),
@@ -365,6 +370,9 @@ const FAMILIES: Record<string, Family> = {
 
 // The look-alikes detectors stumble on: each must leave the detector silent.
 const LOOK_ALIKES: Record<string, string> = {
+	// Three dotted parts of a Discord token's lengths, but words: a builder chain, a dotted name.
+	"discord-shaped call chain": "ConfigurationLoaderFactory.create.buildDefaultConfigurationForTests()",
+	"discord-shaped dotted name": "see com.ExampleCompanyPlatformService2.client.RequestRetryPolicyBuilderDefaults",
 	uuid: 'requestId = "3fa85f64-5717-4562-b3fc-2c963f66afa6"',
 	"uuid as an id": "credentialsId: 'ff083f76-7804-4ef1-80e4-fe975bb9141b'",
 	"git sha": "git checkout 9c1e2f3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0",

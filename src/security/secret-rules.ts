@@ -884,10 +884,28 @@ export const SECRET_RULES: SecretRule[] = [
 	},
 	{
 		id: "discord-bot-token",
-		// Three base64url parts; the first is the bot's numeric user id in base64.
-		// A dot may precede it (`config.<token>`): the first part decoding to a user id is what tells.
-		pattern: re(`(?<![A-Za-z0-9_-])([MNO][A-Za-z0-9_-]{22,27})\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,64}${E_}`),
-		accept: (_v, m) => /^\d{17,20}$/.test(decodeBase64(m[1] ?? "") ?? "") && !looksLikePlaceholder(m[0].split(".")[2] ?? ""),
+		// Three base64url parts: the bot's numeric user id in base64, a timestamp and a signature. A first part
+		// that decodes to a user id tells it anywhere, after a dot too (`config.<token>`), with newer, longer
+		// signatures. By shape alone — the documented lengths, 24–28, 6 and 27–38 characters — it is refused
+		// as well when the first part decodes to nothing (the policy refuses when in doubt), unless it
+		// continues a dotted name or its parts look like words rather than random characters.
+		pattern: re(`(?<![A-Za-z0-9_-])([A-Za-z0-9_-]{22,28})\\.([A-Za-z0-9_-]{6,7})\\.([A-Za-z0-9_-]{27,64})${E_}`),
+		accept: (_v, m, text) => {
+			const [, id = "", stamp = "", signature = ""] = m;
+			if (looksLikePlaceholder(signature)) return false;
+			if (/^[MNO]/.test(id) && id.length >= 23 && /^\d{17,20}$/.test(decodeBase64(id) ?? "")) return true;
+			const afterDot = m.index > 0 && text[m.index - 1] === ".";
+			return (
+				!afterDot &&
+				id.length >= 24 &&
+				stamp.length === 6 &&
+				signature.length <= 38 &&
+				/[A-Z]/.test(id) &&
+				/[a-z]/.test(id) &&
+				/\d/.test(`${id}${stamp}${signature}`) &&
+				entropy(signature) >= 3.5
+			);
+		},
 	},
 	// Discord user tokens of accounts with two-factor authentication: `mfa.` and 84 base64url characters.
 	token("discord-mfa-token", re(`(?<![A-Za-z0-9_.-])mfa\\.[A-Za-z0-9_-]{84}${E_}`), { prefix: /^mfa\./, minBits: 4 }),
