@@ -66,7 +66,10 @@ const FAMILIES: Record<string, Family> = {
 		"discord-bot-token",
 		j("Xq7Rb2Lm9Tz4Kw1Pv8Nc3Hd6Fj", ".Gx5t2K.", "p9Wq2Zr7Lk4Ty1Vb6Nm3Hc8Jd5Fs0Ax"),
 	],
-	"discord bot token by shape, shortest parts": ["discord-bot-token", j("a8F3kL0pQ7zX2mN5vB9cR4tY", ".H1j6Wd.", "E2rT7uI0oP5aS8dF3gH6jK9lZ4x")],
+	"discord bot token by shape, shortest parts": [
+		"discord-bot-token",
+		j("a8F3kL0pQ7zX2mN5vB9cR4tY", ".H1j6Wd.", "E2rT7uI0oP5aS8dF3gH6jK9lZ4x"),
+	],
 	"discord mfa user token": [
 		"discord-mfa-token",
 		j("mfa.", "yOvbFGSYJBk_DZ40LXScVZJWBtVEaTuUsF2PxFluEDY4PLlsQs47ItfOJjqFakPUG2OYJaxo9Nm1GPJwJVpH"),
