@@ -19,11 +19,14 @@ const MUTATIONS = [
 		tests: ["test/harness-unit.test.ts"],
 	},
 	{
-		claim: "a session is not handed the same memory twice (onlyNew)",
+		claim: "a session is not handed the same memory twice, as a file or as a line (onlyNew)",
 		file: "src/recall/recall.ts",
 		from: "if (request.session?.onlyNew) for (const name of shown) exclude.add(name);",
 		to: "if (request.session?.onlyNew) for (const name of shown) void name;",
-		also: [{ from: "leaveOut: request.session.onlyNew,", to: "leaveOut: false," }],
+		also: [
+			{ from: "leaveOut: request.session.onlyNew,", to: "leaveOut: false," },
+			{ from: "const listed = new Set(candidates.listed ?? []);", to: "const listed = new Set<string>();" },
+		],
 		project: "worker",
 		tests: ["test/user-isolation-integration.test.ts"],
 	},
