@@ -19,6 +19,7 @@ import { sessionRoutes } from "./api/routes/sessions";
 import { settingsRoutes } from "./api/routes/settings";
 import { teamMemoryRoutes } from "./api/routes/team-memory";
 import { BatchItemSchema } from "./api/schemas";
+import { sessionKeyRecorder } from "./api/session-keys";
 import { consoleRoutes } from "./console";
 import { collecting, Timing } from "./lib/timing";
 import { mcpEndpoint } from "./mcp/route";
@@ -83,6 +84,9 @@ export function createApp() {
 	});
 
 	app.get("/health", (c) => c.json({ status: "ok" }));
+
+	// A key an agent session uses is marked in the project: it never vouches or approves there (src/trust/vouch.ts).
+	app.use("/v1/projects/*", sessionKeyRecorder());
 
 	// Every route declares its own body limit, caller and scopes beside its path (src/api/route.ts); /mcp
 	// declares its chain in src/mcp/route.ts.

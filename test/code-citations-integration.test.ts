@@ -6,7 +6,18 @@ import { env, exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ProjectCoordinator } from "../src/project/object";
 import { backfillCitations, citationsFromText } from "../src/text/citations";
-import { call, createProject, createTenant, expectError, json, type Loose, projectDb, putMemory, type Tenant } from "./helpers";
+import {
+	approveTeamProposals,
+	call,
+	createProject,
+	createTenant,
+	expectError,
+	json,
+	type Loose,
+	projectDb,
+	putMemory,
+	type Tenant,
+} from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -278,6 +289,8 @@ describe("the check from the repository", () => {
 				})
 			).status,
 		).toBe(201);
+		// Bob's team write is a proposal until a person vouches for it; then it is everyone's to check.
+		expect(await approveTeamProposals(tenant.token, projectId)).toEqual(["team-refunds"]);
 		await check(repository);
 		const codeItems = async (token: string) =>
 			(await json(await call(`/v1/projects/${projectId}/reviews?kind=code`, { token }))).items.map((i: Loose) => [

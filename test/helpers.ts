@@ -193,3 +193,27 @@ export function projectDb(projectId: string) {
 		batch: (statements: TestStatement[]) => inObject((db) => db.batch(statements.map((s) => db.prepare(s.sql).bind(...s.args)))),
 	};
 }
+
+/**
+ * A person vouches for every pending team proposal of the project (docs/memory-trust.md): lists the `vouch`
+ * items as `token` sees them and approves each. `token` must be a key no agent session used in the
+ * project (an admin's, or a teammate's review key). Returns the names approved.
+ */
+export async function approveTeamProposals(token: string, projectId: string): Promise<string[]> {
+	const res = await call(`/v1/projects/${projectId}/reviews?kind=vouch&limit=200`, { token });
+	if (res.status !== 200) throw new Error(`listing proposals answered ${res.status} ${await res.text()}`);
+	const names: string[] = [];
+	for (const item of (await json(res)).items as Loose[]) {
+		const decided = await call(`/v1/projects/${projectId}/reviews/${item.id}/approve`, { token, method: "POST" });
+		if (decided.status !== 200) throw new Error(`approving ${item.memory.name} answered ${decided.status} ${await decided.text()}`);
+		names.push(item.memory.name);
+	}
+	return names;
+}
+
+/** A key for `user` in the tenant of `adminToken` (created if new), with `scopes`; by default a write key. */
+export async function keyFor(adminToken: string, user: string, scopes: string[] = ["read", "write"]): Promise<string> {
+	const res = await call("/v1/keys", { token: adminToken, json: { scopes, user } });
+	if (res.status !== 201) throw new Error(`key creation answered ${res.status} ${await res.text()}`);
+	return (await json(res)).key.token;
+}

@@ -29,6 +29,12 @@ const PROJECT_DATA_TABLES = [
 ];
 
 /**
+ * What the object keeps about keys rather than memory (src/trust/vouch.ts: the keys an agent session used
+ * there, which never vouch or approve): a clear leaves it, as it leaves the project's keys and settings.
+ */
+const KEY_TABLES = ["session_keys"];
+
+/**
  * The tables of the project's object as they are: every table but SQLite's and Cloudflare's own,
  * the schema version record and the full-text indexes' shadow tables (read through `memories_fts`,
  * `memories_grams` and `memories_cues`).
@@ -151,7 +157,7 @@ describe("memory commands", () => {
 		expect(await r2(projectId)).toBeGreaterThan(5);
 		expect((await json(await call(`/v1/projects/${projectId}/skills`, { token }))).skills.length).toBe(1);
 		// The object holds exactly the project's data tables (and its own project row), every one of them populated.
-		expect(await objectTables(projectId)).toEqual([...PROJECT_DATA_TABLES, "projects"].sort());
+		expect(await objectTables(projectId)).toEqual([...PROJECT_DATA_TABLES, ...KEY_TABLES, "projects"].sort());
 		const countsBefore = await tableCounts(projectId);
 		for (const table of PROJECT_DATA_TABLES) expect(countsBefore[table], table).toBeGreaterThan(0);
 		const generationBefore = await projectDb(projectId)
@@ -196,7 +202,7 @@ describe("memory commands", () => {
 		expect((await json(await call(`/v1/projects/${projectId}/sessions`, { token }))).sessions).toEqual([]);
 		// Every data table of the project's object is empty, the search index included (no search row outlives its memory).
 		const countsAfter = await tableCounts(projectId);
-		expect(Object.keys(countsAfter).sort()).toEqual([...PROJECT_DATA_TABLES, "projects"].sort());
+		expect(Object.keys(countsAfter).sort()).toEqual([...PROJECT_DATA_TABLES, ...KEY_TABLES, "projects"].sort());
 		for (const table of PROJECT_DATA_TABLES) expect(countsAfter[table], table).toBe(0);
 		// Only the object's own project row stays, its MEMORY.md generation moved past every cached index.
 		const projectRows = await projectDb(projectId).prepare("SELECT id, index_generation FROM projects").all();

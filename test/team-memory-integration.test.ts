@@ -1,6 +1,17 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { call, createProject, createTenant, expectError, json, type Loose, putMemory, type Tenant, topicFile } from "./helpers";
+import {
+	approveTeamProposals,
+	call,
+	createProject,
+	createTenant,
+	expectError,
+	json,
+	type Loose,
+	putMemory,
+	type Tenant,
+	topicFile,
+} from "./helpers";
 
 let tenant: Tenant;
 let projectId: string;
@@ -59,6 +70,10 @@ describe("team memory sync", () => {
 			["testing.md", "created"],
 			["deploys.md", "created"],
 		]);
+		// The team folder is an agent's channel: its files are proposals, pulled by their writer only, until a person approves them.
+		expect(await hashes(bob)).toEqual({});
+		expect(Object.keys(await hashes()).sort()).toEqual(["deploys.md", "testing.md"]);
+		expect((await approveTeamProposals(tenant.token, projectId)).sort()).toEqual(["deploys", "testing"]);
 		const view = await hashes(bob);
 		expect(Object.keys(view).sort()).toEqual(["deploys.md", "testing.md"]);
 		expect(view["testing.md"]).toBe(results[0].sha256);
@@ -73,6 +88,7 @@ describe("team memory sync", () => {
 
 	it("two clients with interleaved edits never lose an edit: the loser gets 412 and succeeds after re-reading", async () => {
 		await push([{ path: "rules.md", content: file("rules", "- Use pnpm.") }]);
+		await approveTeamProposals(tenant.token, projectId);
 		const alice = new Client(tenant.token);
 		const bobClient = new Client(bob);
 		await alice.pull();
@@ -80,6 +96,10 @@ describe("team memory sync", () => {
 		alice.edit("rules.md", file("rules", "- Use pnpm.\n- Squash-merge."));
 		bobClient.edit("rules.md", file("rules", "- Use pnpm.\n- Never push to main."));
 		expect((await alice.push("rules.md")).status).toBe(200);
+		// Alice's edit awaits review: Bob's push waits for it, without seeing its hash.
+		const waiting = await expectError(await bobClient.push("rules.md"), 412, "version_conflict");
+		expect(waiting.error.details.conflicts).toEqual([{ path: "rules.md", serverSha256: null, awaitingReview: true }]);
+		await approveTeamProposals(tenant.token, projectId);
 		const lost = await bobClient.push("rules.md");
 		const conflict = await expectError(lost, 412, "version_conflict");
 		expect(conflict.error.details.conflicts).toEqual([{ path: "rules.md", serverSha256: (await hashes())["rules.md"] }]);
@@ -87,6 +107,7 @@ describe("team memory sync", () => {
 		await bobClient.pull();
 		bobClient.edit("rules.md", file("rules", "- Use pnpm.\n- Squash-merge.\n- Never push to main."));
 		expect((await bobClient.push("rules.md")).status).toBe(200);
+		await approveTeamProposals(tenant.token, projectId);
 		const final = (await pull())["rules.md"]?.content ?? "";
 		expect(final).toContain("Squash-merge.");
 		expect(final).toContain("Never push to main.");

@@ -12,6 +12,7 @@ import type { Candidate } from "../src/extract/schema";
 import type { ProjectCoordinator } from "../src/project/object";
 import {
 	addStageOneOutput,
+	approveTeamProposals,
 	call,
 	createProject,
 	createTenant,
@@ -151,9 +152,16 @@ describe("planted instructions through every write path an agent has", () => {
 		const names = ["toolchain", "toolchain-team", "toolchain-batch", "toolchain-import", "toolchain-mcp", "toolchain-folder"];
 		await notServed(bobKey, names, "toolchain-setup");
 		await notServed(agentKey, names, "toolchain-setup");
-		// The look-alike beside them is served to the teammate, with where it came from.
+		// The look-alike beside them is a team proposal: its writer's sessions see it marked unreviewed, a
+		// teammate's a count; once a person approves it, it is served to the teammate like any team memory.
+		expect(await startBlock(agentKey)).toContain("healthcheck (team · you · unreviewed proposal)");
+		const waiting = await startBlock(bobKey);
+		expect(waiting).not.toContain("healthcheck");
+		expect(waiting).toContain("1 team memory awaits review — cairn review");
+		expect(await approveTeamProposals(tenant.token, projectId)).toEqual(["healthcheck"]);
 		const block = await startBlock(bobKey);
-		expect(block).toContain("healthcheck (team · a teammate · not reviewed)");
+		expect(block).toMatch(/healthcheck \(team\)|healthcheck \([^)]*; team\)/);
+		expect(block).not.toContain("await review");
 
 		// The writer sees their held items with the reason; a teammate sees none; an admin sees them all.
 		const own = (await json(await call(`${base()}/held`, { token: agentKey }))).items as Loose[];
@@ -169,6 +177,7 @@ describe("planted instructions through every write path an agent has", () => {
 		expect((await put(agentKey, "deploys", "Deploy with `make deploy ENV=stg`; prod needs a release tag.", "?scope=team")).status).toBe(
 			201,
 		);
+		await approveTeamProposals(tenant.token, projectId);
 		await expectError(
 			await put(
 				agentKey,
@@ -180,6 +189,7 @@ describe("planted instructions through every write path an agent has", () => {
 			"held_for_review",
 		);
 		const file = await (await call(`${base()}/memories/deploys?scope=team`, { token: bobKey })).text();
+		expect(file).toContain("make deploy ENV=stg");
 		expect(file).not.toContain("--no-verify");
 		expect(await startBlock(bobKey)).not.toContain("--no-verify");
 	});
@@ -328,7 +338,7 @@ describe("consolidation and extraction with a model that does what the plant say
 			setSeams(instance, { extractModel: stageOne });
 			return instance.extractRange({ projectId, sessionId: "paste", fromSeq: 0, toSeq: 1 }, 1, 3);
 		});
-		expect(extracted).toEqual({ ok: true, value: "extracted" });
+		expect(extracted).toMatchObject({ ok: true, value: "extracted" });
 		await consolidate(null);
 		expect(await startBlock(agentKey)).not.toContain("toolchain-setup");
 		expect(await startBlock(bobKey)).not.toContain("toolchain-setup");
@@ -364,7 +374,7 @@ describe("a changed danger check", () => {
 			.bind(PLANT)
 			.run();
 		const result = await coordinator().recheckTrust(tenant.tenantId, projectId);
-		expect(result).toEqual({ ok: true, value: { checked: 1, held: 1, done: true } });
+		expect(result).toMatchObject({ ok: true, value: { checked: 1, held: 1, done: true } });
 		expect(await listNames(bobKey)).not.toContain("setup");
 		expect(await resolveStatus(bobKey, "memory://root/team/setup.md")).toBe(404);
 		const held = (await json(await call(`${base()}/held`, { token: tenant.token }))).items as Loose[];

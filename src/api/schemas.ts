@@ -106,6 +106,10 @@ export const MemoryMetadataSchema = z
 			description:
 				"What the last check of the cited code from the repository found: current, changed (or moved), gone; null when nothing it cites is tracked or it cites nothing",
 		}),
+		awaitingReview: z.boolean().openapi({
+			description:
+				"A team memory whose current text no person vouched for yet (docs/memory-trust.md): a proposal, served to its writer only (marked unreviewed) until a person approves it in the console or with `cairn review approve`; teammates are told only how many wait. Always false for personal memories.",
+		}),
 	})
 	.openapi("MemoryMetadata");
 

@@ -6,6 +6,7 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
 import { queryTerms } from "../text/terms";
 import { tokenCount } from "../text/tokens";
+import { servedSql } from "../trust/vouch";
 import { type CodeNote, codeNotes } from "./code-state";
 
 /** A stage-1 output waiting for consolidation, with its session's last activity (the time of outputs stored before candidates carried `statedAt`). */
@@ -69,7 +70,7 @@ export async function touchedMemories(
 		db
 			.prepare(
 				`SELECT m.*, f.body AS fts_body, 0 AS rank FROM memories m JOIN memories_fts f ON f.rowid = m.id
-				 WHERE m.project_id = ?1 AND (m.scope = 'team' OR m.owner_id = ?2) AND m.name IN (SELECT value FROM json_each(?3))`,
+				 WHERE m.project_id = ?1 AND ${servedSql("m", "?2")} AND m.name IN (SELECT value FROM json_each(?3))`,
 			)
 			.bind(ctx.projectId, ctx.userId, JSON.stringify([...new Set(candidates.map((c) => c.name))])),
 	];

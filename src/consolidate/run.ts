@@ -25,6 +25,7 @@ import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
 import { truncateToTokens } from "../text/tokens";
 import { withoutFlaggedLines } from "../trust/outputs";
+import { servedSql } from "../trust/vouch";
 import { listSkills, readSkill, readSummary, replaceSkills, type SkillRow, writeSummary } from "./artifacts";
 import { loadPending, MAX_OUTPUTS_PER_RUN, type PendingOutput, touchedMemories } from "./inputs";
 import { ConsolidationError, modelPlan } from "./model";
@@ -312,7 +313,7 @@ async function orphanedSkills(env: ProjectEnv, ctx: ProjectContext, skills: Skil
 		const sources = JSON.parse(skill.sources || "[]") as string[];
 		if (sources.length === 0) continue;
 		const { results } = await env.PDB.prepare(
-			"SELECT name FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?) AND name IN (SELECT value FROM json_each(?))",
+			`SELECT name FROM memories WHERE project_id = ?1 AND ${servedSql("", "?2")} AND name IN (SELECT value FROM json_each(?3))`,
 		)
 			.bind(ctx.projectId, ctx.userId, JSON.stringify(sources))
 			.all<{ name: string }>();

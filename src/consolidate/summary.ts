@@ -5,6 +5,7 @@ import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb } from "../storage/sql";
 import { EN_STOPWORDS } from "../text/stopwords/en";
 import { truncateToTokens } from "../text/tokens";
+import { servedSql } from "../trust/vouch";
 
 const SECTIONS: [MemoryType, string][] = [
 	["user", "Profile and preferences"],
@@ -32,8 +33,8 @@ export async function buildSummary(db: ProjectDb, ctx: ProjectContext, tokenLimi
 		db
 			.prepare(
 				`SELECT name, scope, type, description FROM memories INDEXED BY memories_summary
-				 WHERE project_id = ? AND type = ? AND (scope = 'team' OR owner_id = ?) AND archived_at IS NULL
-				 ORDER BY times_served DESC, updated_at DESC LIMIT ?`,
+				 WHERE project_id = ?1 AND type = ?2 AND ${servedSql("", "?3")} AND archived_at IS NULL
+				 ORDER BY times_served DESC, updated_at DESC LIMIT ?4`,
 			)
 			.bind(ctx.projectId, type, ctx.userId, PER_TYPE);
 	const batches = await db.batch<Row>(SECTIONS.map(([type]) => perType(type)));
@@ -99,8 +100,8 @@ export async function withoutStaleLines(
 	const [memoryRows, skillRows] = await db.batch<{ name: string; scope: string; updated_at: string; archived_at?: string | null }>([
 		db
 			.prepare(
-				`SELECT name, scope, updated_at, archived_at FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?)
-				 AND name IN (SELECT value FROM json_each(?))`,
+				`SELECT name, scope, updated_at, archived_at FROM memories WHERE project_id = ?1 AND ${servedSql("", "?2")}
+				 AND name IN (SELECT value FROM json_each(?3))`,
 			)
 			.bind(ctx.projectId, ctx.userId, JSON.stringify(names)),
 		db

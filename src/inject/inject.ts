@@ -16,6 +16,7 @@ import { topicLine, topicUrl } from "../search/topics";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
 import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "../text/tokens";
+import { awaitingLine } from "../trust/vouch";
 import { provenanceTag, provenanceWords } from "../trust/words";
 import { codeNote, withCodeNote } from "./code-note";
 import { fence } from "./fence";
@@ -486,7 +487,9 @@ export async function buildInjection(
 			warnings.push(`memory_summary.md was cut to ${limit} tokens (memories.summaryInjectionTokenLimit)`);
 		}
 	}
-	const guidanceWith = (summaryBlock: string) => fillTemplate(readPathTemplate, { memory_summary: summaryBlock }).trimEnd();
+	// Team memories no person vouched for yet are not served to teammates: the block says only how many wait (src/trust/vouch.ts).
+	const awaiting = view?.awaiting && scopesOnFor(settings).has("team") ? `\n\n${awaitingLine(view.awaiting)}` : "";
+	const guidanceWith = (summaryBlock: string) => `${fillTemplate(readPathTemplate, { memory_summary: summaryBlock }).trimEnd()}${awaiting}`;
 
 	// The index: rules first, then facts, each ranked by the session's context (recall's scores), use and
 	// freshness. A memory whose file the block holds is not listed again; a scope switched off is not listed.
@@ -501,11 +504,7 @@ export async function buildInjection(
 		rows[kindOf(m.row.type)].push(m.row);
 	}
 	const inBlock = new Set(memoryBlocks.map((m) => m.id));
-	const scopesOn = new Set(
-		(["personal", "team"] as const).filter(
-			(scope) => featureOff(settings, `${scope} memory`, [scope === "team" ? "memories.teamMemory" : "memories.personalMemory"]) === null,
-		),
-	);
+	const scopesOn = scopesOnFor(settings);
 	// A memory whose cited files are all gone leaves the index (it waits in the review queue).
 	const listable = (rows: HeaderRow[]) =>
 		rows.filter((r) => !inBlock.has(r.id) && scopesOn.has(r.scope) && marks.get(r.id)?.state !== "gone");
@@ -759,3 +758,11 @@ export async function buildInjection(
 	);
 	return { ...block, ...recallInfo, ...cited };
 }
+
+/** The scopes whose memory is switched on for the caller. */
+const scopesOnFor = (settings: Awaited<ReturnType<typeof effectiveSettings>>) =>
+	new Set(
+		(["personal", "team"] as const).filter(
+			(scope) => featureOff(settings, `${scope} memory`, [scope === "team" ? "memories.teamMemory" : "memories.personalMemory"]) === null,
+		),
+	);

@@ -66,7 +66,7 @@ export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, n
 
 /** One index line: the name (its file is memory://root/<name>.md, team: memory://root/team/<name>.md) and the description. */
 export const headerLine = (
-	r: Pick<HeaderRow, "name" | "description" | "scope" | "source" | "trust" | "reviewed_by" | "author_id">,
+	r: Pick<HeaderRow, "name" | "description" | "scope" | "source" | "trust" | "reviewed_by" | "author_id" | "vouched_by">,
 	viewer?: string,
 ) => {
 	const tag = viewer !== undefined && r.source ? provenanceTag({ ...r, source: r.source }, viewer) : r.scope === "team" ? "team" : "";

@@ -1,3 +1,4 @@
+import { noteSessionKeyUse } from "../api/session-keys";
 import type { AuthContext } from "../auth/keys";
 import { CairnError } from "../errors";
 import { canonicalKeyFromPath, GitRemoteSchema, projectIdentity, RootPathSchema } from "../registry/identity";
@@ -65,5 +66,7 @@ export async function projectFor(ctx: McpRequestContext, args: ProjectArgs): Pro
 	if (ctx.auth.projectId && ctx.auth.projectId !== projectId) {
 		throw new CairnError("forbidden", "this API key is limited to another project");
 	}
+	// A key an agent session uses never vouches or approves in this project (src/trust/vouch.ts).
+	if (ctx.sessionId) await noteSessionKeyUse(ctx.env, ctx.auth, projectId);
 	return { tenantId: ctx.auth.tenantId, userId: ctx.auth.userId, projectId };
 }

@@ -6,6 +6,7 @@ import type { ProjectEnv } from "../storage/env";
 import type { ProjectStatement } from "../storage/sql";
 import { gateFindings, heldError, holdStatements, newHeldId, unchangedContent } from "../trust/gate";
 import type { WriteTrust } from "../trust/tier";
+import { resolveWriteTrust } from "../trust/vouch";
 import { embedForWrite, vectorStatements } from "./index-rows";
 import { PackBuilder } from "./packs";
 import { packKey } from "./paths";
@@ -104,6 +105,8 @@ export async function writeMemories(
 	faults: WriteFaults = {},
 ): Promise<BatchItemResult[]> {
 	await assertScopeWritable(env, ctx, batch.scope);
+	// Whether the batch may review or vouch for its texts depends on its key and the project (src/trust/vouch.ts).
+	batch = { ...batch, trust: await resolveWriteTrust(env, ctx, batch.scope, batch.trust) };
 	if (batch.items.length > BATCH_LIMIT) throw badRequest(`at most ${BATCH_LIMIT} memories per batch`, { field: "memories" });
 	const results: BatchItemResult[] = new Array(batch.items.length);
 	const items: Item[] = [];

@@ -18,6 +18,7 @@ import { newReviewId, nowIso } from "../lib/ids";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
 import type { Citation } from "../text/citations";
+import { servedSql } from "../trust/vouch";
 import type { RowRef } from "./index-rows";
 import type { MemoryScope } from "./topic-file";
 
@@ -70,7 +71,8 @@ export interface CitedPath {
 	unchecked?: true;
 }
 
-const VISIBLE = "m.project_id = ?1 AND (m.scope = 'team' OR m.owner_id = ?2)";
+// Team memories no person vouched for are the writer's only (src/trust/vouch.ts).
+const VISIBLE = `m.project_id = ?1 AND ${servedSql("m", "?2")}`;
 
 /**
  * Statements that store a write's citations on the memory (`ref`: its id) and replace its check rows:

@@ -1,6 +1,7 @@
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb } from "../storage/sql";
+import { servedSql } from "../trust/vouch";
 import { indexKey, relativePath } from "./paths";
 import { MEMORY_TYPES, type MemoryScope, type MemoryType } from "./topic-file";
 
@@ -80,7 +81,7 @@ export async function getIndex(env: ProjectEnv, ctx: ProjectContext, knownGenera
 	const perType = MEMORY_TYPES.map((type) =>
 		env.PDB.prepare(
 			`SELECT name, type, description, scope FROM memories
-			 WHERE project_id = ? AND type = ? AND (scope = 'team' OR owner_id = ?) AND archived_at IS NULL ORDER BY name, scope LIMIT ?`,
+			 WHERE project_id = ?1 AND type = ?2 AND ${servedSql("", "?3")} AND archived_at IS NULL ORDER BY name, scope LIMIT ?4`,
 		).bind(ctx.projectId, type, ctx.userId, INDEX_MAX_LINES),
 	);
 	const results = await env.PDB.batch<IndexEntry>(perType);
@@ -88,7 +89,7 @@ export async function getIndex(env: ProjectEnv, ctx: ProjectContext, knownGenera
 	let total = entries.length;
 	if (results.some((r) => r.results.length === INDEX_MAX_LINES)) {
 		const count = await env.PDB.prepare(
-			"SELECT COUNT(*) AS n FROM memories WHERE project_id = ? AND (scope = 'team' OR owner_id = ?) AND archived_at IS NULL",
+			`SELECT COUNT(*) AS n FROM memories WHERE project_id = ?1 AND ${servedSql("", "?2")} AND archived_at IS NULL`,
 		)
 			.bind(ctx.projectId, ctx.userId)
 			.first<{ n: number }>();

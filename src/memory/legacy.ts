@@ -5,6 +5,7 @@
 
 import type { ProjectDb } from "../storage/sql";
 import { deriveCues } from "../text/concepts";
+import { VOUCHED_AT_UPGRADE } from "../trust/vouch";
 import { cueStatements, gramStatements, rowById } from "./index-rows";
 
 /** Tables in copy order with the columns copied. `memories_fts` is read by rowid alongside. */
@@ -120,6 +121,26 @@ export async function importLegacyRows(db: ProjectDb, projectId: string, page: L
 		statements.push(
 			db.prepare("UPDATE memories SET cues = ?, cues_source = 'derived' WHERE id = ?").bind(JSON.stringify(cues), f.rowid),
 			...cueStatements(db, rowById(f.rowid), { ...f, cues }),
+		);
+	}
+	// Team memories of the old layout were served to every teammate: they stay so, vouched for at upgrade (src/trust/vouch.ts).
+	if (page.table === "memories" && page.rows.length > 0) {
+		statements.push(
+			db
+				.prepare(
+					"UPDATE memories SET vouched_by = ? WHERE scope = 'team' AND vouched_by IS NULL AND id IN (SELECT value FROM json_each(?))",
+				)
+				.bind(VOUCHED_AT_UPGRADE, JSON.stringify(page.rows.map((r) => r.id))),
+		);
+	}
+	if (page.table === "memory_versions" && page.rows.length > 0) {
+		statements.push(
+			db
+				.prepare(
+					`UPDATE memory_versions SET vouched_by = ? WHERE vouched_by IS NULL AND memory_id IN (SELECT id FROM memories WHERE scope = 'team')
+					 AND memory_id IN (SELECT value FROM json_each(?))`,
+				)
+				.bind(VOUCHED_AT_UPGRADE, JSON.stringify([...new Set(page.rows.map((r) => r.memory_id))])),
 		);
 	}
 	if (page.indexGeneration !== undefined) {

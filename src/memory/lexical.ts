@@ -14,14 +14,16 @@ export const CUE_FIELD_WEIGHTS = [1.0, 1.0] as const;
 export type LexicalIndex = "memories_fts" | "memories_grams" | "memories_cues";
 
 /**
- * The visibility condition over rows with `scope` and `owner_id` (alias `alias`), the caller's id bound
- * as ?3: their personal memories and the project's team ones, or one scope of them.
+ * The visibility condition over `memory_visibility` rows (alias `alias`), the caller's id bound as ?3:
+ * their personal memories and the project's team ones, or one scope of them. A team row's owner is ''
+ * once a person vouched for its text and its writer while it is a proposal (src/trust/vouch.ts), so a
+ * proposal is a candidate for its writer only. (Over `memories` rows, use servedInSql.)
  */
 export function visibleIn(scopes: MemoryScope[], alias: string): string {
 	return scopes.length === 2
-		? `(${alias}.scope = 'team' OR ${alias}.owner_id = ?3)`
+		? `(${alias}.owner_id = ?3 OR (${alias}.scope = 'team' AND ${alias}.owner_id = ''))`
 		: scopes[0] === "team"
-			? `${alias}.scope = 'team'`
+			? `${alias}.scope = 'team' AND ${alias}.owner_id IN ('', ?3)`
 			: `${alias}.scope = 'personal' AND ${alias}.owner_id = ?3`;
 }
 

@@ -19,6 +19,10 @@
  * - `held`: a write the danger check flagged and no admin reviewed (src/trust/gate.ts, src/trust/held.ts): the text waits
  *   here instead of being stored. Only a project admin approves it (`/held/{id}/approve`); the writer
  *   may reject it.
+ * - `vouch`: a team memory whose current text no person vouched for (src/trust/vouch.ts): stored and served
+ *   to its writer only. A person approves it (any project member's key no agent session used, never from
+ *   an agent's session): teammates are served it from the next request. Rejecting takes the proposal
+ *   back — the last text a person vouched for is served again, or, when there is none, the memory goes.
  *
  * Items live in the project's object (`review_items`, schema version 8), one pending item per owner,
  * kind and memory: a newer proposal replaces the pending one (a new id; the old one is gone). Approval
@@ -32,6 +36,8 @@ import { findSecrets } from "../security/secrets";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb, ProjectStatement } from "../storage/sql";
+import { type Reviewer, vouchRefusal } from "../trust/vouch";
+import { approveVouch, takeBackProposal, vouchNeedsPerson } from "../trust/vouch-review";
 import { archiveMemory } from "./archive";
 import { dismissGoneStatements } from "./code-check";
 import {
@@ -48,7 +54,7 @@ import {
 } from "./store";
 import { assertBodySize, assertValidName, type MemoryScope, type MemoryType, parseTopicFile, validateFields } from "./topic-file";
 
-export const REVIEW_KINDS = ["change", "promote", "secret", "archive", "code", "held"] as const;
+export const REVIEW_KINDS = ["change", "promote", "secret", "archive", "code", "held", "vouch"] as const;
 export type ReviewKind = (typeof REVIEW_KINDS)[number];
 export const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
@@ -125,8 +131,8 @@ export interface ReviewFilter {
 	status: ReviewStatus;
 	kind?: ReviewKind;
 	limit: number;
-	/** The caller holds an admin key: team memories' items are theirs to see and decide too. */
-	admin?: boolean;
+	/** Who asks (src/trust/vouch.ts): an admin key sees team memories' items; a person who may vouch sees every team proposal. */
+	reviewer?: Reviewer;
 }
 
 export { newReviewId };
@@ -166,15 +172,23 @@ const SELECT = `SELECT r.*, m.version AS current_version FROM review_items r
 		AND m.owner_id = (CASE r.memory_scope WHEN 'team' THEN '' ELSE r.owner_id END) AND m.name = r.memory_name`;
 
 /**
- * Whose items a caller sees: their own, and with an admin key every team memory's (an item about a team
- * memory goes to its last author and to the project's admins). Held writes have their own queue (/held).
+ * Whose items a caller sees: their own, with an admin key every team memory's (an item about a team
+ * memory goes to its last author and to the project's admins), and every team proposal (`vouch`) when
+ * the caller may vouch — a person, not an agent's session or a key one used: a proposal's text reaches no
+ * teammate's agent, not even through the queue. Held writes have their own queue (/held).
  */
-const MINE = "(r.owner_id = ? OR (? = 1 AND r.memory_scope = 'team' AND r.kind <> 'held'))";
+const MINE = "(r.owner_id = ? OR (? = 1 AND r.memory_scope = 'team' AND r.kind NOT IN ('held', 'vouch')) OR (? = 1 AND r.kind = 'vouch'))";
+
+/** The arguments MINE binds after the project: the caller, whether an admin, whether they may vouch. */
+async function mineArgs(db: ProjectDb, ctx: ProjectContext, reviewer: Reviewer | undefined): Promise<unknown[]> {
+	const mayVouch = reviewer ? (await vouchRefusal(db, ctx.projectId, reviewer)) === null : false;
+	return [ctx.userId, reviewer?.admin ? 1 : 0, mayVouch ? 1 : 0];
+}
 
 /** The caller's items (their personal changes, the promotions proposed for them, an admin's team items), newest first. */
 export async function listReviews(db: ProjectDb, ctx: ProjectContext, filter: ReviewFilter): Promise<ReviewItem[]> {
 	const where = ["r.project_id = ?", MINE, "r.status = ?"];
-	const args: unknown[] = [ctx.projectId, ctx.userId, filter.admin ? 1 : 0, filter.status];
+	const args: unknown[] = [ctx.projectId, ...(await mineArgs(db, ctx, filter.reviewer)), filter.status];
 	if (filter.kind) {
 		where.push("r.kind = ?");
 		args.push(filter.kind);
@@ -186,18 +200,32 @@ export async function listReviews(db: ProjectDb, ctx: ProjectContext, filter: Re
 	return results.map(toItem);
 }
 
-async function reviewRow(db: ProjectDb, ctx: ProjectContext, id: string, admin: boolean): Promise<ReviewRow> {
+async function reviewRow(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	id: string,
+	reviewer: Reviewer | undefined,
+	deciding = false,
+): Promise<ReviewRow> {
 	const row = await db
 		.prepare(`${SELECT} WHERE r.project_id = ? AND ${MINE} AND r.id = ?`)
-		.bind(ctx.projectId, ctx.userId, admin ? 1 : 0, id)
+		.bind(ctx.projectId, ...(await mineArgs(db, ctx, reviewer)), id)
 		.first<ReviewRow>();
+	if (!row && deciding && reviewer) {
+		// A team proposal addressed by a member who may not vouch: the clear 403 (why not, and where to approve), never its text.
+		const proposal = await db
+			.prepare("SELECT 1 AS y FROM review_items WHERE project_id = ? AND id = ? AND kind = 'vouch'")
+			.bind(ctx.projectId, id)
+			.first();
+		if (proposal) throw (await vouchRefusal(db, ctx.projectId, reviewer)) ?? notFound("review item");
+	}
 	// Another user's item is indistinguishable from a missing one.
 	if (!row) throw notFound("review item");
 	return row;
 }
 
-export async function getReview(db: ProjectDb, ctx: ProjectContext, id: string, admin = false): Promise<ReviewItem> {
-	return toItem(await reviewRow(db, ctx, id, admin));
+export async function getReview(db: ProjectDb, ctx: ProjectContext, id: string, reviewer?: Reviewer): Promise<ReviewItem> {
+	return toItem(await reviewRow(db, ctx, id, reviewer));
 }
 
 /**
@@ -276,6 +304,8 @@ async function apply(
 	ctx: ProjectContext,
 	row: ReviewRow,
 	guard: WriteGuard,
+	/** The approver, when they may vouch for what they approve into team scope (src/trust/vouch.ts). */
+	vouchedBy: string | null,
 ): Promise<{ memory: MemoryMetadata | null; promote: ReviewProposal | null }> {
 	const p = JSON.parse(row.proposal_json) as ProposedChange;
 	const name = row.memory_name;
@@ -294,7 +324,15 @@ async function apply(
 		const written = await writeMemory(
 			env,
 			ctx,
-			{ scope: "team", file: { ...file, name }, source: "user", ifMatch: team ? team.version : undefined, proposedScope: null },
+			{
+				scope: "team",
+				file: { ...file, name },
+				source: "user",
+				ifMatch: team ? team.version : undefined,
+				proposedScope: null,
+				// Approved from a person's terminal or the console, it reaches teammates; from an agent's session it is a proposal.
+				trust: { vouchedBy },
+			},
 			{},
 			guard,
 		);
@@ -322,6 +360,7 @@ async function apply(
 			file: { name, type: p.type as MemoryType, description: p.description ?? "", body: p.body ?? "" },
 			// The person approved it: the memory stays one written on purpose.
 			source: "user",
+			trust: { vouchedBy },
 			ifMatch: row.base_version ?? "*",
 			...(p.scope === "team" ? { proposedScope: "team" as const } : {}),
 		},
@@ -362,10 +401,10 @@ export async function decideReview(
 	ctx: ProjectContext,
 	id: string,
 	decision: "approve" | "reject",
-	admin = false,
+	reviewer?: Reviewer,
 ): Promise<{ item: ReviewItem; memory: MemoryMetadata | null }> {
 	const db = env.PDB;
-	const row = await reviewRow(db, ctx, id, admin);
+	const row = await reviewRow(db, ctx, id, reviewer, true);
 	if (row.status !== "pending") throw new CairnError("conflict", `this review item was already ${row.status}`, { status: row.status });
 	// A held write is approved by a project admin only (src/trust/held.ts): never with the writer's own key.
 	if (row.kind === "held" && decision === "approve")
@@ -377,9 +416,20 @@ export async function decideReview(
 	const decidedMeanwhile = () => new CairnError("conflict", "this review item was decided by another request");
 	const guard: WriteGuard = { condition: pending, args: [id], error: decidedMeanwhile };
 
+	// Vouching for a team text is a person's act: never from an agent's session or with a key one used
+	// (src/trust/vouch.ts). Approved from one, a promotion or a change of a team memory lands as a proposal.
+	const refusal = reviewer ? await vouchRefusal(db, ctx.projectId, reviewer) : vouchNeedsPerson();
+	if (decision === "approve" && row.kind === "vouch" && refusal) throw refusal;
 	let memory: MemoryMetadata | null = null;
 	let promote: ReviewProposal | null = null;
-	if (decision === "approve") ({ memory, promote } = await apply(env, ctx, row, guard));
+	const extra: ProjectStatement[] = [];
+	if (row.kind === "vouch" && decision === "approve") {
+		const decided = await approveVouch(env, ctx, row, reviewer?.admin === true);
+		memory = decided.memory;
+		extra.push(...decided.statements);
+	} else if (row.kind === "vouch") {
+		// Rejected: decided below first, then the proposal is taken back (its write withdraws pending items of the memory).
+	} else if (decision === "approve") ({ memory, promote } = await apply(env, ctx, row, guard, refusal ? null : ctx.userId));
 	else if (row.kind === "change" || row.kind === "secret" || row.kind === "archive" || row.kind === "code") {
 		const current = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
 		memory = current ? toMetadata(current) : null;
@@ -391,7 +441,7 @@ export async function decideReview(
 		guardStatement(db, pending, [id]),
 		db
 			.prepare(
-				`UPDATE review_items SET status = ?, decided_at = ?, decided_by = ?${row.kind === "held" ? ", proposal_json = '{}'" : ""} WHERE id = ?`,
+				`UPDATE review_items SET status = ?, decided_at = ?, decided_by = ?${row.kind === "held" || (row.kind === "vouch" && decision === "reject") ? ", proposal_json = '{}'" : ""} WHERE id = ?`,
 			)
 			.bind(status, now, ctx.userId, id),
 		// The audit trail beside consolidation's: the memory's events show who decided what, and when.
@@ -405,7 +455,7 @@ export async function decideReview(
 				ctx.userId,
 				row.memory_scope,
 				id,
-				`review-${row.op}`,
+				row.kind === "vouch" ? "review-vouch" : `review-${row.op}`,
 				row.memory_name,
 				status,
 				`${status} by ${ctx.userId}: ${row.reason}`.slice(0, 500),
@@ -413,6 +463,7 @@ export async function decideReview(
 				now,
 			),
 		...(promote ? reviewStatements(db, ctx, [promote], row.run_id, now) : []),
+		...extra,
 	];
 	if (row.kind === "code" && decision === "reject")
 		statements.push(...dismissGoneStatements(db, ctx.projectId, row.memory_scope, row.owner_id, row.memory_name));
@@ -435,7 +486,8 @@ export async function decideReview(
 		const kept = await getMemoryRow(db, ctx, row.memory_scope, row.memory_name);
 		memory = kept ? toMetadata(kept) : null;
 	}
-	return { item: await getReview(db, ctx, id, admin), memory };
+	if (row.kind === "vouch" && decision === "reject") memory = await takeBackProposal(env, ctx, row);
+	return { item: toItem((await db.prepare(`${SELECT} WHERE r.id = ?`).bind(id).first<ReviewRow>()) as ReviewRow), memory };
 }
 
 /** Empties the project's review queue (it holds proposed memory text: it goes with the memories). */

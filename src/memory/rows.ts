@@ -43,4 +43,6 @@ export interface MemoryRow {
 	/** How it came ('person', 'agent', 'extracted', 'imported'; null before: read from `source`) and the admin who reviewed it (src/trust/tier.ts). */
 	trust?: string | null;
 	reviewed_by?: string | null;
+	/** Who let its current text reach teammates (team scope; src/trust/vouch.ts); null: a proposal, served to its writer only. */
+	vouched_by?: string | null;
 }

@@ -12,11 +12,11 @@ import { GuardFailure, type ProjectDb, type ProjectStatement } from "../storage/
 import { type Citation, citationsOf, resolveCitations, validateCitations } from "../text/citations";
 import { deriveCues } from "../text/concepts";
 import { gateWrite } from "../trust/gate";
-import { tierOfSource, type WriteTrust } from "../trust/tier";
+import { type TrustTier, tierOfSource, type WriteTrust } from "../trust/tier";
+import { resolveWriteTrust, servedInSql, servedSql, vouchStatements } from "../trust/vouch";
 import { restoreStatements } from "./archive-rows";
 import { type CodeState, citationStatements } from "./code-check";
 import { cueStatements, dropStatements, embedForWrite, gramStatements, type RowRef, rowById, vectorStatements } from "./index-rows";
-import { visibleIn } from "./lexical";
 import { packRange } from "./packs";
 import { memoryUrl, objectKey } from "./paths";
 import type { CueSource, MemoryRow } from "./rows";
@@ -76,6 +76,11 @@ export interface MemoryMetadata {
 	citations: Citation[];
 	/** What the last check of that code found: current, changed (or moved), gone; null when nothing it cites is tracked. */
 	codeState: CodeState | null;
+	/**
+	 * A team memory whose current text no person vouched for yet (src/trust/vouch.ts): served to its writer
+	 * only, marked unreviewed, until a person approves it. False for personal memories.
+	 */
+	awaitingReview: boolean;
 }
 
 export function toMetadata(row: MemoryRow): MemoryMetadata {
@@ -104,6 +109,7 @@ export function toMetadata(row: MemoryRow): MemoryMetadata {
 		cuesSource: row.cues_source ?? "derived",
 		citations: citationsOf(row),
 		codeState: row.code_state ?? null,
+		awaitingReview: row.scope === "team" && !row.vouched_by,
 	};
 }
 
@@ -401,6 +407,24 @@ export async function planWrite(
 			)
 			.bind(...trust, ...identityArgs, ...identityArgs),
 	);
+	// A team version reaches teammates only when a person vouched for it (src/trust/vouch.ts); else it is a proposal.
+	if (scope === "team") {
+		statements.push(
+			...vouchStatements(
+				db,
+				ctx,
+				{
+					file,
+					vouchedBy: input.trust?.vouchedBy ?? null,
+					tier: trust[0] as TrustTier,
+					sessionId,
+					version: current ? current.version + 1 : 1,
+					memory: { sql: `(SELECT id FROM memories WHERE ${identity})`, args: identityArgs },
+				},
+				now,
+			),
+		);
+	}
 	if (input.proposedScope !== undefined) {
 		statements.push(db.prepare(`UPDATE memories SET proposed_scope = ? WHERE ${identity}`).bind(input.proposedScope, ...identityArgs));
 	}
@@ -428,8 +452,13 @@ export async function planWrite(
  * start view's counts and topics: name, type, description, scope, whether archived). A new body under
  * the same header does not: those caches stay valid through a project's busiest updates.
  */
-export const headerChanges = (current: MemoryRow | null, file: Pick<TopicFile, "type" | "description">): boolean =>
-	!current || (current.archived_at ?? null) !== null || current.type !== file.type || current.description !== file.description;
+export const headerChanges = (current: MemoryRow | null, file: Pick<TopicFile, "type" | "description">, vouched?: boolean): boolean =>
+	!current ||
+	(current.archived_at ?? null) !== null ||
+	current.type !== file.type ||
+	current.description !== file.description ||
+	// A team memory turning into a proposal (or vouched for) changes who is served it.
+	(current.scope === "team" && vouched !== undefined && Boolean(current.vouched_by) !== vouched);
 
 export const bumpIndexStatement = (db: ProjectDb, ctx: ProjectContext): ProjectStatement =>
 	db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId);
@@ -512,6 +541,8 @@ async function writeOnce(
 	const { scope } = input;
 	const checked = await checkWrite(input);
 	await assertScopeWritable(env, ctx, scope);
+	// Whether this write may review or vouch for its text depends on its key and the project (src/trust/vouch.ts).
+	input = { ...input, trust: await resolveWriteTrust(env, ctx, scope, input.trust) };
 	const sessionId = await writerSession(env.PDB, ctx, input);
 	const current = await getMemoryRow(env.PDB, ctx, scope, checked.file.name);
 
@@ -549,7 +580,7 @@ async function writeOnce(
 		const statements = [
 			...(guard ? [guardStatement(db, guard.condition, guard.args)] : []),
 			...plan.statements,
-			...(headerChanges(current, plan.file) ? [bumpIndexStatement(db, ctx)] : []),
+			...(headerChanges(current, plan.file, Boolean(input.trust?.vouchedBy)) ? [bumpIndexStatement(db, ctx)] : []),
 		];
 		// The key is held from before the put until the commit has landed, so the orphan sweep cannot
 		// delete an identical old object this write is re-using (src/maintenance/sweep.ts).
@@ -629,6 +660,10 @@ export async function deleteMemory(env: ProjectEnv, ctx: ProjectContext, scope: 
 		env.PDB.prepare("DELETE FROM session_used WHERE project_id = ? AND memory_id = ?").bind(ctx.projectId, row.id),
 		env.PDB.prepare("DELETE FROM memories WHERE id = ?").bind(row.id),
 		env.PDB.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
+		// A proposal that is gone has nothing left to approve.
+		env.PDB.prepare(
+			"DELETE FROM review_items WHERE project_id = ? AND kind = 'vouch' AND memory_scope = ? AND memory_name = ? AND status = 'pending'",
+		).bind(ctx.projectId, scope, name),
 	]);
 }
 
@@ -672,8 +707,9 @@ export interface ListFilter {
 
 /** Memories visible to the caller: their personal ones and the project's team ones. */
 export async function listMemories(db: ProjectDb, ctx: ProjectContext, filter: ListFilter): Promise<MemoryRow[]> {
-	const where = ["project_id = ?", "(scope = 'team' OR owner_id = ?)"];
-	const args: unknown[] = [ctx.projectId, ctx.userId];
+	// Team memories no person vouched for are listed to their writer only (src/trust/vouch.ts).
+	const where = ["project_id = ?", servedSql("", "?")];
+	const args: unknown[] = [ctx.projectId, ctx.userId, ctx.userId];
 	if (filter.scope) {
 		where.push("scope = ?");
 		args.push(filter.scope);
@@ -702,7 +738,7 @@ export async function listManifest(db: ProjectDb, ctx: ProjectContext, scopes: M
 	if (scopes.length === 0) return [];
 	const { results } = await db
 		.prepare(
-			`SELECT * FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
+			`SELECT * FROM memories m WHERE m.project_id = ?1 AND ${servedInSql(scopes, "m", "?3")} AND m.archived_at IS NULL
 			 ORDER BY m.times_served DESC, m.updated_at DESC LIMIT ?2`,
 		)
 		.bind(ctx.projectId, limit, ctx.userId)
@@ -710,14 +746,22 @@ export async function listManifest(db: ProjectDb, ctx: ProjectContext, scopes: M
 	return results;
 }
 
-/** Rows of the team scope, all of them (by name) or those named. */
-export async function teamRows(db: ProjectDb, ctx: ProjectContext, names?: string[]): Promise<MemoryRow[]> {
+/**
+ * Rows of the team scope, all of them (by name) or those named. `servedOnly`: those served to the caller —
+ * vouched for, or their own proposals (team pull; src/trust/vouch.ts); a push compares against every row.
+ */
+export async function teamRows(db: ProjectDb, ctx: ProjectContext, names?: string[], servedOnly = false): Promise<MemoryRow[]> {
+	const served = servedOnly ? " AND (vouched_by IS NOT NULL OR author_id = ?3)" : "";
 	const statement = names
 		? db
 				.prepare(
-					"SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' AND name IN (SELECT value FROM json_each(?))",
+					`SELECT * FROM memories WHERE project_id = ?1 AND scope = 'team' AND owner_id = '' AND name IN (SELECT value FROM json_each(?2))${served}`,
 				)
-				.bind(ctx.projectId, JSON.stringify(names))
-		: db.prepare("SELECT * FROM memories WHERE project_id = ? AND scope = 'team' AND owner_id = '' ORDER BY name").bind(ctx.projectId);
+				.bind(ctx.projectId, JSON.stringify(names), ...(servedOnly ? [ctx.userId] : []))
+		: db
+				.prepare(
+					`SELECT * FROM memories WHERE project_id = ?1 AND scope = 'team' AND owner_id = ''${served.replace("?3", "?2")} ORDER BY name`,
+				)
+				.bind(ctx.projectId, ...(servedOnly ? [ctx.userId] : []));
 	return (await statement.all<MemoryRow>()).results;
 }

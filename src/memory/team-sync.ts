@@ -8,6 +8,7 @@ import { sha256Hex } from "../lib/ids";
 import { findSecrets, ruleNames } from "../security/secrets";
 import { effectiveSettings, requireFeature } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
+import { isServedTo } from "../trust/vouch";
 import type { MemoryRow } from "./rows";
 import { readMemoryContent, type WriteInput, type WriteResult } from "./store";
 import { NAME_SOURCE, parseTopicFile, renderTopicFile, type TopicFile } from "./topic-file";
@@ -37,7 +38,7 @@ export interface PushResult {
  * runs in the Worker; the store's methods run in the project's object).
  */
 export interface TeamStore {
-	teamMemories(ctx: ProjectContext, names?: string[]): Promise<MemoryRow[]>;
+	teamMemories(ctx: ProjectContext, names?: string[], servedOnly?: boolean): Promise<MemoryRow[]>;
 	writeMemory(ctx: ProjectContext, input: WriteInput): Promise<WriteResult>;
 	deleteMemory(ctx: ProjectContext, scope: "team", name: string): Promise<void>;
 }
@@ -54,21 +55,24 @@ function nameOf(path: string): string {
 	return name;
 }
 
-/** Every team file's hash by path. */
+/**
+ * Every team file's hash by path: those a person vouched for, and the caller's own proposals
+ * (src/trust/vouch.ts) — a teammate's proposal is not pulled.
+ */
 export async function teamHashes(env: Env, store: TeamStore, ctx: ProjectContext): Promise<Record<string, string>> {
 	await requireTeamSync(env, ctx);
-	const rows = await store.teamMemories(ctx);
+	const rows = await store.teamMemories(ctx, undefined, true);
 	return Object.fromEntries(rows.map((r) => [`${r.name}.md`, r.content_hash]));
 }
 
-/** Every team file with its content and hash, by path. */
+/** Every team file served to the caller with its content and hash, by path (as teamHashes). */
 export async function teamFiles(
 	env: Env,
 	store: TeamStore,
 	ctx: ProjectContext,
 ): Promise<Record<string, { content: string; sha256: string }>> {
 	await requireTeamSync(env, ctx);
-	const rows = await store.teamMemories(ctx);
+	const rows = await store.teamMemories(ctx, undefined, true);
 	const files: Record<string, { content: string; sha256: string }> = {};
 	for (let i = 0; i < rows.length; i += READ_CONCURRENCY) {
 		const chunk = rows.slice(i, i + READ_CONCURRENCY);
@@ -129,18 +133,26 @@ export async function pushTeamMemory(env: Env, store: TeamStore, ctx: ProjectCon
 	for (const p of parsed) {
 		const row = current.get(p.name);
 		const stale = p.baseSha256 ? row?.content_hash !== p.baseSha256 : row !== undefined && row.content_hash !== p.sha256;
-		if (stale) conflicts.push({ path: p.path, serverSha256: row?.content_hash ?? null });
+		// A teammate's change awaiting review (src/trust/vouch.ts) is not overwritten unseen, nor its hash shown: the push waits for the review.
+		if (stale && row && !isServedTo(row, ctx.userId)) conflicts.push({ path: p.path, serverSha256: null, awaitingReview: true });
+		else if (stale) conflicts.push({ path: p.path, serverSha256: row?.content_hash ?? null });
 	}
 	if (conflicts.length > 0) {
-		throw new CairnError("version_conflict", "team memory changed on the server since these files were read; pull, merge and push again", {
-			conflicts,
-		});
+		const waiting = conflicts.some((c) => "awaitingReview" in c);
+		throw new CairnError(
+			"version_conflict",
+			waiting
+				? "team memory changed on the server since these files were read; a teammate's change to some of them awaits a person's review (cairn review): push those once it is decided, pull, merge and push the rest again"
+				: "team memory changed on the server since these files were read; pull, merge and push again",
+			{ conflicts },
+		);
 	}
 
 	const results: PushResult[] = [];
 	for (const p of parsed) {
 		const row = current.get(p.name);
-		// The team folder is an agent's channel (its hooks push it): its files are an agent's writes.
+		// The team folder is an agent's channel (its hooks push it): its files are an agent's writes, proposals
+		// until a person vouches for them (src/trust/vouch.ts).
 		const written = await store
 			.writeMemory(ctx, { scope: "team", file: p.file, source: "user", trust: { tier: "agent" }, ifMatch: row ? row.version : undefined })
 			.catch((err: unknown) => {

@@ -52,6 +52,7 @@ import { migrateProjectSchema, recordProject, refreshConcepts, storedProject } f
 import { ObjectSqlDb } from "../storage/sql";
 import { decideHeld, getHeld, listHeld } from "../trust/held";
 import { recheckProjectTrust } from "../trust/recheck";
+import { awaitingCount, noteSessionKey, type Reviewer, recordSettingChange, vouchRefusal } from "../trust/vouch";
 
 /** Memories embedded per project per cron run when some lack a vector. */
 const CRON_BACKFILL = 64;
@@ -210,9 +211,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return this.run(ctx.projectId, () => listMemories(this.db, ctx, filter));
 	}
 
-	/** Rows of the team scope, all of them or those named. */
-	teamMemories(ctx: ProjectContext, names?: string[]) {
-		return this.run(ctx.projectId, () => teamRows(this.db, ctx, names));
+	/** Rows of the team scope, all of them or those named; `servedOnly`: those served to the caller (team pull). */
+	teamMemories(ctx: ProjectContext, names?: string[], servedOnly?: boolean) {
+		return this.run(ctx.projectId, () => teamRows(this.db, ctx, names, servedOnly));
 	}
 
 	/** What consolidation and review did to a memory, newest first (src/memory/events.ts). */
@@ -257,25 +258,47 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		return this.run(ctx.projectId, () => listReviews(this.db, ctx, filter));
 	}
 
-	review(ctx: ProjectContext, id: string, admin: boolean) {
-		return this.run(ctx.projectId, () => getReview(this.db, ctx, id, admin));
+	review(ctx: ProjectContext, id: string, reviewer: Reviewer) {
+		return this.run(ctx.projectId, () => getReview(this.db, ctx, id, reviewer));
 	}
 
-	decideReview(ctx: ProjectContext, id: string, decision: "approve" | "reject", admin: boolean) {
-		return this.run(ctx.projectId, () => decideReview(this.penv, ctx, id, decision, admin));
+	decideReview(ctx: ProjectContext, id: string, decision: "approve" | "reject", reviewer: Reviewer) {
+		return this.run(ctx.projectId, () => decideReview(this.penv, ctx, id, decision, reviewer));
 	}
 
 	/** Held writes (src/trust/held.ts): an admin sees and decides everyone's; anyone else sees and rejects their own. */
-	held(ctx: ProjectContext, options: { admin: boolean; status: "pending" | "approved" | "rejected"; limit: number }) {
+	held(ctx: ProjectContext, options: { reviewer: Reviewer; status: "pending" | "approved" | "rejected"; limit: number }) {
 		return this.run(ctx.projectId, () => listHeld(this.db, ctx, options));
 	}
 
-	heldItem(ctx: ProjectContext, id: string, admin: boolean) {
-		return this.run(ctx.projectId, () => getHeld(this.db, ctx, id, admin));
+	heldItem(ctx: ProjectContext, id: string, reviewer: Reviewer) {
+		return this.run(ctx.projectId, () => getHeld(this.db, ctx, id, reviewer));
 	}
 
-	decideHeld(ctx: ProjectContext, id: string, decision: "approve" | "reject", admin: boolean) {
-		return this.run(ctx.projectId, () => decideHeld(this.penv, ctx, id, decision, admin));
+	decideHeld(ctx: ProjectContext, id: string, decision: "approve" | "reject", reviewer: Reviewer) {
+		return this.run(ctx.projectId, () => decideHeld(this.penv, ctx, id, decision, reviewer));
+	}
+
+	/** Records that an agent session used `keyId` in this project: it no longer vouches or approves (src/trust/vouch.ts). */
+	noteSessionKey(ctx: ProjectContext, keyId: string) {
+		return this.run(ctx.projectId, () => noteSessionKey(this.db, ctx.projectId, keyId));
+	}
+
+	/**
+	 * A change of a project setting only a person may make (the publish setting, src/trust/vouch.ts): refused
+	 * from an agent's session or with a key one used; `value` given: recorded as an audit event once made.
+	 */
+	settingChange(ctx: ProjectContext, reviewer: Reviewer, key: string, value?: unknown) {
+		return this.run(ctx.projectId, async () => {
+			if (value !== undefined) return recordSettingChange(this.db, ctx, key, value);
+			const refusal = await vouchRefusal(this.db, ctx.projectId, reviewer);
+			if (refusal) throw refusal;
+		});
+	}
+
+	/** Team memories awaiting a person's review in this project. */
+	awaitingReview(ctx: ProjectContext) {
+		return this.run(ctx.projectId, () => awaitingCount(this.db, ctx.projectId));
 	}
 
 	// Recall -----------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import { recordUses } from "../memory/use";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb } from "../storage/sql";
+import { isServedTo } from "../trust/vouch";
 import { allTopics, topicMembers } from "./start-view";
 import { type Topic, topicLine, topicUrl } from "./topics";
 
@@ -49,11 +50,14 @@ export const MEMORY_URL = new RegExp(
 export const MEMORY_URL_FORMS =
 	"memory://root, memory://root/MEMORY.md, memory://root/<name>.md, memory://root/team/<name>.md, memory://root/skills/<name>/SKILL.md, memory://root/topics, memory://root/topics/<topic>.md or memory://root/logs/<YYYY-MM-DD>.md";
 
-/** The memory with this name: personal first, then team (or only the scope given). */
+/**
+ * The memory with this name: personal first, then team (or only the scope given). A team memory no person
+ * vouched for is found by its writer only (src/trust/vouch.ts): to anyone else it does not exist.
+ */
 export async function findMemory(db: ProjectDb, ctx: ProjectContext, name: string, scope?: MemoryScope): Promise<MemoryRow> {
 	for (const s of scope ? [scope] : MEMORY_SCOPES) {
 		const row = await getMemoryRow(db, ctx, s, name);
-		if (row) return row;
+		if (row && isServedTo(row, ctx.userId)) return row;
 	}
 	throw notFound("memory");
 }

@@ -2,6 +2,7 @@ import { nowIso } from "../lib/ids";
 import { sessionUseKey } from "../memory/use";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
+import { servedSql } from "../trust/vouch";
 
 // What a session was already handed is kept under (user, session id), `sessionUseKey`, like its uses: a
 // caller can mark and read only its own sessions' deliveries, whatever session id it names, and whether
@@ -64,7 +65,7 @@ export async function servedTo(db: ProjectDb, ctx: ProjectContext, sessionId: st
 	const { results } = await db
 		.prepare(
 			`SELECT m.name, s.listed FROM session_served s JOIN memories m ON m.id = s.memory_id
-			 WHERE s.project_id = ? AND s.session_id = ? AND (m.scope = 'team' OR m.owner_id = ?)`,
+			 WHERE s.project_id = ?1 AND s.session_id = ?2 AND ${servedSql("m", "?3")}`,
 		)
 		.bind(ctx.projectId, sessionUseKey(ctx, sessionId), ctx.userId)
 		.all<{ name: string; listed: number }>();

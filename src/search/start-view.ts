@@ -6,10 +6,10 @@
  * adds the candidates recall ranks for the session's context and orders the lines
  * (src/inject/start-index.ts); MEMORY.md is untouched by this view.
  */
-import { visibleIn } from "../memory/lexical";
 import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } from "../memory/topic-file";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
+import { awaitingCount, servedInSql } from "../trust/vouch";
 import { groupTopics, type Topic, type TopicMember } from "./topics";
 
 export interface HeaderRow {
@@ -32,6 +32,8 @@ export interface HeaderRow {
 	trust?: string | null;
 	reviewed_by?: string | null;
 	author_id?: string | null;
+	/** Who vouched for a team memory's text; null: a proposal, listed to its writer only (src/trust/vouch.ts). */
+	vouched_by?: string | null;
 }
 
 /** Rules and preferences (they apply to any task) and facts and references (they apply to some). */
@@ -46,6 +48,8 @@ export interface StartView {
 	counts: Record<MemoryType, number>;
 	/** Every memory the caller may see, grouped by what it is about (src/search/topics.ts): each topic's key, words and member ids. */
 	topics: TopicRef[];
+	/** Team memories of the project awaiting a person's review (src/trust/vouch.ts): teammates are told only this count. */
+	awaiting?: number;
 }
 
 export interface TopicRef {
@@ -126,7 +130,7 @@ export async function startView(
 	};
 	if (scopes.length === 0) return view;
 	const columns =
-		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at, m.source, m.trust, m.reviewed_by, m.author_id";
+		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at, m.source, m.trust, m.reviewed_by, m.author_id, m.vouched_by";
 	// Rules and preferences are few and all compete for the block: by use first (cited or read), then by how
 	// often served. Facts can be many: the most served through the index (recall's candidates for the
 	// session's context join them in the Worker).
@@ -137,12 +141,17 @@ export async function startView(
 	const statements = MEMORY_TYPES.map((type) =>
 		db
 			.prepare(
-				`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL
+				`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${servedInSql(scopes, "m", "?3")} AND m.archived_at IS NULL
 				 ORDER BY ${order(kindOf(type))} LIMIT ?4`,
 			)
 			.bind(ctx.projectId, type, ctx.userId, limit[kindOf(type)]),
 	);
-	const [results, summary] = await Promise.all([db.batch<HeaderRow>(statements), summaryOf(db, ctx, scopes)]);
+	const [results, summary, awaiting] = await Promise.all([
+		db.batch<HeaderRow>(statements),
+		summaryOf(db, ctx, scopes),
+		scopes.includes("team") ? awaitingCount(db, ctx.projectId) : 0,
+	]);
+	view.awaiting = awaiting;
 	for (const row of results.flatMap((r) => r.results)) view[kindOf(row.type)].push(row);
 	view.rules = view.rules.sort(standing).slice(0, limit.rules);
 	view.facts = view.facts.sort(standing).slice(0, limit.facts);
@@ -153,7 +162,7 @@ export async function startView(
 async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]): Promise<Summary> {
 	const { results } = await db
 		.prepare(
-			`SELECT m.id, m.name, m.type, m.description, m.scope FROM memories m WHERE m.project_id = ?1 AND ${visibleIn(scopes, "m")} AND m.archived_at IS NULL ORDER BY m.id`,
+			`SELECT m.id, m.name, m.type, m.description, m.scope FROM memories m WHERE m.project_id = ?1 AND ${servedInSql(scopes, "m", "?3")} AND m.archived_at IS NULL ORDER BY m.id`,
 		)
 		.bind(ctx.projectId, null, ctx.userId)
 		.all<TopicMember & { type: MemoryType; scope: MemoryScope }>();

@@ -24,6 +24,11 @@ export const SETTING_DEFINITIONS = lookupTable({
 	"memories.sessionMemory": { schema: z.boolean(), default: true, doc: "Keep a compressed summary inside long sessions." },
 	"memories.teamMemory": { schema: z.boolean(), default: true, doc: "Team-scope memory and its sync." },
 	"memories.personalMemory": { schema: z.boolean(), default: true, doc: "Personal-scope memory." },
+	"memories.teamPublishUnreviewed": {
+		schema: z.boolean(),
+		default: false,
+		doc: "Team writes reach teammates at once, without a person vouching for them (docs/memory-trust.md). A project setting: set by an admin, recorded in the project's audit events; a user's own level does not count.",
+	},
 	"memories.assistantLog": { schema: z.boolean(), default: true, doc: "Daily logs, injected in assistant mode." },
 	"memories.mode": { schema: z.enum(["coding", "assistant"]), default: "coding", doc: "coding or assistant." },
 	"memories.extractionTrigger": { schema: z.enum(["per-turn", "idle"]), default: "idle", doc: "When stage-1 extraction runs." },

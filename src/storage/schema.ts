@@ -296,6 +296,30 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	ALTER TABLE memories ADD COLUMN reviewed_by TEXT;
 	ALTER TABLE memory_versions ADD COLUMN trust TEXT;
 	ALTER TABLE memory_versions ADD COLUMN reviewed_by TEXT;`,
+	// Team memory a person vouched for (docs/memory-trust.md, src/trust/vouch.ts): who let each team
+	// memory's current text reach teammates — a person's user id (an approval, or a write with an admin
+	// key outside an agent session), 'cairn:setting' (the project publishes team writes at once) or
+	// 'cairn:upgrade' (served before this rule existed). NULL: a proposal, served to its writer only; its
+	// visibility row then carries the writer as owner. The team memories stored before are vouched for at
+	// upgrade, every version of them, with an audit event each. `session_keys`: the API keys an agent
+	// session used in this project (its hooks, MCP client, writes naming a session): such a key neither
+	// vouches nor approves. `session_writes.origin_checked_at`: when the check of where an agent's write
+	// came from (src/trust/tool-origin.ts) ran over the session's transcript.
+	`ALTER TABLE memories ADD COLUMN vouched_by TEXT;
+	ALTER TABLE memory_versions ADD COLUMN vouched_by TEXT;
+	UPDATE memories SET vouched_by = 'cairn:upgrade' WHERE scope = 'team';
+	UPDATE memory_versions SET vouched_by = 'cairn:upgrade' WHERE memory_id IN (SELECT id FROM memories WHERE scope = 'team');
+	INSERT INTO consolidation_events (project_id, owner_id, memory_scope, run_id, op, target, outcome, reason, evidence_json, created_at)
+	  SELECT project_id, author_id, 'team', 'upgrade', 'vouch', name, 'vouched', 'served to teammates before team memory needed a person to vouch for it: kept served (vouched for at upgrade)', '[]', strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+	  FROM memories WHERE scope = 'team';
+	CREATE INDEX memories_awaiting ON memories (project_id) WHERE scope = 'team' AND vouched_by IS NULL;
+	CREATE TABLE session_keys (
+		project_id TEXT NOT NULL,
+		key_id TEXT NOT NULL,
+		first_seen_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, key_id)
+	);
+	ALTER TABLE session_writes ADD COLUMN origin_checked_at TEXT;`,
 ];
 
 /** The version that adds code citations, found by its table rather than by a number other migrations would shift. */

@@ -20,20 +20,29 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import type { ProjectDb } from "../storage/sql";
 import type { HeldProposal } from "./gate";
+import { type Reviewer, vouchRefusal } from "./vouch";
 
 const SELECT_HELD = `SELECT r.*, m.version AS current_version FROM review_items r
 	LEFT JOIN memories m ON m.project_id = r.project_id AND m.scope = r.memory_scope
 		AND m.owner_id = (CASE r.memory_scope WHEN 'team' THEN '' ELSE r.owner_id END) AND m.name = r.memory_name`;
 
-/** Held items of the project (an admin: everyone's; anyone else: their own), newest first. */
+/**
+ * Whether `reviewer` sees every writer's held items: an admin, as a person — not from an agent's session
+ * or with a key one used, so a held text reaches no teammate's agent through the queue (src/trust/vouch.ts).
+ */
+async function seesAll(db: ProjectDb, ctx: ProjectContext, reviewer: Reviewer): Promise<boolean> {
+	return reviewer.admin && (await vouchRefusal(db, ctx.projectId, reviewer)) === null;
+}
+
+/** Held items of the project (an admin as a person: everyone's; anyone else: their own), newest first. */
 export async function listHeld(
 	db: ProjectDb,
 	ctx: ProjectContext,
-	options: { admin: boolean; status: ReviewItem["status"]; limit: number },
+	options: { reviewer: Reviewer; status: ReviewItem["status"]; limit: number },
 ): Promise<(ReviewItem & { writer: string })[]> {
 	const where = ["r.project_id = ?", "r.kind = 'held'", "r.status = ?"];
 	const args: unknown[] = [ctx.projectId, options.status];
-	if (!options.admin) {
+	if (!(await seesAll(db, ctx, options.reviewer))) {
 		where.push("r.owner_id = ?");
 		args.push(ctx.userId);
 	}
@@ -54,8 +63,13 @@ async function heldRow(db: ProjectDb, ctx: ProjectContext, id: string, admin: bo
 	return row;
 }
 
-export async function getHeld(db: ProjectDb, ctx: ProjectContext, id: string, admin: boolean): Promise<ReviewItem & { writer: string }> {
-	const row = await heldRow(db, ctx, id, admin);
+export async function getHeld(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	id: string,
+	reviewer: Reviewer,
+): Promise<ReviewItem & { writer: string }> {
+	const row = await heldRow(db, ctx, id, await seesAll(db, ctx, reviewer));
 	return { ...toItem(row), writer: row.owner_id };
 }
 
@@ -76,12 +90,18 @@ export async function decideHeld(
 	ctx: ProjectContext,
 	id: string,
 	decision: "approve" | "reject",
-	admin: boolean,
+	reviewer: Reviewer,
 ): Promise<{ item: ReviewItem & { writer: string }; memory: MemoryMetadata | null }> {
 	const db = env.PDB;
+	const admin = reviewer.admin;
 	const row = await heldRow(db, ctx, id, admin);
 	if (row.status !== "pending") throw new CairnError("conflict", `this held memory was already ${row.status}`, { status: row.status });
 	if (decision === "approve" && !admin) throw approvalNeedsAdmin();
+	// An admin approves as a person: not from an agent's session, not with a key one used (src/trust/vouch.ts).
+	if (decision === "approve") {
+		const refusal = await vouchRefusal(db, ctx.projectId, reviewer);
+		if (refusal) throw refusal;
+	}
 	const pending = "EXISTS (SELECT 1 FROM review_items WHERE id = ? AND status = 'pending')";
 	const decidedMeanwhile = () => new CairnError("conflict", "this held memory was decided by another request");
 	const guard: WriteGuard = { condition: pending, args: [id], error: decidedMeanwhile };
@@ -149,5 +169,5 @@ export async function decideHeld(
 				.catch(() => decidedMeanwhile())) ?? err
 		);
 	}
-	return { item: await getHeld(db, ctx, id, true), memory };
+	return { item: { ...toItem((await heldRow(db, ctx, id, true)) as ReviewRow), writer: row.owner_id }, memory };
 }

@@ -43,4 +43,11 @@ export interface WriteTrust {
 	tier?: TrustTier;
 	/** The admin who reviewed this text: the gate lets it through and the row records them. */
 	reviewedBy?: string | null;
+	/**
+	 * Who vouches for this text reaching teammates (team scope; src/trust/vouch.ts): a person, or the
+	 * project's publish setting. Absent: the reviewer, if any; else the write is a proposal.
+	 */
+	vouchedBy?: string | null;
+	/** The API key the write came with: a key an agent session used in the project neither reviews nor vouches. */
+	keyId?: string;
 }

@@ -11,6 +11,8 @@ export interface ProvenanceRow {
 	trust?: string | null;
 	reviewed_by?: string | null;
 	author_id?: string | null;
+	/** A team memory's vouch (src/trust/vouch.ts): null marks a proposal (served to its writer only); absent: not read. */
+	vouched_by?: string | null;
 }
 
 /** Who wrote it and how, seen by `viewer`. */
@@ -28,8 +30,23 @@ function writtenBy(row: ProvenanceRow, viewer: string): string {
 	}
 }
 
+/** A team memory no person vouched for yet: its writer's sessions see it so marked, nobody else's see it. */
+const proposal = (row: ProvenanceRow) => row.scope === "team" && row.vouched_by === null;
+
+const PROPOSAL_WORDS = "unreviewed proposal (teammates are not served it until a person approves it)";
+
 const reviewWords = (row: ProvenanceRow, viewer: string) =>
-	row.reviewed_by ? (row.reviewed_by === viewer ? "reviewed by you" : "reviewed by an admin") : "not reviewed";
+	proposal(row)
+		? PROPOSAL_WORDS
+		: row.reviewed_by
+			? row.reviewed_by === viewer
+				? "reviewed by you"
+				: "reviewed by an admin"
+			: row.vouched_by && !row.vouched_by.startsWith("cairn:")
+				? row.vouched_by === viewer
+					? "approved by you"
+					: "approved by a teammate"
+				: "not reviewed";
 
 /** The full words, for a memory whose text a block holds: scope · writer · review. */
 export function provenanceWords(row: ProvenanceRow, viewer: string): string {
@@ -41,6 +58,7 @@ export function provenanceWords(row: ProvenanceRow, viewer: string): string {
  * case stays one line), else who wrote it and "not reviewed".
  */
 export function provenanceTag(row: ProvenanceRow, viewer: string): string {
+	if (proposal(row)) return `team · ${writtenBy(row, viewer).replace(/^written by /, "")} · unreviewed proposal`;
 	if (row.reviewed_by || (row.author_id === viewer && tierOf(row) === "person")) return row.scope === "team" ? "team" : "";
 	return `${row.scope === "team" ? "team · " : ""}${writtenBy(row, viewer).replace(/^written by /, "")} · not reviewed`;
 }

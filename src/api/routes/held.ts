@@ -1,8 +1,9 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { REVIEW_STATUSES } from "../../memory/reviews";
-import { type AppEnv, isAdmin, projectOf } from "../context";
+import { type AppEnv, projectOf } from "../context";
 import { taggedRoutes } from "../route";
 import { errors, jsonResponse, MemoryMetadataSchema, ProjectIdParam, ProjectParams } from "../schemas";
+import { reviewerOf } from "../write-trust";
 import { ReviewItemSchema } from "./reviews";
 
 /**
@@ -57,7 +58,7 @@ heldRoutes.openapi(
 	async (c) => {
 		const { ctx, store } = projectOf(c);
 		const { status, limit } = c.req.valid("query");
-		return c.json({ items: await store.held(ctx, { admin: isAdmin(c), status, limit }) }, 200);
+		return c.json({ items: await store.held(ctx, { reviewer: reviewerOf(c), status, limit }) }, 200);
 	},
 );
 
@@ -72,7 +73,7 @@ heldRoutes.openapi(
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json({ item: await store.heldItem(ctx, c.req.valid("param").id, isAdmin(c)) }, 200);
+		return c.json({ item: await store.heldItem(ctx, c.req.valid("param").id, reviewerOf(c)) }, 200);
 	},
 );
 
@@ -90,7 +91,7 @@ heldRoutes.openapi(
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json(await store.decideHeld(ctx, c.req.valid("param").id, "approve", true), 200);
+		return c.json(await store.decideHeld(ctx, c.req.valid("param").id, "approve", reviewerOf(c)), 200);
 	},
 );
 
@@ -105,6 +106,6 @@ heldRoutes.openapi(
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json(await store.decideHeld(ctx, c.req.valid("param").id, "reject", isAdmin(c)), 200);
+		return c.json(await store.decideHeld(ctx, c.req.valid("param").id, "reject", reviewerOf(c)), 200);
 	},
 );

@@ -1,9 +1,10 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { REVIEW_KINDS, REVIEW_OPS, REVIEW_STATUSES } from "../../memory/reviews";
 import { MemoryScopeSchema, MemoryTypeSchema } from "../../memory/schemas";
-import { type AppEnv, isAdmin, projectOf } from "../context";
+import { type AppEnv, projectOf } from "../context";
 import { taggedRoutes } from "../route";
 import { errors, jsonResponse, MemoryMetadataSchema, ProjectIdParam, ProjectParams } from "../schemas";
+import { reviewerOf } from "../write-trust";
 
 export const reviewRoutes = new OpenAPIHono<AppEnv>();
 const route = taggedRoutes("reviews");
@@ -83,7 +84,7 @@ reviewRoutes.openapi(
 	async (c) => {
 		const { ctx, store } = projectOf(c);
 		const { status, kind, limit } = c.req.valid("query");
-		const items = await store.reviews(ctx, { status, limit, admin: isAdmin(c), ...(kind ? { kind } : {}) });
+		const items = await store.reviews(ctx, { status, limit, reviewer: reviewerOf(c), ...(kind ? { kind } : {}) });
 		return c.json({ items }, 200);
 	},
 );
@@ -99,7 +100,7 @@ reviewRoutes.openapi(
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json({ item: await store.review(ctx, c.req.valid("param").id, isAdmin(c)) }, 200);
+		return c.json({ item: await store.review(ctx, c.req.valid("param").id, reviewerOf(c)) }, 200);
 	},
 );
 
@@ -119,7 +120,7 @@ reviewRoutes.openapi(
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "approve", isAdmin(c)), 200);
+		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "approve", reviewerOf(c)), 200);
 	},
 );
 
@@ -134,6 +135,6 @@ reviewRoutes.openapi(
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
-		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "reject", isAdmin(c)), 200);
+		return c.json(await store.decideReview(ctx, c.req.valid("param").id, "reject", reviewerOf(c)), 200);
 	},
 );

@@ -1,10 +1,12 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { effectiveSettings, parseSettingsPatch, readLevel, type SettingsLevel, writeLevel } from "../../settings/settings";
-import type { AppEnv } from "../context";
-import { badRequest } from "../errors";
+import { PUBLISH_SETTING } from "../../trust/vouch";
+import { type AppEnv, isAdmin, projectOf } from "../context";
+import { badRequest, CairnError } from "../errors";
 import { taggedRoutes } from "../route";
 import { errors, jsonResponse, ProjectParams, SettingsPatchSchema } from "../schemas";
+import { reviewerOf } from "../write-trust";
 
 export const settingsRoutes = new OpenAPIHono<AppEnv>();
 const route = taggedRoutes("settings");
@@ -45,6 +47,23 @@ function levelRoutes(level: Exclude<SettingsLevel, "policy">, path: string, subj
 				throw badRequest("body is not valid JSON", { field: "body" });
 			}
 			const patch = parseSettingsPatch(raw);
+			// Publishing team writes unreviewed is a project admin's act, as a person, and audited (src/trust/vouch.ts).
+			const publish = Object.hasOwn(patch, PUBLISH_SETTING);
+			if (publish && level === "user")
+				throw badRequest(
+					`${PUBLISH_SETTING} is a project setting (a project admin sets it); a user's own level cannot publish team writes`,
+					{
+						field: PUBLISH_SETTING,
+					},
+				);
+			if (publish) {
+				if (!isAdmin(c)) throw new CairnError("forbidden", `${PUBLISH_SETTING} is changed with an admin key only`);
+				const { ctx, store } = projectOf(c);
+				await store.settingChange(ctx, reviewerOf(c), PUBLISH_SETTING);
+				const settings = await writeLevel(c.env.DB, c.get("auth").tenantId, level, subject(c), patch);
+				await store.settingChange(ctx, reviewerOf(c), PUBLISH_SETTING, patch[PUBLISH_SETTING as keyof typeof patch]);
+				return c.json({ settings }, 200);
+			}
 			return c.json({ settings: await writeLevel(c.env.DB, c.get("auth").tenantId, level, subject(c), patch) }, 200);
 		},
 	);

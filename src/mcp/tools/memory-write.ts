@@ -38,6 +38,17 @@ export const memoryWrite = defineTool({
 			source: "agent",
 			sessionId: ctx.sessionId,
 		});
-		return { status: result.status, path: result.memory.path, version: result.memory.version };
+		return {
+			status: result.status,
+			path: result.memory.path,
+			version: result.memory.version,
+			// A team memory an agent writes is a proposal until a person vouches for it (docs/memory-trust.md).
+			...(result.memory.awaitingReview
+				? {
+						awaitingReview: true,
+						note: "stored as a team proposal: teammates' agents are served it once a person approves it (the console, or `cairn review approve` from their terminal); until then only your sessions see it, marked unreviewed",
+					}
+				: {}),
+		};
 	},
 });
