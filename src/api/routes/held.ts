@@ -85,7 +85,7 @@ heldRoutes.openapi(
 		summary:
 			"Approve a held write (admin key only): it is written as its writer's memory, reviewed by the caller, and served from the next request",
 		description:
-			"A memory changed since the write was held is a 412 version_conflict and the item stays pending; an item already decided is a 409 conflict. A write- or read-scoped key gets 403.",
+			"A memory changed since the write was held is a 412 version_conflict and the item stays pending; an item already decided is a 409 conflict. A write- or read-scoped key gets 403, and so does an admin key from an agent's session (`X-Cairn-Session`, `X-Cairn-Agent`) or one an agent session used in this project. Listing with such a key shows the caller's own items only.",
 		request: { params: HeldParams },
 		responses: { 200: jsonResponse("Approved and written", DecisionSchema), ...errors(400, 401, 403, 404, 409, 412, 422) },
 	}),

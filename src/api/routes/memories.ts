@@ -134,8 +134,11 @@ memoryRoutes.openapi(
 			},
 		},
 		responses: {
-			201: jsonResponse("Created", MemoryBodySchema),
-			200: jsonResponse("Updated or unchanged", MemoryBodySchema),
+			201: jsonResponse(
+				"Created. In team scope, unless the writer may vouch (an admin key, no agent session, a key no agent session used) or the project publishes team writes at once, it is a proposal (`memory.awaitingReview`): served to the writer only until a person approves it",
+				MemoryBodySchema,
+			),
+			200: jsonResponse("Updated or unchanged (a new team version is a proposal on the same terms as a new team memory)", MemoryBodySchema),
 			202: {
 				description:
 					"Held for review (`held_for_review`): the text asks for what a planted instruction would (docs/memory-trust.md); nothing was stored, and a project admin approves or rejects it (`details.reviewId`, `details.classes`)",

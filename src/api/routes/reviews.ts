@@ -20,7 +20,7 @@ export const ReviewItemSchema = z
 		id: z.string(),
 		kind: z.enum(REVIEW_KINDS).openapi({
 			description:
-				"`change`: consolidation wants to change a memory written on purpose; `promote`: a memory proposed for team scope; `secret`: the maintenance re-scan found what the secret policy calls a credential in a stored memory (approve deletes it); `archive`: a memory served in many sessions and never cited or read (approve archives it: no longer served, never deleted); `code`: every file the memory cites is gone from the repository (approve deletes it; reject keeps it without those citations); `held`: a write the trust gate kept out of memory (docs/memory-trust.md; approved only by an admin through /held/{id}/approve)",
+				"`change`: consolidation wants to change a memory written on purpose; `promote`: a memory proposed for team scope; `secret`: the maintenance re-scan found what the secret policy calls a credential in a stored memory (approve deletes it); `archive`: a memory served in many sessions and never cited or read (approve archives it: no longer served, never deleted); `code`: every file the memory cites is gone from the repository (approve deletes it; reject keeps it without those citations); `held`: a write the trust gate kept out of memory (docs/memory-trust.md; approved only by an admin through /held/{id}/approve); `vouch`: a team memory whose current text no person vouched for — served to its writer only, marked unreviewed, until a person approves it (any project member's key that no agent session used, never from an agent's session); approving serves it to every teammate, rejecting serves the last text a person vouched for again (or removes the memory when there is none)",
 		}),
 		status: z.enum(REVIEW_STATUSES),
 		memory: z.object({
@@ -56,9 +56,9 @@ reviewRoutes.openapi(
 		method: "get",
 		path: "/v1/projects/{projectId}/reviews",
 		scope: "read",
-		summary: "The caller's review queue: proposed changes to memories written on purpose, and memories proposed for team scope",
+		summary: "The caller's review queue: proposed changes to memories written on purpose, memories proposed for team scope, team proposals",
 		description:
-			"The caller's own items; with an admin key also every item about a team memory (those go to the memory's last author and to the project's admins). Held writes are listed under /held. Newest first; `status` defaults to `pending`.",
+			"The caller's own items; with an admin key also every item about a team memory (those go to the memory's last author and to the project's admins); and every team proposal (`vouch`) when the caller may vouch — a request from no agent session (no `X-Cairn-Session` or `X-Cairn-Agent`) with a key no agent session used in this project. A proposal's text reaches no other agent, through the queue neither. Held writes are listed under /held. Newest first; `status` defaults to `pending`.",
 		request: {
 			params: ProjectParams,
 			query: z.object({
@@ -111,9 +111,10 @@ reviewRoutes.openapi(
 		scope: "write",
 		summary: "Approve a pending item: the change is written through the ordinary write path; a promotion moves the memory to team scope",
 		description:
+			"A team proposal (`vouch`) is approved by a person: a request carrying `X-Cairn-Session` or `X-Cairn-Agent`, or made with a key an agent session used in this project (its hooks, MCP client, session writes), is a 403 `forbidden` with `details.reason` `agent_session` or `session_key`; approved, the memory is served to every teammate from the next request, recorded as vouched for by the caller (an admin's approval is also their review). " +
 			"A change is applied as the caller's own write (a new version; history keeps the old one). A memory changed since the " +
 			"proposal is a 412 version_conflict (`details.currentVersion`) and nothing changes. A promotion writes the memory to team " +
-			"scope and removes the personal one; it needs what a team write needs (403 feature_disabled when team memory is off) and " +
+			"scope and removes the personal one — a team proposal unless the caller may vouch; it needs what a team write needs (403 feature_disabled when team memory is off) and " +
 			"is a 409 conflict when a different team memory of that name exists. An item already decided is a 409 conflict.",
 		request: { params: ReviewParams },
 		responses: { 200: jsonResponse("Approved and applied", DecisionSchema), ...errors(400, 401, 403, 404, 409, 412, 422) },

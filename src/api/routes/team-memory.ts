@@ -21,6 +21,8 @@ teamMemoryRoutes.openapi(
 		path: "/v1/projects/{projectId}/team-memory",
 		scope: "read",
 		summary: "Team memory for sync: `?view=hashes` → path → sha256; otherwise every file with its content",
+		description:
+			"The files a person vouched for, and the caller's own proposals (docs/memory-trust.md): a teammate's proposal is not pulled until it is approved.",
 		request: {
 			params: ProjectParams,
 			query: z.object({
@@ -69,7 +71,9 @@ teamMemoryRoutes.openapi(
 			"All entries are checked before any is written: a stale or missing base (412 version_conflict, details.conflicts), " +
 			"a secret (422 secret_detected, details.paths with rule names), or a malformed file (400) refuses the whole push. " +
 			"Files absent from the push are left alone: deleting a file locally deletes nothing here. " +
-			"The team folder is an agent's channel: a file whose text the trust gate holds (docs/memory-trust.md) is reported `held` and not written; a project admin approves it.",
+			"The team folder is an agent's channel: a file whose text the trust gate holds (docs/memory-trust.md) is reported `held` and not written; a project admin approves it. " +
+			"Every other file written is a team proposal: pulled by its writer only, served to teammates once a person vouches for it (`vouch` review items). " +
+			"A file whose newer text awaits review is a conflict entry with `awaitingReview: true` and no hash, for anyone but its writer.",
 		request: { params: ProjectParams, body: jsonBody(PushSchema) },
 		responses: {
 			200: jsonResponse(
