@@ -167,14 +167,16 @@ const phases = (list) => {
 
 // The floor: sequential requests, each kind 200 times after 20 unmeasured.
 const floor = {};
-for (const [kind, path, token] of [
-	["health", "/health", key],
-	["memory read", `${base}/memories/${hotNames[0]}`, key],
-	["settings read", `${base}/settings`, key],
+// The memory as the agents read it (markdown: memory_read, `cairn show`) and as JSON (the console, scripts).
+for (const [kind, path, headers] of [
+	["health", "/health", {}],
+	["memory read", `${base}/memories/${hotNames[0]}`, {}],
+	["memory read, JSON", `${base}/memories/${hotNames[0]}`, JSON_ACCEPT],
+	["settings read", `${base}/settings`, {}],
 ]) {
-	for (let i = 0; i < 20; i++) await call("GET", path, token, undefined, JSON_ACCEPT);
+	for (let i = 0; i < 20; i++) await call("GET", path, key, undefined, headers);
 	const list = [];
-	for (let i = 0; i < 200; i++) list.push(await call("GET", path, token, undefined, JSON_ACCEPT));
+	for (let i = 0; i < 200; i++) list.push(await call("GET", path, key, undefined, headers));
 	floor[kind] = { p50: stats(list).p50, phases: phases(list) };
 }
 
@@ -227,5 +229,5 @@ for (const k of kinds) {
 	console.log(`| ${k} | ${s.n} | ${f(s.p50)} | ${f(s.p95)} | ${f(s.p99)} | ${where || "–"} |`);
 }
 console.log(
-	`floor p50: /health ${f(floor.health.p50)} ms · one-memory read ${f(floor["memory read"].p50)} ms · settings read ${f(floor["settings read"].p50)} ms`,
+	`floor p50: /health ${f(floor.health.p50)} ms · one-memory read ${f(floor["memory read"].p50)} ms (JSON ${f(floor["memory read, JSON"].p50)} ms) · settings read ${f(floor["settings read"].p50)} ms`,
 );
