@@ -16,6 +16,7 @@ import type { ProjectEnv } from "../storage/env";
 import { GuardFailure } from "../storage/sql";
 import { sessionIsOver, writeSessionLog } from "./daily-log-writer";
 import type { ExtractMessage } from "./messages";
+import { checkWriteOrigins } from "./tool-origin";
 import { extractionAllowed } from "./triggers";
 
 /** Deliveries before a message goes to the dead-letter queue: the consumer's max_retries (3) + 1. */
@@ -67,6 +68,12 @@ export async function processRange(env: ProjectEnv, message: ExtractMessage, opt
 			.bind(message.projectId, message.sessionId, from, to)
 			.all<SessionWrite>(),
 	]);
+	// What the agent wrote naming this session is checked against what it had seen: what came from tool
+	// output is held for the writer too (src/pipeline/tool-origin.ts). A failure leaves the writes unchecked
+	// (served to their writer as unreviewed) for the next range; extraction goes on.
+	await checkWriteOrigins(env, session, turns, to, (a, b) => readTurns(env, message.projectId, message.sessionId, a, b), tenantId).catch(
+		(err) => console.error("tool-origin check failed", err instanceof Error ? err.stack : String(err)),
+	);
 	// Explicit writes beat automatic extraction — for the turns that made them, not for the whole range.
 	const left = agentWriteTurns(turns, writes.results);
 	const kept = turns.filter((t) => !left.has(t.seq));

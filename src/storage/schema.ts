@@ -304,7 +304,7 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 	// upgrade, every version of them, with an audit event each. `session_keys`: the API keys an agent
 	// session used in this project (its hooks, MCP client, writes naming a session): such a key neither
 	// vouches nor approves. `session_writes.origin_checked_at`: when the check of where an agent's write
-	// came from (src/trust/tool-origin.ts) ran over the session's transcript.
+	// came from (src/pipeline/tool-origin.ts) ran over the session's transcript.
 	`ALTER TABLE memories ADD COLUMN vouched_by TEXT;
 	ALTER TABLE memory_versions ADD COLUMN vouched_by TEXT;
 	UPDATE memories SET vouched_by = 'cairn:upgrade' WHERE scope = 'team';

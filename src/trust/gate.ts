@@ -71,6 +71,8 @@ export function holdStatements(
 	baseVersion: number | null,
 	id: string,
 	evidence: string[] = [],
+	/** Why it is held, when not for what the danger check found (src/pipeline/tool-origin.ts: where it came from). */
+	reason?: string,
 ): ProjectStatement[] {
 	const tier = input.trust?.tier ?? tierOfSource(input.source);
 	const proposal: HeldProposal = {
@@ -99,7 +101,7 @@ export function holdStatements(
 				input.scope,
 				baseVersion,
 				JSON.stringify(proposal),
-				heldReason(findings),
+				reason ?? heldReason(findings),
 				JSON.stringify([`tier:${tier}`, ...new Set(findings.map((f) => `class:${f.class}`)), ...evidence].slice(0, 50)),
 				nowIso(),
 			),

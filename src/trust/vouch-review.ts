@@ -10,7 +10,6 @@
  * version (still vouched for by whoever did), or, when no version ever was, the memory is deleted.
  */
 import { CairnError } from "../errors";
-import type { ReviewRow } from "../memory/reviews";
 import type { MemoryRow } from "../memory/rows";
 import {
 	deleteMemory,
@@ -29,6 +28,12 @@ import type { ProjectEnv } from "../storage/env";
 import type { ProjectStatement } from "../storage/sql";
 import type { TrustTier } from "./tier";
 
+/** What deciding a `vouch` item reads of it (its row in src/memory/reviews.ts). */
+interface VouchItem {
+	memory_name: string;
+	base_version: number | null;
+}
+
 /** The refusal when an approval that writes team scope names no person at all (an internal caller). */
 export const vouchNeedsPerson = () =>
 	new CairnError("forbidden", "a team proposal is approved by a person: in the console, or with `cairn review approve` from a terminal");
@@ -43,7 +48,7 @@ const stale = (current: number | null) =>
 export async function approveVouch(
 	env: ProjectEnv,
 	ctx: ProjectContext,
-	row: ReviewRow,
+	row: VouchItem,
 	admin: boolean,
 ): Promise<{ memory: MemoryMetadata; statements: ProjectStatement[] }> {
 	const db = env.PDB;
@@ -73,7 +78,7 @@ export async function approveVouch(
  * After a `vouch` item was rejected: nothing of the proposal stays served, its writer's sessions included —
  * unless the memory changed since (a newer text has its own item) or was vouched for meanwhile.
  */
-export async function takeBackProposal(env: ProjectEnv, ctx: ProjectContext, row: ReviewRow): Promise<MemoryMetadata | null> {
+export async function takeBackProposal(env: ProjectEnv, ctx: ProjectContext, row: VouchItem): Promise<MemoryMetadata | null> {
 	const current = await getMemoryRow(env.PDB, ctx, "team", row.memory_name);
 	if (!current || current.version !== row.base_version || current.vouched_by) return current ? toMetadata(current) : null;
 	return takeBack(env, ctx, "team", current);
@@ -83,7 +88,7 @@ export async function takeBackProposal(env: ProjectEnv, ctx: ProjectContext, row
  * Takes back a memory's current version: the latest earlier version a person vouched for (team) — or, for
  * a personal memory, the latest earlier version — is written again as a new version; with none, the memory
  * is deleted. Used when a proposal is rejected and when the tool-output check holds a write
- * (src/trust/tool-origin.ts). Returns the memory as it is now (null: deleted).
+ * (src/pipeline/tool-origin.ts). Returns the memory as it is now (null: deleted).
  */
 export async function takeBack(
 	env: ProjectEnv,
