@@ -8,7 +8,10 @@ const inputFile = process.env.CAIRN_BENCH_INPUT;
 if (!inputFile) throw new Error("CAIRN_BENCH_INPUT is not set; run `npm run bench`");
 
 export default defineConfig({
-	plugins: [await workersPlugin({ CAIRN_ADMIN_TOKEN: "bench-admin-token", BENCH_INPUT: readFileSync(inputFile, "utf8") })],
+	// Server-Timing off, as deployed: the latency figures are the product's, not the instrumentation's.
+	plugins: [
+		await workersPlugin({ CAIRN_ADMIN_TOKEN: "bench-admin-token", CAIRN_SERVER_TIMING: "", BENCH_INPUT: readFileSync(inputFile, "utf8") }),
+	],
 	test: {
 		include: ["bench/**/*.bench.ts"],
 		setupFiles: ["./test/setup.ts"],
