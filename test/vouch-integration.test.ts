@@ -337,3 +337,72 @@ describe("upgrading", () => {
 		expect(await reach(bob, "old-rule", "Keep no changelog.", "changelog")).toEqual([]);
 	});
 });
+
+describe("review that keeps up", () => {
+	it("findings and provenance beside the text, how many wait, a session's or a writer's batch at once", async () => {
+		for (const name of ["one", "two", "three"]) await put(ana, `s-${name}`, `${RULE} (${name})`, { "X-Cairn-Session": "ana-session" });
+		await put(ana, "other", "Squash-merge feature branches.", { "X-Cairn-Session": "ana-other" });
+		const listed = await json(await call(`${base()}/reviews?kind=vouch`, { token: anaReview }));
+		expect(listed.awaiting).toBe(4);
+		const first = (listed.items as Loose[]).find((i) => i.memory.name === "s-one");
+		expect(first).toMatchObject({
+			kind: "vouch",
+			writer: anaId,
+			findings: [],
+			provenance: { tier: "agent", session: "ana-session", fromToolOutput: [], turns: [] },
+			proposal: { body: `${RULE} (one)\n` },
+		});
+		// Bob (his hooks' key) is told how many wait, never what.
+		const bobs = await json(await call(`${base()}/reviews?kind=vouch`, { token: bob }));
+		expect(bobs).toMatchObject({ items: [], awaiting: 4 });
+		// A batch is refused as one approval is, before anything is decided.
+		const refused = await expectError(
+			await call(`${base()}/reviews/approve`, { token: ana, json: { session: "ana-session" } }),
+			403,
+			"forbidden",
+		);
+		expect(refused.error.details.reason).toBe("session_key");
+		await expectError(await call(`${base()}/reviews/approve`, { token: anaReview, json: {} }), 400, "invalid_request");
+		const session = await json(await call(`${base()}/reviews/approve`, { token: anaReview, json: { session: "ana-session" } }));
+		expect((session.approved as Loose[]).map((i) => i.memory.name).sort()).toEqual(["s-one", "s-three", "s-two"]);
+		expect(session.failed).toEqual([]);
+		expect((await json(await call(`${base()}/reviews?kind=vouch`, { token: anaReview }))).awaiting).toBe(1);
+		const writer = await json(await call(`${base()}/reviews/approve`, { token: anaReview, json: { writer: anaId } }));
+		expect((writer.approved as Loose[]).map((i) => i.memory.name)).toEqual(["other"]);
+		expect((await json(await call(`${base()}/reviews?kind=vouch`, { token: bob }))).awaiting).toBe(0);
+		expect(await reach(bob, "s-two", "(two)", "integration tests real database merging two")).toContain("start");
+	});
+
+	it("the console shows the findings and the provenance, says how many wait and approves a session's batch", async () => {
+		for (const name of ["one", "two"]) await put(ana, `c-${name}`, `${RULE} (${name})`, { "X-Cairn-Session": "ana-session" });
+		const signIn = await exports.default.fetch(
+			new Request("https://cairn.test/console/sign-in", {
+				method: "POST",
+				headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://cairn.test" },
+				body: new URLSearchParams({ key: anaReview }).toString(),
+				redirect: "manual",
+			}),
+		);
+		const jar = (signIn.headers.get("Set-Cookie") ?? "").split(";")[0] as string;
+		const page = await (
+			await exports.default.fetch(new Request(`https://cairn.test/console/projects/${projectId}/reviews`, { headers: { Cookie: jar } }))
+		).text();
+		expect(page).toContain("2 team memories wait for review");
+		expect(page).toContain("Team proposal: approving serves this text to every teammate");
+		expect(page).toContain("<dt>Danger check</dt><dd>nothing flagged</dd>");
+		expect(page).toContain("in session <code>ana-session</code>");
+		expect(page).toContain("Approve all 2 from session ana-session");
+		const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+		const approved = await exports.default.fetch(
+			new Request(`https://cairn.test/console/projects/${projectId}/reviews/batch`, {
+				method: "POST",
+				headers: { Cookie: jar, "Content-Type": "application/x-www-form-urlencoded", Origin: "https://cairn.test" },
+				body: new URLSearchParams({ _csrf: csrf, session: "ana-session" }).toString(),
+				redirect: "manual",
+			}),
+		);
+		expect(approved.status).toBe(303);
+		expect(await reach(bob, "c-one", "(one)", "integration tests real database merging one")).toContain("start");
+		expect(await startBlock(bob)).not.toContain("await review");
+	});
+});

@@ -92,6 +92,7 @@ export const MESSAGES: Readonly<Record<string, string>> = lookupTable({
 	restored: "The memory is served again.",
 	retried: "The session's extraction was queued again.",
 	approved: "Approved.",
+	"approved-batch": "Approved: the team proposals are served to every teammate from the next request.",
 	rejected: "Rejected.",
 	revoked: "Key revoked.",
 	"signed-out": "You are signed out.",

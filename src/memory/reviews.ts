@@ -32,6 +32,7 @@
  */
 import { CairnError, notFound } from "../errors";
 import { newReviewId, nowIso } from "../lib/ids";
+import { assessDanger, type DangerFinding } from "../security/danger";
 import { findSecrets } from "../security/secrets";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
@@ -125,6 +126,35 @@ export interface ReviewItem {
 	createdAt: string;
 	decidedAt: string | null;
 	decidedBy: string | null;
+	/** The user whose write or memory the item is about (its owner). */
+	writer: string;
+	/** What the danger check finds in the proposed text now (src/security/danger.ts): classes and fixed phrases, never the text. */
+	findings: DangerFinding[];
+	/** Where the proposed text came from, as the item's evidence records it. */
+	provenance: ReviewProvenance;
+}
+
+/** Where an item's text came from (its evidence tags: `tier:`, `session:`, `origin:`, `turn:`). */
+export interface ReviewProvenance {
+	/** How the write came (src/trust/tier.ts), when recorded. */
+	tier: string | null;
+	/** The agent session that wrote it, when one did. */
+	session: string | null;
+	/** What of it a tool result printed and the person never said (src/pipeline/tool-origin.ts): host, command, path, instructions. */
+	fromToolOutput: string[];
+	/** The transcript turns those came from. */
+	turns: string[];
+}
+
+/** The provenance an item's evidence records. */
+export function provenanceOf(evidence: string[]): ReviewProvenance {
+	const tagged = (tag: string) => evidence.filter((e) => e.startsWith(`${tag}:`)).map((e) => e.slice(tag.length + 1));
+	return {
+		tier: tagged("tier")[0] ?? null,
+		session: tagged("session")[0] ?? null,
+		fromToolOutput: tagged("origin"),
+		turns: tagged("turn"),
+	};
 }
 
 export interface ReviewFilter {
@@ -139,6 +169,8 @@ export { newReviewId };
 
 export function toItem(row: ReviewRow): ReviewItem {
 	const p = JSON.parse(row.proposal_json) as ProposedChange;
+	const evidence = JSON.parse(row.evidence_json) as string[];
+	const text = [p.description, p.body].filter((t): t is string => typeof t === "string" && t !== "").join("\n");
 	return {
 		id: row.id,
 		kind: row.kind,
@@ -158,11 +190,14 @@ export function toItem(row: ReviewRow): ReviewItem {
 			scope: p.scope ?? null,
 		},
 		reason: row.reason,
-		evidence: JSON.parse(row.evidence_json) as string[],
+		evidence,
 		runId: row.run_id,
 		createdAt: row.created_at,
 		decidedAt: row.decided_at,
 		decidedBy: row.decided_by,
+		writer: row.owner_id,
+		findings: text ? assessDanger(text) : [],
+		provenance: provenanceOf(evidence),
 	};
 }
 
@@ -493,4 +528,51 @@ export async function decideReview(
 /** Empties the project's review queue (it holds proposed memory text: it goes with the memories). */
 export async function clearReviews(db: ProjectDb, projectId: string): Promise<void> {
 	await db.prepare("DELETE FROM review_items WHERE project_id = ?").bind(projectId).run();
+}
+
+/** Which pending team proposals a batch approval takes: a writer's, a session's, or those named. */
+export interface ProposalBatch {
+	writer?: string;
+	session?: string;
+	ids?: string[];
+}
+
+/** The most proposals one batch approval decides. */
+export const APPROVE_BATCH_LIMIT = 200;
+
+/**
+ * Approves a writer's or a session's pending team proposals at once (a person reviewing a batch; the same
+ * refusals as one approval, before anything is decided). Each is decided on its own: one changed since its
+ * proposal (412) fails alone, the others are approved.
+ */
+export async function approveProposals(
+	env: ProjectEnv,
+	ctx: ProjectContext,
+	reviewer: Reviewer,
+	batch: ProposalBatch,
+): Promise<{ approved: ReviewItem[]; failed: { id: string; name: string; error: { code: string; message: string } }[] }> {
+	const db = env.PDB;
+	const refusal = await vouchRefusal(db, ctx.projectId, reviewer);
+	if (refusal) throw refusal;
+	const { results } = await db
+		.prepare(
+			`SELECT r.id, r.memory_name FROM review_items r WHERE r.project_id = ?1 AND r.kind = 'vouch' AND r.status = 'pending'
+			 AND (?2 IS NULL OR r.owner_id = ?2)
+			 AND (?3 IS NULL OR EXISTS (SELECT 1 FROM json_each(r.evidence_json) WHERE value = 'session:' || ?3))
+			 AND (?4 IS NULL OR r.id IN (SELECT value FROM json_each(?4)))
+			 ORDER BY r.created_at, r.id LIMIT ?5`,
+		)
+		.bind(ctx.projectId, batch.writer ?? null, batch.session ?? null, batch.ids ? JSON.stringify(batch.ids) : null, APPROVE_BATCH_LIMIT)
+		.all<{ id: string; memory_name: string }>();
+	const approved: ReviewItem[] = [];
+	const failed: { id: string; name: string; error: { code: string; message: string } }[] = [];
+	for (const r of results) {
+		try {
+			approved.push((await decideReview(env, ctx, r.id, "approve", reviewer)).item);
+		} catch (err) {
+			if (!(err instanceof CairnError)) throw err;
+			failed.push({ id: r.id, name: r.memory_name, error: { code: err.code, message: err.message } });
+		}
+	}
+	return { approved, failed };
 }

@@ -31,6 +31,8 @@ export interface PushResult {
 	/** `held`: the file asks for what the trust gate holds (docs/memory-trust.md); it waits for a project admin, unwritten. */
 	status: "created" | "updated" | "unchanged" | "held";
 	sha256: string;
+	/** A team proposal: pulled by its writer only until a person vouches for it (src/trust/vouch.ts). */
+	awaitingReview?: true;
 }
 
 /**
@@ -159,7 +161,12 @@ export async function pushTeamMemory(env: Env, store: TeamStore, ctx: ProjectCon
 				if (err instanceof CairnError && err.code === "held_for_review") return null;
 				throw err;
 			});
-		results.push({ path: p.path, status: written ? written.status : "held", sha256: p.sha256 });
+		results.push({
+			path: p.path,
+			status: written ? written.status : "held",
+			sha256: p.sha256,
+			...(written?.memory.awaitingReview ? { awaitingReview: true as const } : {}),
+		});
 	}
 	return results;
 }

@@ -174,7 +174,8 @@ export async function checkWriteOrigins(
 			const row = await getMemoryRow(db, ctx, scope, write.memory_name);
 			if (!row || !writtenBy(row, session)) continue;
 			const body = await db.prepare("SELECT body FROM memories_fts WHERE rowid = ?").bind(row.id).first<{ body: string }>();
-			const text = [row.description, body?.body ?? "", ...cuesOf(row)].join("\n");
+			// The text the agent wrote: description and body, and cues it wrote (derived cues are the concept map's words, not its).
+			const text = [row.description, body?.body ?? "", ...(row.cues_source === "written" ? cuesOf(row) : [])].join("\n");
 			const findings = toolOrigin(text, before);
 			if (findings.length === 0) continue;
 			await holdForOrigin(env, ctx, row, body?.body ?? "", findings);

@@ -21,7 +21,15 @@ import { memoryEvents } from "../memory/events";
 import { getIndex } from "../memory/index-file";
 import { importLegacyRows, type LegacyRows } from "../memory/legacy";
 import { sweepProjectPacks } from "../memory/packs";
-import { clearReviews, decideReview, getReview, listReviews, type ReviewFilter } from "../memory/reviews";
+import {
+	approveProposals,
+	clearReviews,
+	decideReview,
+	getReview,
+	listReviews,
+	type ProposalBatch,
+	type ReviewFilter,
+} from "../memory/reviews";
 import {
 	currentContent,
 	deleteMemory,
@@ -294,6 +302,11 @@ export class ProjectCoordinator extends DurableObject<Env> {
 			const refusal = await vouchRefusal(this.db, ctx.projectId, reviewer);
 			if (refusal) throw refusal;
 		});
+	}
+
+	/** Approves a writer's or a session's pending team proposals at once (src/memory/reviews.ts). */
+	approveProposals(ctx: ProjectContext, reviewer: Reviewer, batch: ProposalBatch) {
+		return this.run(ctx.projectId, () => approveProposals(this.penv, ctx, reviewer, batch));
 	}
 
 	/** Team memories awaiting a person's review in this project. */

@@ -363,7 +363,9 @@ export async function teamPush(api, { projectId, dir, paths, merge = false, hook
 						if (r.status === "unchanged") result.unchanged++;
 						else {
 							result.pushed++;
-							report.out(`${r.status === "created" ? "created" : "pushed "}  ${r.path}`);
+							report.out(
+								`${r.status === "created" ? "created" : "pushed "}  ${r.path}${r.awaitingReview ? " — a team proposal: teammates get it once a person approves it (cairn review)" : ""}`,
+							);
 						}
 						// The local file takes the canonical form, so it hashes as the server's copy does.
 						if (e.file.canonical !== null && sha256(e.file.canonical) === r.sha256) {

@@ -69,10 +69,15 @@ const USAGE = `cairn — long-term memory for coding agents
                                           (else your text is kept in a file the message names)
   cairn forget <name> [--team] [--json]   delete a memory and its history (--team: the team's)
   cairn rebuild                           consolidate now
-  cairn review [list] [--status <s>]      proposed changes to memories you wrote and team promotions waiting
-                                          for you (--status pending, approved or rejected)
+  cairn review [list] [--status <s>]      proposed changes to memories you wrote, team promotions and team
+                                          proposals waiting (--status pending, approved or rejected), with
+                                          the danger check's findings and where each came from
   cairn review show|approve|reject <id>   one item in full; apply it (a promotion moves the memory to team
-                                          scope) or turn it down
+                                          scope; a team proposal is served to every teammate) or turn it down
+  cairn review approve --writer <user> | --session <id>
+                                          approve a writer's or a session's pending team proposals at once;
+                                          team proposals are approved by a person, from no agent's shell and
+                                          with a key no agent uses: --key <key> or CAIRN_REVIEW_KEY
   cairn enqueue                           extract the sessions waiting for it now, then consolidate
   cairn team pull [--merge] [--dir <d>]   team memory from the service into the team folder (default:
                                           team/ of Claude Code's memory directory for this repository)
@@ -262,43 +267,102 @@ const reviewLine = (item) => {
 	const what =
 		item.kind === "promote"
 			? `promote ${item.memory.name} to team`
-			: p.op === "delete"
-				? `delete ${item.memory.name}`
-				: `${p.op} ${item.memory.name}: ${p.description}${p.from.length ? ` (folding in ${p.from.join(", ")})` : ""}`;
+			: item.kind === "vouch"
+				? `team proposal ${item.memory.name}: ${p.description ?? ""} (by ${item.writer}${item.provenance?.session ? `, session ${item.provenance.session}` : ""})`
+				: item.kind === "held"
+					? `held ${item.memory.scope === "team" ? "team " : ""}${item.memory.name}: ${p.description ?? ""} (by ${item.writer})`
+					: p.op === "delete"
+						? `delete ${item.memory.name}`
+						: `${p.op} ${item.memory.name}: ${p.description}${p.from.length ? ` (folding in ${p.from.join(", ")})` : ""}`;
 	const stale =
 		item.status === "pending" && item.memory.currentVersion !== item.memory.baseVersion
 			? item.memory.currentVersion === null
 				? " [memory gone]"
 				: " [memory changed since]"
 			: "";
-	return `${item.id}  ${item.status.padEnd(8)}  ${what}${stale}`;
+	const flagged = (item.findings ?? []).length
+		? ` [danger check: ${[...new Set(item.findings.map((/** @type {any} */ f) => f.class))].join(", ")}]`
+		: "";
+	const tool = (item.provenance?.fromToolOutput ?? []).length ? ` [from tool output: ${item.provenance.fromToolOutput.join(", ")}]` : "";
+	return `${item.id}  ${item.status.padEnd(8)}  ${what}${stale}${flagged}${tool}`;
 };
 
-/** `cairn review [list|show|approve|reject]`: the review queue of this repository's project. @param {string} dir @param {string[]} args @param {Record<string, any>} values */
+/** Which of the agents' variables says this shell is an agent's (`X-Cairn-Agent`), or undefined at a person's terminal. */
+const agentShell = () => AGENT_ENV.find((v) => (process.env[v] ?? "") !== "");
+
+/**
+ * `cairn review [list|show|approve|reject]`: the review queue of this repository's project. Approving a team
+ * proposal is a person's act: from an agent's shell the request says so and the service refuses it, and the
+ * key the hooks use is refused too — approve with a key of your own (`--key`, or CAIRN_REVIEW_KEY), or in
+ * the console. `approve --writer <user id>` or `--session <id>` approves their pending team proposals at once.
+ * @param {string} dir @param {string[]} args @param {Record<string, any>} values
+ */
 async function review(dir, args, values) {
 	const [given = "list", id] = args;
-	const usage = "usage: cairn review [list [--status pending|approved|rejected]] | cairn review show|approve|reject <id>";
+	const usage =
+		"usage: cairn review [list [--status pending|approved|rejected]] | cairn review show|approve|reject <id> | cairn review approve --writer <user id> | --session <id> [--key <review key>]";
 	const action = choose(given, /** @type {const} */ (["list", "show", "approve", "reject"]), {
 		what: "review action",
 		as: (k) => `cairn review ${k}`,
 	});
-	if (action !== "list" && !id) throw new Error(`${action} needs the item's id (\`cairn review\` lists them); ${usage}`);
+	const batch = action === "approve" && !id && (typeof values.writer === "string" || typeof values.session === "string");
+	if (action !== "list" && !id && !batch) throw new Error(`${action} needs the item's id (\`cairn review\` lists them); ${usage}`);
 	const status =
 		values.status === undefined
 			? "pending"
 			: choose(values.status, /** @type {const} */ (["pending", "approved", "rejected"]), { what: "--status", as: (k) => `--status ${k}` });
-	const c = api();
-	const project = await projectFor(c, dir);
+	const { url, key } = credentials();
+	const reviewKey = typeof values.key === "string" ? values.key : process.env.CAIRN_REVIEW_KEY || key;
+	const c = client({ url, key: reviewKey });
+	const agent = agentShell();
+	/** @type {Record<string, string>} */
+	const headers = agent ? { "X-Cairn-Agent": agent } : {};
+	const project = await projectFor(client({ url, key }), dir);
 	const base = `/v1/projects/${project.id}/reviews`;
+	const refused = (/** @type {unknown} */ err) => {
+		const reason = err instanceof ApiError && err.code === "forbidden" ? /** @type {any} */ (err.details)?.reason : undefined;
+		if (err instanceof ApiError && (reason === "agent_session" || reason === "session_key"))
+			return new Error(
+				reason === "agent_session"
+					? `refused: ${err.message}. Run it yourself, outside the agent's session`
+					: `refused: ${err.message}${reviewKey === key ? " — this is the key in your Cairn login, which your agents' hooks use" : ""}`,
+			);
+		return err;
+	};
 	if (action === "list") {
-		const { items } = /** @type {any} */ (await c.get(`${base}?status=${encodeURIComponent(status)}&limit=200`));
-		if (items.length === 0) out(`no ${status} review items`);
-		for (const item of items) out(reviewLine(item));
+		const res = /** @type {any} */ (await c.request("GET", `${base}?status=${encodeURIComponent(status)}&limit=200`, { headers }));
+		if (res.items.length === 0) out(`no ${status} review items`);
+		for (const item of res.items) out(reviewLine(item));
+		if (res.awaiting > 0) {
+			const shown = res.items.filter((/** @type {any} */ i) => i.kind === "vouch" && i.status === "pending").length;
+			out(
+				`${res.awaiting} team ${res.awaiting === 1 ? "memory awaits" : "memories await"} review${shown < res.awaiting ? ` (${res.awaiting - shown} not shown: reviewing teammates' proposals needs a key no agent session used — --key or CAIRN_REVIEW_KEY — and a terminal of your own)` : ""}`,
+			);
+		}
 		return;
+	}
+	if (batch) {
+		try {
+			const res = /** @type {any} */ (
+				await c.request("POST", `${base}/approve`, {
+					json: {
+						...(typeof values.writer === "string" ? { writer: values.writer } : {}),
+						...(typeof values.session === "string" ? { session: values.session } : {}),
+					},
+					headers,
+				})
+			);
+			for (const item of res.approved) out(`approved ${item.id}: ${item.memory.name} is served to every teammate`);
+			for (const f of res.failed) out(`not approved ${f.id} (${f.name}): ${f.error.message}`);
+			if (res.approved.length + res.failed.length === 0) out("no pending team proposals match");
+			return;
+		} catch (err) {
+			throw refused(err);
+		}
 	}
 	const path = `${base}/${encodeURIComponent(String(id))}`;
 	if (action === "show") {
-		const { item } = /** @type {any} */ (await c.get(path));
+		const { item } = /** @type {any} */ (await c.request("GET", path, { headers }));
 		out(reviewLine(item));
 		out(
 			`kind: ${item.kind}; memory: ${item.memory.name} (${item.memory.scope}, proposed against version ${item.memory.baseVersion ?? "-"}, now ${item.memory.currentVersion ?? "gone"})`,
@@ -307,20 +371,37 @@ async function review(dir, args, values) {
 		if (item.proposal.description) out(`description: ${item.proposal.description}`);
 		if (item.proposal.body) out(`\n${item.proposal.body.trimEnd()}\n`);
 		if (item.reason) out(`reason: ${item.reason}`);
-		if (item.evidence.length) out(`sessions: ${item.evidence.join(", ")}`);
+		if (item.kind === "vouch" || item.kind === "held") {
+			const findings = item.findings ?? [];
+			out(
+				`danger check: ${findings.length ? findings.map((/** @type {any} */ f) => `${f.class} (${f.reason})`).join("; ") : "nothing flagged"}`,
+			);
+			const p = item.provenance ?? {};
+			out(`written by ${item.writer}${p.tier ? ` (${p.tier})` : ""}${p.session ? ` in session ${p.session}` : ""}`);
+			if ((p.fromToolOutput ?? []).length) out(`from tool output: ${p.fromToolOutput.join(", ")} (${(p.turns ?? []).join(", ")})`);
+		} else if (item.evidence.length) out(`sessions: ${item.evidence.join(", ")}`);
 		if (item.decidedAt) out(`${item.status} at ${item.decidedAt} by ${item.decidedBy}`);
 		return;
 	}
 	try {
-		const { item, memory } = /** @type {any} */ (await c.post(`${path}/${action}`));
-		if (action === "reject") out(`rejected ${item.id}; ${item.memory.name} is unchanged`);
-		else if (item.kind === "promote") out(`approved ${item.id}: ${item.memory.name} is now a team memory`);
+		const { item, memory } = /** @type {any} */ (await c.request("POST", `${path}/${action}`, { headers }));
+		if (action === "reject")
+			out(
+				item.kind === "vouch"
+					? `rejected ${item.id}; ${memory ? `${item.memory.name} is back at the text a person vouched for` : `${item.memory.name} is removed`}`
+					: `rejected ${item.id}; ${item.memory.name} is unchanged`,
+			);
+		else if (item.kind === "vouch") out(`approved ${item.id}: ${item.memory.name} is served to every teammate`);
+		else if (item.kind === "promote")
+			out(
+				`approved ${item.id}: ${item.memory.name} is now a team memory${memory?.awaitingReview ? " (a proposal: a person approves it from their own terminal)" : ""}`,
+			);
 		else if (!memory) out(`approved ${item.id}: ${item.memory.name} deleted`);
 		else out(`approved ${item.id}: ${memory.name} is at version ${memory.version}`);
 	} catch (err) {
 		if (err instanceof ApiError && err.code === "version_conflict")
 			throw new Error(`${err.message}: ${id} was proposed against an older version; reject it or edit the memory yourself`);
-		throw err;
+		throw refused(err);
 	}
 }
 
@@ -525,7 +606,9 @@ async function remember(dir, args, values) {
 		);
 		return;
 	} else {
-		out(`remembered ${name} (${memory.type}, ${scope}, version ${res.memory.version})`);
+		out(
+			`remembered ${name} (${memory.type}, ${scope}, version ${res.memory.version})${res.memory.awaitingReview ? " — a team proposal: teammates' agents get it once a person approves it (cairn review)" : ""}`,
+		);
 		if (chose.length)
 			out(
 				`  picked ${chose.join(", ")} from the text${chose.includes("description") ? `: "${memory.description}"` : ""} — \`cairn edit ${name}${values.team ? " --team" : ""}\` changes them`,
@@ -774,6 +857,7 @@ const OPTIONS = /** @type {const} */ ({
 	type: { type: "string" },
 	description: { type: "string" },
 	session: { type: "string" },
+	writer: { type: "string" },
 	agent: { type: "string" },
 	dir: { type: "string" },
 	merge: { type: "boolean" },

@@ -1,9 +1,9 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { REVIEW_KINDS, REVIEW_OPS, REVIEW_STATUSES } from "../../memory/reviews";
+import { APPROVE_BATCH_LIMIT, REVIEW_KINDS, REVIEW_OPS, REVIEW_STATUSES } from "../../memory/reviews";
 import { MemoryScopeSchema, MemoryTypeSchema } from "../../memory/schemas";
 import { type AppEnv, projectOf } from "../context";
 import { taggedRoutes } from "../route";
-import { errors, jsonResponse, MemoryMetadataSchema, ProjectIdParam, ProjectParams } from "../schemas";
+import { errors, jsonBody, jsonResponse, MemoryMetadataSchema, ProjectIdParam, ProjectParams } from "../schemas";
 import { reviewerOf } from "../write-trust";
 
 export const reviewRoutes = new OpenAPIHono<AppEnv>();
@@ -43,6 +43,21 @@ export const ReviewItemSchema = z
 		createdAt: z.string(),
 		decidedAt: z.string().nullable(),
 		decidedBy: z.string().nullable().openapi({ description: "The user who approved or rejected it" }),
+		writer: z.string().openapi({ description: "The user whose write or memory the item is about (an agent's writes are its user's)" }),
+		findings: z.array(z.object({ class: z.string(), reason: z.string() })).openapi({
+			description:
+				"What the danger check (docs/memory-trust.md) finds in the proposed text now: classes and fixed phrases, never the text; empty for a team proposal the check passed",
+		}),
+		provenance: z
+			.object({
+				tier: z.string().nullable().openapi({ description: "How the write came: person, agent, extracted, imported" }),
+				session: z.string().nullable().openapi({ description: "The agent session that wrote it, when one did" }),
+				fromToolOutput: z.array(z.string()).openapi({
+					description: "What of it a tool result printed and the person never said: host, command, path, instructions",
+				}),
+				turns: z.array(z.string()).openapi({ description: "The session's turns those came from (t<seq>)" }),
+			})
+			.openapi({ description: "Where the proposed text came from, as the item records it" }),
 	})
 	.openapi("ReviewItem");
 
@@ -79,13 +94,72 @@ reviewRoutes.openapi(
 					.openapi({ param: { name: "limit", in: "query" } }),
 			}),
 		},
-		responses: { 200: jsonResponse("Items", z.object({ items: z.array(ReviewItemSchema) })), ...errors(400, 401, 403, 404) },
+		responses: {
+			200: jsonResponse(
+				"Items",
+				z.object({
+					items: z.array(ReviewItemSchema),
+					awaiting: z.number().int().openapi({
+						description: "Team memories of the project awaiting a person's review (every writer's, whoever may see them)",
+					}),
+				}),
+			),
+			...errors(400, 401, 403, 404),
+		},
 	}),
 	async (c) => {
 		const { ctx, store } = projectOf(c);
 		const { status, kind, limit } = c.req.valid("query");
-		const items = await store.reviews(ctx, { status, limit, reviewer: reviewerOf(c), ...(kind ? { kind } : {}) });
-		return c.json({ items }, 200);
+		const [items, awaiting] = await Promise.all([
+			store.reviews(ctx, { status, limit, reviewer: reviewerOf(c), ...(kind ? { kind } : {}) }),
+			store.awaitingReview(ctx),
+		]);
+		return c.json({ items, awaiting }, 200);
+	},
+);
+
+reviewRoutes.openapi(
+	route({
+		method: "post",
+		path: "/v1/projects/{projectId}/reviews/approve",
+		scope: "write",
+		summary: "Approve a writer's or a session's pending team proposals at once (a person, from no agent session)",
+		description:
+			"Takes the pending `vouch` items of `writer` (a user id), of `session` (an agent session id), or those named in `ids` — " +
+			`the filters given all apply; at most ${APPROVE_BATCH_LIMIT}. Refused as one approval is (403 with \`details.reason\` \`agent_session\` or \`session_key\`) before anything is decided. ` +
+			"Each is then decided on its own: one whose memory changed since (412) is listed in `failed`, the others are approved.",
+		request: {
+			params: ProjectParams,
+			body: jsonBody(
+				z
+					.object({
+						writer: z.string().min(1).max(120).optional(),
+						session: z.string().min(1).max(128).optional(),
+						ids: z
+							.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/))
+							.min(1)
+							.max(APPROVE_BATCH_LIMIT)
+							.optional(),
+					})
+					.refine((b) => b.writer !== undefined || b.session !== undefined || b.ids !== undefined, {
+						message: "name the writer, the session or the ids to approve",
+					}),
+			),
+		},
+		responses: {
+			200: jsonResponse(
+				"Approved and failed items",
+				z.object({
+					approved: z.array(ReviewItemSchema),
+					failed: z.array(z.object({ id: z.string(), name: z.string(), error: z.object({ code: z.string(), message: z.string() }) })),
+				}),
+			),
+			...errors(400, 401, 403, 404),
+		},
+	}),
+	async (c) => {
+		const { ctx, store } = projectOf(c);
+		return c.json(await store.approveProposals(ctx, reviewerOf(c), c.req.valid("json")), 200);
 	},
 );
 

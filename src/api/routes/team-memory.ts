@@ -79,7 +79,16 @@ teamMemoryRoutes.openapi(
 			200: jsonResponse(
 				"Per-entry results",
 				z.object({
-					results: z.array(z.object({ path: z.string(), status: z.enum(["created", "updated", "unchanged", "held"]), sha256: Sha })),
+					results: z.array(
+						z.object({
+							path: z.string(),
+							status: z.enum(["created", "updated", "unchanged", "held"]),
+							sha256: Sha,
+							awaitingReview: z.literal(true).optional().openapi({
+								description: "A team proposal: pulled by its writer only until a person approves it",
+							}),
+						}),
+					),
 				}),
 			),
 			...errors(400, 401, 403, 404, 412, 413, 422),
