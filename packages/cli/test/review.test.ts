@@ -68,6 +68,20 @@ describe("cairn review", () => {
 		expect(again.status).toBe(1);
 		expect(again.stderr).toMatch(/already approved \(conflict\)/);
 		expect((await cairn(["review", "list", "--status", "approved"])).stdout).toContain(`${item.id}  approved  promote ${name} to team`);
+		// The login's key posted the session's transcript (an agent session's key), so the promoted rule is a
+		// team proposal: a person vouches for it with a key of their own before teammates are served it.
+		expect(approve.stdout).toContain("(a proposal: a person approves it from their own terminal)");
+		const pending = await cairn(["review"]);
+		const proposal = new RegExp(`^(rev_\\w+)  pending   team proposal ${name}:`, "m").exec(pending.stdout)?.[1] ?? "";
+		expect(proposal).toMatch(/^rev_/);
+		expect(pending.stdout).toContain("1 team memory awaits review");
+		const refused = await cairn(["review", "approve", proposal]);
+		expect(refused.status).toBe(1);
+		expect(refused.stderr).toContain("used by an agent session in this project");
+		const reviewKey = (await call("POST", "/v1/keys", { scopes: ["read", "write"], name: "ada's review key" })).body.key.token as string;
+		const vouched = await cairn(["review", "approve", proposal, "--key", reviewKey]);
+		expect(vouched.status, vouched.stderr).toBe(0);
+		expect(vouched.stdout).toContain(`approved ${proposal}: ${name} is served to every teammate`);
 		expect((await cairn(["review"])).stdout).toContain("no pending review items");
 
 		const missing = await cairn(["review", "reject", "rev_doesnotexist0000"]);
