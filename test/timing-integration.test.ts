@@ -43,6 +43,24 @@ describe("Server-Timing", () => {
 		expect([...phases(res).keys()]).toEqual(expect.arrayContaining(["object.check.secrets", "object.check.citations", "object.sql"]));
 	});
 
+	it("a one-memory read as JSON and a settings read are sent as they are, not compressed; a recall answer is left to compression", async () => {
+		const tenant = await createTenant();
+		const projectId = await createProject(tenant.token);
+		await putMemory(tenant.token, projectId, "deploy-window", "Deploys go out on Tuesdays.");
+		const gzip = { "Accept-Encoding": "gzip" };
+		const memory = await call(`/v1/projects/${projectId}/memories/deploy-window`, {
+			token: tenant.token,
+			headers: { ...gzip, Accept: "application/json" },
+		});
+		expect([memory.status, memory.headers.get("Content-Encoding")]).toEqual([200, "identity"]);
+		expect((await memory.json()).memory.name).toBe("deploy-window");
+		const settings = await call(`/v1/projects/${projectId}/settings`, { token: tenant.token, headers: gzip });
+		expect([settings.status, settings.headers.get("Content-Encoding")]).toEqual([200, "identity"]);
+		const recall = await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, headers: gzip, json: { query: "deploys" } });
+		expect(recall.status).toBe(200);
+		expect(recall.headers.get("Content-Encoding")).not.toBe("identity");
+	});
+
 	it("a refused request still says where its time went; /health is timed as a whole", async () => {
 		const refused = await call("/v1/projects", { token: "not-a-key" });
 		expect(refused.status).toBe(401);

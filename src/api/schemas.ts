@@ -160,3 +160,10 @@ export const SettingsPatchSchema = z
 		additionalProperties: { anyOf: [{ type: "boolean" }, { type: "number" }, { type: "string" }, { type: "null" }] },
 		example: { "memories.enabled": true, "memories.minRolloutIdleHours": 6 },
 	});
+
+/**
+ * Headers for a response of a few hundred bytes to a few KB (one memory, one settings level): sent as it
+ * is. Compressing a body that small saves less than the compressing costs — in the local runtime about a
+ * millisecond per request, the gap between such a read and /health.
+ */
+export const UNCOMPRESSED = { "Content-Encoding": "identity" } as const;

@@ -28,6 +28,7 @@ import {
 	ProjectIdParam,
 	ProjectParams,
 	ScopeQuery,
+	UNCOMPRESSED,
 } from "../schemas";
 import { requestTrust } from "../write-trust";
 
@@ -190,7 +191,7 @@ memoryRoutes.openapi(
 		const { row, content } = await store(c).readMemory(c.get("projectContext"), name, c.req.valid("query").scope);
 		c.header("ETag", `"${row.version}"`);
 		if ((c.req.header("Accept") ?? "").includes("application/json")) {
-			return c.json({ memory: { ...toMetadata(row), body: canonicalBody(content) } }, 200);
+			return c.json({ memory: { ...toMetadata(row), body: canonicalBody(content) } }, 200, UNCOMPRESSED);
 		}
 		return c.body(content, 200, { "Content-Type": MARKDOWN });
 	},

@@ -5,7 +5,7 @@ import { PUBLISH_SETTING } from "../../trust/vouch";
 import { type AppEnv, isAdmin, projectOf } from "../context";
 import { badRequest, CairnError } from "../errors";
 import { taggedRoutes } from "../route";
-import { errors, jsonResponse, ProjectParams, SettingsPatchSchema } from "../schemas";
+import { errors, jsonResponse, ProjectParams, SettingsPatchSchema, UNCOMPRESSED } from "../schemas";
 import { reviewerOf } from "../write-trust";
 
 export const settingsRoutes = new OpenAPIHono<AppEnv>();
@@ -26,7 +26,7 @@ function levelRoutes(level: Exclude<SettingsLevel, "policy">, path: string, subj
 			request: params,
 			responses: { 200: jsonResponse("Settings", SettingsBodySchema), ...errors(401, 403, 404) },
 		}),
-		async (c) => c.json({ settings: await readLevel(c.env.DB, c.get("auth").tenantId, level, subject(c)) }, 200),
+		async (c) => c.json({ settings: await readLevel(c.env.DB, c.get("auth").tenantId, level, subject(c)) }, 200, UNCOMPRESSED),
 	);
 	settingsRoutes.openapi(
 		route({
