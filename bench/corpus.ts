@@ -1,5 +1,6 @@
 import type { Presence } from "./front";
 import type { PoisonEntry, PoisonResult } from "./poisoning-set";
+import type { ReviewLoadResult } from "./review-load-set";
 import type { SubjectScore } from "./updates-eval";
 /** Benchmark inputs shared by the Node orchestrator and the in-Worker benchmark. Pure functions only. */
 
@@ -122,6 +123,8 @@ export interface TenancyStep {
 export interface BenchResult {
 	/** The poisoning phase (bench/poisoning.ts): per set, each entry through each path; single writes by key. */
 	poisoning?: PoisonResult;
+	/** The review load (bench/review-load.ts): per real session, what waits for a person once it went through the pipeline. */
+	reviewLoad?: ReviewLoadResult;
 	locomo: Record<string, string[][]>;
 	/** `prompt`: per-prompt inject, as the prompt hook calls it (absent in results older than it). */
 	latency: { size: number; fillSeconds: number; recall: Stats; inject: Stats; prompt?: Stats; start?: Stats }[];

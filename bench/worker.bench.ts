@@ -39,6 +39,7 @@ import {
 import { type Caller, parseSessions, runEndToEnd } from "./extraction-eval";
 import { blockLines, presence, topicLines, topicMemberNames } from "./front";
 import { benchPoisoningSet, benchTrustWrites } from "./poisoning";
+import { benchReviewLoad } from "./review-load";
 import { parseTimelines, runTimeline, type SubjectScore, scriptedModels } from "./updates-eval";
 
 const input = JSON.parse((env as unknown as { BENCH_INPUT: string }).BENCH_INPUT) as BenchInput;
@@ -287,6 +288,7 @@ it("benchmarks the Worker", { timeout: 6 * HOUR }, async () => {
 	if (want("extraction")) result.extraction = await benchExtraction(token);
 	if (want("updates")) result.updates = await benchUpdates(token);
 	if (want("prompts")) result.prompts = await benchPrompts(token, created.user.id, created.tenant.id);
+	if (want("review-load")) result.reviewLoad = await benchReviewLoad(token, input.transcripts);
 	if (input.poisoning && want("poisoning")) {
 		const sets: NonNullable<BenchResult["poisoning"]>["sets"] = {};
 		for (const [name, entries] of Object.entries(input.poisoning))

@@ -3,7 +3,7 @@
 // Knobs: CAIRN_BENCH_POISON_SETS (the poisoning sets to run: dev, holdout, fresh), CAIRN_BENCH_UPDATE_SETS (the update sets to run, e.g. en-dev,ko-dev), CAIRN_BENCH_LARGE (largest project, 10,000), CAIRN_BENCH_SAMPLES (200), CAIRN_BENCH_NEIGHBOURS
 // (other projects of the largest size present at each tenancy step, "10,100"), CAIRN_BENCH_DATA,
 // CAIRN_BENCH_REUSE=1 (reuse the last Worker result), CAIRN_BENCH_ONLY (development: some phases of the
-// Worker run only — quality, latency, cjk, vectors, writes, pipeline, consolidation, tenancy, longmemeval — printed, doc untouched).
+// Worker run only — quality, latency, cjk, vectors, writes, pipeline, consolidation, tenancy, longmemeval, poisoning, review-load — printed, doc untouched).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -29,6 +29,7 @@ import { CATEGORIES, evidenceRecall, loadLocomo, questionTime, summarise, toMemo
 import { loadLongMemEval, longMemEvalBaseline, longMemEvalInput, longMemEvalSection, summariseLongMemEval } from "./bench/longmemeval";
 import { loadPoisoning, poisoningSection } from "./bench/poisoning";
 import { frontFigures, frontTable, promptFigures, promptTable } from "./bench/prompts";
+import { reviewLoadSection } from "./bench/review-load";
 import { benchSecrets } from "./bench/secrets";
 
 const BENCH_DATA = resolve(process.env.CAIRN_BENCH_DATA ?? "../shared/bench");
@@ -938,6 +939,26 @@ if (result.poisoning) {
 		out();
 		out(kept);
 	}
+}
+// The review load (bench/review-load.ts), and the console's timing of 20 reviews (browser/review.test.ts, kept as pasted).
+if (result.reviewLoad) {
+	const section = ["<!-- review-load:start -->", "## Review load", "", ...reviewLoadSection(result.reviewLoad), "<!-- review-load:end -->"];
+	if (ONLY) console.log(`\n${section.join("\n")}`);
+	else {
+		out();
+		for (const l of section) out(l);
+	}
+} else {
+	const kept = keptBlock("review-load");
+	if (kept) {
+		out();
+		out(kept);
+	}
+}
+const reviewConsole = keptBlock("review-console");
+if (reviewConsole && !ONLY) {
+	out();
+	out(reviewConsole);
 }
 if (ONLY) console.log("\nCAIRN_BENCH_ONLY is set: docs/benchmarks.md left as it was");
 else {

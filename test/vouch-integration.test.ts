@@ -391,7 +391,7 @@ describe("review that keeps up", () => {
 		expect(page).toContain("Team proposal: approving serves this text to every teammate");
 		expect(page).toContain("<dt>Danger check</dt><dd>nothing flagged</dd>");
 		expect(page).toContain("in session <code>ana-session</code>");
-		expect(page).toContain("Approve all 2 from session ana-session");
+		expect(page).toContain("Approve all 2 team proposals from session ana-session");
 		const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
 		const approved = await exports.default.fetch(
 			new Request(`https://cairn.test/console/projects/${projectId}/reviews/batch`, {

@@ -39,8 +39,8 @@ ${item.decidedAt ? html`<p class="small muted">Decided ${when(item.decidedAt)}${
 ${
 	item.status === "pending"
 		? html`<div class="actions">
-<form method="post" action="${projectPath(project.id, "reviews")}/${encodeURIComponent(id)}/approve" class="inline">${csrfField(c.var.session.csrf)}<button type="submit" aria-label="Approve: ${what} (${title})">Approve</button></form>
-<form method="post" action="${projectPath(project.id, "reviews")}/${encodeURIComponent(id)}/reject" class="inline">${csrfField(c.var.session.csrf)}<button type="submit" class="danger" aria-label="Reject: ${what} (${title})">Reject</button></form>
+<form method="post" action="${projectPath(project.id, "reviews")}/${encodeURIComponent(id)}/approve" class="inline">${csrfField(c.var.session.csrf)}<input type="hidden" name="kind" value="${item.kind ?? ""}"><button type="submit" aria-label="Approve: ${what} (${title})">Approve</button></form>
+<form method="post" action="${projectPath(project.id, "reviews")}/${encodeURIComponent(id)}/reject" class="inline">${csrfField(c.var.session.csrf)}<input type="hidden" name="kind" value="${item.kind ?? ""}"><button type="submit" class="danger" aria-label="Reject: ${what} (${title})">Reject</button></form>
 </div>`
 		: ""
 }</li>`;
@@ -71,7 +71,7 @@ function batchForms(c: C, project: Loose, items: Loose[]) {
 		return [...by].filter(([, n]) => n > 1);
 	};
 	const form = (field: "writer" | "session", value: string, n: number, label: string) =>
-		html`<form method="post" action="${projectPath(project.id, "reviews")}/batch" class="inline">${csrfField(c.var.session.csrf)}<input type="hidden" name="${field}" value="${value}"><button type="submit" aria-label="Approve all ${n} team proposals ${label}">Approve all ${n} ${label}</button></form>`;
+		html`<form method="post" action="${projectPath(project.id, "reviews")}/batch" class="inline">${csrfField(c.var.session.csrf)}<input type="hidden" name="${field}" value="${value}"><button type="submit">Approve all ${n} team proposals ${label}</button></form>`;
 	const writers = count((i) => i.writer ?? null);
 	const sessions = count((i) => i.provenance?.session ?? null);
 	if (writers.length + sessions.length === 0) return "";
@@ -141,9 +141,11 @@ ${
 		if (decision !== "approve" && decision !== "reject") return badInput(c, "A review is approved or rejected.");
 		// A held write is decided through its own route (an admin approves it); any other item through the queue's.
 		const id = seg(c.req.param("id"));
-		const asHeld = await c.var.api("POST", `/v1/projects/${seg(projectId)}/held/${id}/${decision}`, { json: {} });
-		const r =
-			asHeld.status === 404 ? await c.var.api("POST", `/v1/projects/${seg(projectId)}/reviews/${id}/${decision}`, { json: {} }) : asHeld;
+		const kind = formString(await c.req.parseBody(), "kind");
+		const viaQueue = () => c.var.api("POST", `/v1/projects/${seg(projectId)}/reviews/${id}/${decision}`, { json: {} });
+		const asHeld =
+			kind && kind !== "held" ? null : await c.var.api("POST", `/v1/projects/${seg(projectId)}/held/${id}/${decision}`, { json: {} });
+		const r = !asHeld || asHeld.status === 404 ? await viaQueue() : asHeld;
 		if (!r.ok) return failure(c, r, "Review");
 		return c.redirect(`${projectPath(projectId, "reviews")}?msg=${decision === "approve" ? "approved" : "rejected"}`, 303);
 	});
