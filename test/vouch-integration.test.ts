@@ -234,6 +234,25 @@ describe("who vouches", () => {
 		expect(events.map((e) => [e.op, e.outcome])).toContainEqual(["review-vouch", "approved"]);
 	});
 
+	it("what marks a key: the hooks' session requests, not a person reading or retrying a session", async () => {
+		const lee = await keyFor(tenant.token, "lee", ["read", "write", "admin"]);
+		const marked = async () =>
+			(await projectDb(projectId).prepare("SELECT count(*) AS n FROM session_keys WHERE key_id = ?").bind(lee.split("_")[1]).first<Loose>())
+				?.n;
+		await call(`${base()}/sessions`, { token: lee });
+		await call(`${base()}/sessions/ana-session`, { token: lee });
+		await call(`${base()}/sessions/ana-session/retry`, { token: lee, method: "POST" });
+		await call(`${base()}/inject`, { token: lee, json: { query: "deploys", include: "memories" } });
+		expect(await marked()).toBe(0);
+		await call(`${base()}/sessions/lee-1/transcript`, {
+			token: lee,
+			method: "POST",
+			body: `${JSON.stringify({ id: "1", role: "user", content: "hi", ts: "2026-12-01T10:00:00Z" })}\n`,
+			headers: { "Content-Type": "application/x-ndjson" },
+		});
+		expect(await marked()).toBe(1);
+	});
+
 	it("an admin key outside any session vouches by writing; the same key once a session used it does not", async () => {
 		const admin = await keyFor(tenant.token, "lee", ["read", "write", "admin"]);
 		expect((await put(admin, "release-tags", "Tag releases as vYYYY.MM.DD.")).status).toBe(201);
@@ -272,6 +291,24 @@ describe("who vouches", () => {
 		const gone = await json(await call(`${base()}/reviews/${fresh?.id}/reject`, { token: ana, method: "POST" }));
 		expect(gone.memory).toBeNull();
 		expect(await listNames(ana)).not.toContain("fresh");
+	});
+});
+
+describe("archived and restored", () => {
+	it("a new version of an archived team memory is served again only to its writer until vouched for", async () => {
+		const admin = await keyFor(tenant.token, "lee", ["read", "write", "admin"]);
+		await put(admin, "archived-rule", "Rotate the staging database password monthly.");
+		await projectDb(projectId).prepare("UPDATE memories SET archived_at = '2026-12-01T00:00:00Z' WHERE name = 'archived-rule'").run();
+		await projectDb(projectId)
+			.prepare("DELETE FROM memory_visibility WHERE memory_id = (SELECT id FROM memories WHERE name = 'archived-rule')")
+			.run();
+		await put(ana, "archived-rule", "Rotate the staging database password weekly via `make rotate-staging`.", {
+			"X-Cairn-Session": "ana-session",
+		});
+		expect(await reach(bob, "archived-rule", "make rotate-staging", "rotate staging database password")).toEqual([]);
+		expect(await recallNames(ana, "rotate staging database password")).toContain("archived-rule");
+		await approveTeamProposals(anaReview, projectId);
+		expect(await recallNames(bob, "rotate staging database password")).toContain("archived-rule");
 	});
 });
 

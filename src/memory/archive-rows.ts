@@ -13,12 +13,16 @@ export const archiveStatements = (db: ProjectDb, memory: { id: number; version: 
 	db.prepare("DELETE FROM memory_visibility WHERE memory_id = ?").bind(memory.id),
 ];
 
-/** Serves an archived memory again: its visibility row back, the mark gone. */
+/**
+ * Serves an archived memory again: its visibility row back, the mark gone. A team memory no person vouched
+ * for comes back as the proposal it is: visible to its writer only (src/trust/vouch.ts).
+ */
 export const restoreStatements = (db: ProjectDb, memoryId: number): ProjectStatement[] => [
 	db.prepare("UPDATE memories SET archived_at = NULL WHERE id = ?").bind(memoryId),
 	db
 		.prepare(
-			"INSERT OR IGNORE INTO memory_visibility (memory_id, project_id, scope, owner_id) SELECT id, project_id, scope, owner_id FROM memories WHERE id = ?",
+			`INSERT OR IGNORE INTO memory_visibility (memory_id, project_id, scope, owner_id)
+			 SELECT id, project_id, scope, CASE WHEN scope = 'team' AND vouched_by IS NULL THEN author_id ELSE owner_id END FROM memories WHERE id = ?`,
 		)
 		.bind(memoryId),
 ];

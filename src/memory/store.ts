@@ -676,12 +676,16 @@ export interface VersionRow {
 	created_at: string;
 	run_id: string | null;
 	evidence_json: string;
+	/** How this version came, who reviewed it, who vouched for it reaching teammates (src/trust/vouch.ts). */
+	trust?: string | null;
+	reviewed_by?: string | null;
+	vouched_by?: string | null;
 }
 
 export async function listVersions(db: ProjectDb, memoryId: number): Promise<VersionRow[]> {
 	const { results } = await db
 		.prepare(
-			"SELECT version, content_hash, content_ref, source, session_id, created_at, run_id, evidence_json FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000",
+			"SELECT version, content_hash, content_ref, source, session_id, created_at, run_id, evidence_json, trust, reviewed_by, vouched_by FROM memory_versions WHERE memory_id = ? ORDER BY version DESC LIMIT 1000",
 		)
 		.bind(memoryId)
 		.all<VersionRow>();

@@ -350,6 +350,11 @@ memoryRoutes.openapi(
 							evidence: z
 								.array(z.object({ session: z.string(), turns: z.array(z.string()) }))
 								.openapi({ description: "The sessions and turns (t<seq>) of the candidates this version rests on" }),
+							vouchedBy: z.string().nullable().openapi({
+								description:
+									"Team scope: who let this version reach teammates (docs/memory-trust.md) — a person's user id, `cairn:setting` (published at once by the project's setting) or `cairn:upgrade` (served before vouching existed); null: a proposal, or a personal memory",
+							}),
+							reviewedBy: z.string().nullable().openapi({ description: "The admin who reviewed this version's text, if any" }),
 						}),
 					),
 					values: z
@@ -390,6 +395,8 @@ memoryRoutes.openapi(
 						...e,
 						session: clientSessionId(e.session),
 					})),
+					vouchedBy: v.vouched_by ?? null,
+					reviewedBy: v.reviewed_by ?? null,
 				})),
 			},
 			200,
