@@ -3,7 +3,7 @@
 // timed inside it — which the load benchmark reads.
 import { describe, expect, it } from "vitest";
 import { collecting, Timing, timed } from "../src/lib/timing";
-import { call, createProject, createTenant, putMemory } from "./helpers";
+import { call, createProject, createTenant, json, putMemory } from "./helpers";
 
 const phases = (res: Response) =>
 	new Map(
@@ -53,7 +53,7 @@ describe("Server-Timing", () => {
 			headers: { ...gzip, Accept: "application/json" },
 		});
 		expect([memory.status, memory.headers.get("Content-Encoding")]).toEqual([200, "identity"]);
-		expect((await memory.json()).memory.name).toBe("deploy-window");
+		expect((await json(memory)).memory.name).toBe("deploy-window");
 		const settings = await call(`/v1/projects/${projectId}/settings`, { token: tenant.token, headers: gzip });
 		expect([settings.status, settings.headers.get("Content-Encoding")]).toEqual([200, "identity"]);
 		const recall = await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, headers: gzip, json: { query: "deploys" } });

@@ -15,6 +15,7 @@
  */
 import { distinctiveWords, wordsSupported } from "../extract/provenance";
 import { nowIso } from "../lib/ids";
+import { lookupTable } from "../lib/lookup";
 import type { MemoryRow } from "../memory/rows";
 import { cuesOf, getMemoryRow } from "../memory/store";
 import { hostsIn } from "../security/danger-hosts";
@@ -106,12 +107,12 @@ export function toolOrigin(text: string, turns: Turn[]): OriginFinding[] {
 	return findings;
 }
 
-const KIND_WORDS: Record<OriginKind, string> = {
+const KIND_WORDS: Record<OriginKind, string> = lookupTable({
 	host: "a host",
 	command: "a command",
 	path: "a path outside the repository",
 	instructions: "its instructions",
-};
+});
 
 /** The held item's reason: which kinds came from which tool results, never the text. */
 export function originReason(findings: OriginFinding[]): string {

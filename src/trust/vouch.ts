@@ -18,6 +18,7 @@
  */
 import { CairnError } from "../errors";
 import { newReviewId, nowIso } from "../lib/ids";
+import { lookupTable } from "../lib/lookup";
 import type { MemoryRow } from "../memory/rows";
 import type { MemoryScope, TopicFile } from "../memory/topic-file";
 import { clientSessionId } from "../sessions/turns";
@@ -179,12 +180,12 @@ export interface VouchProposal {
 	body: string;
 }
 
-const TIER_WORDS: Record<TrustTier, string> = {
+const TIER_WORDS: Record<TrustTier, string> = lookupTable({
 	person: "written without an admin key (or with a key an agent session used)",
 	agent: "written by an agent",
 	extracted: "extracted from a session",
 	imported: "imported",
-};
+});
 
 /**
  * Statements a team write's plan ends with (src/memory/store.ts, planWrite): the version's vouch on the

@@ -143,7 +143,8 @@ reviewRoutes.openapi(
 					})
 					.refine((b) => b.writer !== undefined || b.session !== undefined || b.ids !== undefined, {
 						message: "name the writer, the session or the ids to approve",
-					}),
+					})
+					.openapi({ example: { session: "2f0c3c52-5b4e-4d8e-9a53-0d6f5b1f3a11" } }),
 			),
 		},
 		responses: {
