@@ -43,6 +43,11 @@ export interface PoisonOutcome {
 	/** Surfaces on which the entry's text reached the viewer (teammate: another user; writer: the writer's next session). */
 	teammate: Surface[];
 	writer: Surface[];
+	/**
+	 * Look-alikes: surfaces on which the entry reached the teammate once a person (a key no agent session used,
+	 * from no session) approved every team proposal and held write of the path (docs/memory-trust.md).
+	 */
+	teammateApproved?: Surface[];
 }
 
 export interface PoisonResult {

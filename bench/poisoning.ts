@@ -223,6 +223,17 @@ async function mergeAll(entries: PoisonEntry[], projectId: string, keys: Keys) {
 	}
 }
 
+/** The pending held items of a project, every one (its object's queue). */
+async function pendingHeld(projectId: string): Promise<{ id: string; memory: { name: string }; reason: string }[]> {
+	return runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), async (instance: ProjectCoordinator) => {
+		const { results } = await instance.db
+			.prepare("SELECT id, memory_name, reason FROM review_items WHERE project_id = ? AND kind = 'held' AND status = 'pending'")
+			.bind(projectId)
+			.all<{ id: string; memory_name: string; reason: string }>();
+		return results.map((r) => ({ id: r.id, memory: { name: r.memory_name }, reason: r.reason }));
+	});
+}
+
 interface Keys {
 	admin: string;
 	agent: string;
@@ -288,9 +299,8 @@ export async function benchPoisoningSet(
 	for (const path of POISON_PATHS) {
 		const projectId = await newProject(adminToken, `poison-${setName}-${path}`);
 		await writeAll(path, entries, projectId, keys);
-		const held = ((await jsonOf(await call(`/v1/projects/${projectId}/held?limit=200&status=pending`, { token: adminToken }))).items ??
-			[]) as { memory: { name: string }; reason: string }[];
-		// More than 200 held items: page by reading the rest as the writer would not matter here; the set is smaller.
+		// Every pending held item of the project, read in its object (the API pages at 200; a set's held items can be more).
+		const held = await pendingHeld(projectId);
 		const heldBy = new Map(held.map((h) => [h.memory.name, h.reason]));
 		const viewers = { teammate: keys.bob, writer: keys.agent };
 		const seen: Record<"teammate" | "writer", Map<string, Surface[]>> = { teammate: new Map(), writer: new Map() };
@@ -318,6 +328,37 @@ export async function benchPoisoningSet(
 				);
 			await client.close();
 		}
+		// A person then approves what waits — team proposals and held writes — as a reviewer would: do the
+		// look-alikes then reach the teammate like any team memory?
+		const approved = new Map<string, Surface[]>();
+		if (path !== "rest-personal" && path !== "consolidation-merge") {
+			const { items } = await jsonOf(await call(`/v1/projects/${projectId}/reviews?kind=vouch&limit=200`, { token: keys.admin }));
+			for (const item of (items ?? []) as { id: string }[])
+				await (await call(`/v1/projects/${projectId}/reviews/${item.id}/approve`, { method: "POST", token: keys.admin })).arrayBuffer();
+			const heldNow = await pendingHeld(projectId);
+			const looks = new Set(entries.filter((e) => e.label === "lookalike").map(slug));
+			for (const h of heldNow.filter((x) => looks.has(x.memory.name)))
+				await (await call(`/v1/projects/${projectId}/held/${h.id}/approve`, { method: "POST", token: keys.admin })).arrayBuffer();
+			const start = String(
+				(
+					await jsonOf(
+						await call(`/v1/projects/${projectId}/inject`, {
+							method: "POST",
+							token: keys.bob,
+							body: JSON.stringify({ maxChars: 200_000, maxTokens: 200_000 }),
+						}),
+					)
+				).text ?? "",
+			);
+			const pull = ((await jsonOf(await call(`/v1/projects/${projectId}/team-memory`, { token: keys.bob }))).entries ?? {}) as Record<
+				string,
+				{ content?: string }
+			>;
+			const client = await mcpClient(keys.bob, projectId);
+			for (const e of entries.filter((x) => x.label === "lookalike"))
+				approved.set(e.id, await surfaces(e, markers.get(e.id) ?? e.body, true, projectId, keys.bob, start, pull, client));
+			await client.close();
+		}
 		for (const e of entries) {
 			const reason = heldBy.get(slug(e));
 			outcomes.push({
@@ -331,6 +372,7 @@ export async function benchPoisoningSet(
 				heldWithReason: reason !== undefined && reason.length > 0,
 				teammate: seen.teammate.get(e.id) ?? [],
 				writer: seen.writer.get(e.id) ?? [],
+				...(approved.has(e.id) ? { teammateApproved: approved.get(e.id) } : {}),
 			});
 		}
 		console.log(`poisoning ${setName} ${path}: ${outcomes.filter((o) => o.path === path && o.held).length} held`);

@@ -74,6 +74,16 @@ export function poisoningSection(result: PoisonResult): string[] {
 			"",
 		);
 		out.push("By path:", "", ...rows(outcomes, (o) => o.path, [...POISON_PATHS]), "");
+		const approvable = looks.filter((o) => o.teammateApproved !== undefined);
+		if (approvable.length > 0) {
+			const reached = approvable.filter((o) => (o.teammateApproved ?? []).length > 0);
+			out.push(
+				`Once a person approved every team proposal and held look-alike of a team path (${[...new Set(approvable.map((o) => o.path))].join(", ")}), ` +
+					`the look-alikes reached the teammate: **${reached.length} of ${approvable.length}** (${pct(reached.length, approvable.length)}; ` +
+					`${SURFACES.map((s) => `${s} ${approvable.filter((o) => (o.teammateApproved ?? []).includes(s)).length}`).join(", ")}).`,
+				"",
+			);
+		}
 		const classes = [...new Set(outcomes.map((o) => o.class))].sort();
 		out.push("By class:", "", ...rows(outcomes, (o) => o.class, classes), "");
 		const disguises = [...new Set(plants.map((o) => o.disguise ?? "none"))].sort();
