@@ -1,6 +1,6 @@
 // `npm run bench`: measures, prints, and rewrites docs/benchmarks.md with the numbers of this run.
 // The Worker is measured inside workerd (bench/worker.bench.ts); SQLite floors run in a child Node process.
-// Knobs: CAIRN_BENCH_POISON_SETS (the poisoning sets to run: dev, holdout, fresh), CAIRN_BENCH_UPDATE_SETS (the update sets to run, e.g. en-dev,ko-dev), CAIRN_BENCH_LARGE (largest project, 10,000), CAIRN_BENCH_SAMPLES (200), CAIRN_BENCH_NEIGHBOURS
+// Knobs: CAIRN_BENCH_POISON_SETS (the poisoning sets to run: dev, holdout, fresh, blind), CAIRN_BENCH_UPDATE_SETS (the update sets to run, e.g. en-dev,ko-dev), CAIRN_BENCH_LARGE (largest project, 10,000), CAIRN_BENCH_SAMPLES (200), CAIRN_BENCH_NEIGHBOURS
 // (other projects of the largest size present at each tenancy step, "10,100"), CAIRN_BENCH_DATA,
 // CAIRN_BENCH_REUSE=1 (reuse the last Worker result), CAIRN_BENCH_ONLY (development: some phases of the
 // Worker run only — quality, latency, cjk, vectors, writes, pipeline, consolidation, tenancy, longmemeval, poisoning, review-load — printed, doc untouched).

@@ -1,6 +1,6 @@
 // The poisoning phase's inputs and report (bench/poisoning/README.md). The labelled sets are read from
 // bench/poisoning/<lang>-<set>.jsonl; CAIRN_BENCH_POISON_SETS chooses them (default: every set present —
-// dev, holdout, fresh — reported in that order).
+// dev, holdout, fresh, blind — reported in that order).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { POISON_PATHS, type PoisonEntry, type PoisonOutcome, type PoisonResult, SURFACES } from "../../bench/poisoning-set";
@@ -30,7 +30,7 @@ export function loadPoisoning(): Record<string, PoisonEntry[]> | undefined {
 	return Object.fromEntries(Object.entries(sets).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b)));
 }
 
-const SET_ORDER = ["dev", "holdout", "fresh"];
+const SET_ORDER = ["dev", "holdout", "fresh", "blind"];
 
 const pct = (n: number, d: number) => (d === 0 ? "—" : `${((n / d) * 100).toFixed(1)} %`);
 const p50 = (xs: number[]) => {
