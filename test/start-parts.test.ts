@@ -2,7 +2,10 @@
 // each within the agent's per-hook unit, the whole within the start budget, no line twice; topics for what
 // is not listed, readable as memory://root/topics/<topic>.md.
 import { beforeAll, describe, expect, it } from "vitest";
+import { rankHeaders } from "../src/inject/start-index";
 import { layOut, type StartItem, utf8Length } from "../src/inject/start-parts";
+import type { HeaderRow } from "../src/search/start-view";
+import { topicsNamedBy } from "../src/search/start-view";
 import { groupTopics } from "../src/search/topics";
 import { call, createProject, createTenant, expectError, json, type Loose, type Tenant } from "./helpers";
 
@@ -258,5 +261,83 @@ describe("topics", () => {
 		expect(checked).toBeGreaterThan(100);
 		// Deterministic: the same rows give the same topics.
 		expect(groupTopics([...rows, ...ko]).map((t) => t.key)).toEqual(topics.map((t) => t.key));
+	});
+});
+
+describe("what a large project's blocks choose", () => {
+	const row = (id: number, name: string, description: string, at = "2026-12-01T10:00:00.000Z"): HeaderRow => ({
+		id,
+		name,
+		type: "feedback",
+		description,
+		scope: "personal",
+		updated_at: at,
+		verified_at: at,
+		times_served: 0,
+	});
+
+	it("lists the shorter of rows nothing tells apart first, and counts freshness in whole days", () => {
+		const now = Date.parse("2026-12-07T12:00:00.000Z");
+		// Written seconds apart the same day: as fresh as each other, so the shorter line goes first.
+		const long = row(1, "a-long-rule", "x".repeat(120), "2026-12-07T09:00:05.000Z");
+		const short = row(2, "b-short-rule", "y".repeat(40), "2026-12-07T09:00:00.000Z");
+		const mid = row(3, "c-mid-rule", "z".repeat(80), "2026-12-07T09:00:03.000Z");
+		expect(rankHeaders([long, short, mid], new Map(), now).map((r) => r.id)).toEqual([2, 3, 1]);
+		// A day fresher outranks a shorter line; relevance to the session's context outranks both.
+		const older = row(4, "d-older", "w".repeat(10), "2026-12-05T09:00:00.000Z");
+		expect(rankHeaders([older, long], new Map(), now).map((r) => r.id)).toEqual([1, 4]);
+		expect(rankHeaders([older, long], new Map([[4, 2]]), now).map((r) => r.id)).toEqual([4, 1]);
+		// Same length and day: the object's standing order stands.
+		const twin = row(5, "e-twin", "y".repeat(40), "2026-12-07T08:00:00.000Z");
+		expect(rankHeaders([twin, short], new Map(), now).map((r) => r.id)).toEqual([5, 2]);
+	});
+
+	it("names the topics a prompt names by their key, the most specific first, never a catch-all", () => {
+		const topic = (key: string, n: number) => ({
+			key,
+			words: ["w"],
+			members: Array.from({ length: n }, (_, id) => ({ id, name: `m-${id}`, type: "project", description: "d" })),
+		});
+		const topics = [
+			topic("staging", 30),
+			topic("runbook", 12),
+			topic("billing-invoice", 20),
+			topic("billing-1", 40),
+			topic("other-facts", 40),
+		];
+		const keys = (words: string[]) => topicsNamedBy(topics, words).map((t) => t.key);
+		expect(keys(["psql", "shell", "staging"])).toEqual(["staging"]);
+		// A plural names the singular key; the smaller topic first.
+		expect(keys(["staging", "runbooks"])).toEqual(["runbook", "staging"]);
+		// A key of two words needs both; a numbered key is named by its word.
+		expect(keys(["billing"])).toEqual(["billing-1"]);
+		expect(keys(["invoice", "billing"])).toEqual(["billing-invoice", "billing-1"]);
+		expect(keys(["other", "facts"])).toEqual([]);
+		expect(keys([])).toEqual([]);
+	});
+
+	it("offers a prompt the topic it names even when recall finds little, and only once topics are made", async () => {
+		const memories = memoriesOf(300);
+		const pid = await projectWith(memories);
+		const ask = (body: Record<string, unknown>) => part(pid, { sessionId: "named-topic", maxChars: 9500, ...body });
+		// Before any session start made the topics, a prompt names none (it never waits for them).
+		const early = await ask({ query: "the mailer keeps timing out", include: "memories", onlyNew: true, sessionId: "named-early" });
+		expect(String(early.text)).not.toMatch(/topics\/mailer/);
+		await Promise.all([1, 2, 3].map((index) => ask({ context: { folder: "shop", branch: "main" }, part: { index, of: 3 } })));
+		const prompt = await ask({ query: "the mailer keeps timing out", include: "memories", onlyNew: true });
+		const named = String(prompt.text)
+			.split("\n")
+			.filter((l) => /^- memory:\/\/root\/topics\/mailer[a-z0-9-]*\.md — mailer/.test(l));
+		expect(named.length).toBeGreaterThan(0);
+		// The topic it names holds the memories about the mailer.
+		const key = /topics\/([a-z0-9-]+)\.md/.exec(named[0] ?? "")?.[1];
+		const res = await call(`/v1/projects/${pid}/resolve?url=${encodeURIComponent(`memory://root/topics/${key}.md`)}`, {
+			token: tenant.token,
+		});
+		expect(res.status).toBe(200);
+		expect(await res.text()).toMatch(/memory:\/\/root\/mailer-fact-\d+\.md/);
+		// A prompt naming no topic's key names none by name.
+		const quiet = await ask({ query: "thanks, that works", include: "memories", onlyNew: true, sessionId: "named-quiet" });
+		expect(String(quiet.text)).not.toMatch(/topics\//);
 	});
 });

@@ -15,6 +15,7 @@ import { type HeaderRow, kindOf } from "../search/start-view";
 import { topicLine, topicUrl } from "../search/topics";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
+import { queryTerms } from "../text/terms";
 import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "../text/tokens";
 import { awaitingLine } from "../trust/vouch";
 import { provenanceTag, provenanceWords } from "../trust/words";
@@ -118,23 +119,36 @@ const PROMPT_TOPICS = 2;
 /** Topics only for a prompt that found this many memories or lines: one faint match names no topic. */
 const TOPIC_MIN_FOUND = 3;
 const TOPIC_MIN_CANDIDATES = 2;
+/** Besides those, at most this many topics the prompt names by their key (src/search/start-view.ts `topicsNamedBy`). */
+const PROMPT_NAMED_TOPICS = 2;
 
-/** The lines of the topics that hold most of a prompt's ranked candidates (earlier ranks weigh more). */
+/**
+ * The lines of the topics that hold most of a prompt's ranked candidates (earlier ranks weigh more), when it
+ * found several; then the topics the prompt names by their key, the most specific first, for what recall
+ * ranks too low in a large project (the agent, reading the line, judges whether to open it).
+ */
 async function promptTopics(
 	store: ReturnType<typeof projectStore>,
 	ctx: ProjectContext,
 	ranked: { row: { id: number } }[],
+	found: number,
+	words: string[],
 ): Promise<string[]> {
-	if (ranked.length < TOPIC_MIN_CANDIDATES) return [];
 	const ids = ranked.map((m) => m.row.id);
 	const rank = new Map(ids.map((id, i) => [id, i]));
-	const topics = await store.topicsOf(ctx, ids);
-	return topics
-		.filter((t) => t.ids.length >= TOPIC_MIN_CANDIDATES && t.size > t.ids.length)
-		.map((t) => ({ t, weight: t.ids.reduce((w, id) => w + 1 / (1 + (rank.get(id) ?? 0)), 0) }))
-		.sort((a, b) => b.weight - a.weight || (a.t.key < b.t.key ? -1 : 1))
-		.slice(0, PROMPT_TOPICS)
-		.map(({ t }) => `- ${topicUrl(t.key)} — ${topicLine(t, t.size).replace(/^- \S+ — /, "")}`);
+	const { holding, named } = await store.topicsOf(ctx, ids, words);
+	const held =
+		found >= TOPIC_MIN_FOUND && ranked.length >= TOPIC_MIN_CANDIDATES
+			? holding
+					.filter((t) => t.ids.length >= TOPIC_MIN_CANDIDATES && t.size > t.ids.length)
+					.map((t) => ({ t, weight: t.ids.reduce((w, id) => w + 1 / (1 + (rank.get(id) ?? 0)), 0) }))
+					.sort((a, b) => b.weight - a.weight || (a.t.key < b.t.key ? -1 : 1))
+					.slice(0, PROMPT_TOPICS)
+					.map(({ t }) => t)
+			: [];
+	const keys = new Set(held.map((t) => t.key));
+	const byName = named.filter((t) => !keys.has(t.key)).slice(0, PROMPT_NAMED_TOPICS);
+	return [...held, ...byName].map((t) => `- ${topicUrl(t.key)} — ${topicLine(t, t.size).replace(/^- \S+ — /, "")}`);
 }
 
 /** A part other than the first waits this long for the first to lay the block out (it runs git before asking). */
@@ -420,9 +434,9 @@ export async function buildInjection(
 			info: { name: m.row.name, path: memoryUrl(m.row.scope, m.row.name), type: m.row.type, ageDays: m.ageDays },
 		}));
 		// The topics this prompt's candidates fall in, for what recall ranks too low to offer: a topic holding
-		// several of them is where the rest of what the prompt touches is, one read away. Only when the
-		// prompt found several (a quiet prompt gets none).
-		const topics = served.length + offered.length >= TOPIC_MIN_FOUND ? await promptTopics(store, ctx, recalled?.ranked ?? []) : [];
+		// several of them is where the rest of what the prompt touches is, one read away (only when the prompt
+		// found several); and the topics the prompt names by their key.
+		const topics = await promptTopics(store, ctx, recalled?.ranked ?? [], served.length + offered.length, queryTerms(request.query ?? ""));
 		const assemble = () =>
 			[
 				memoryBlocks.length === 0

@@ -41,8 +41,10 @@ const DAY = 86_400_000;
 
 /**
  * The rows in the order the block lists them. `relevance`: memory id → recall's score for the session's
- * context; normalised by the best so that it weighs the same whatever the query. Ties keep the object's
- * standing order (team, most served, most recently confirmed).
+ * context; normalised by the best so that it weighs the same whatever the query. Freshness counts whole
+ * days (memories confirmed the same day are as fresh). Ties — rows nothing tells apart, as in a project
+ * with no history yet — go to the shorter line: when not all fit, the block then lists as many as it can,
+ * each as likely to be needed as the next. Rows of the same length keep the object's standing order.
  */
 export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, now: number): HeaderRow[] {
 	const best = Math.max(0, ...relevance.values());
@@ -50,7 +52,7 @@ export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, n
 		const rel = best > 0 ? (relevance.get(r.id) ?? 0) / best : 0;
 		// What it was worth to the sessions it reached: cited or read, not merely served (src/memory/use.ts).
 		const use = useScore(useOf(r), now);
-		const ageDays = Math.max(0, (now - Date.parse(r.verified_at || r.updated_at)) / DAY);
+		const ageDays = Math.max(0, Math.floor((now - Date.parse(r.verified_at || r.updated_at)) / DAY));
 		const freshness = Number.isFinite(ageDays) ? Math.exp(-ageDays / 60) : 0;
 		return (
 			START_WEIGHTS.relevance * rel +
@@ -60,8 +62,8 @@ export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, n
 			START_WEIGHTS.preference * (r.type === "user" ? 1 : 0)
 		);
 	};
-	const scored = rows.map((r, i) => ({ r, i, s: scoreOf(r) }));
-	return scored.sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.r);
+	const scored = rows.map((r, i) => ({ r, i, s: scoreOf(r), length: r.name.length + r.description.length }));
+	return scored.sort((a, b) => b.s - a.s || a.length - b.length || a.i - b.i).map((x) => x.r);
 }
 
 /** One index line: the name (its file is memory://root/<name>.md, team: memory://root/team/<name>.md) and the description. */

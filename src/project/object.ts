@@ -368,8 +368,8 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/** The topics holding these memories (src/search/topics.ts), for a prompt's block. */
-	topicsOf(ctx: ProjectContext, ids: number[]) {
-		return this.run(ctx.projectId, () => topicsOf(this.db, ctx, ids));
+	topicsOf(ctx: ProjectContext, ids: number[], words: string[] = []) {
+		return this.run(ctx.projectId, () => topicsOf(this.db, ctx, ids, words));
 	}
 
 	/** Every path the caller's memories cite, for a check from the repository (src/memory/code-check.ts). */

@@ -186,16 +186,49 @@ export async function topicMembers(db: ProjectDb, ctx: ProjectContext, key: stri
 	return summary?.members.get(key) ?? null;
 }
 
-/** The topics holding these memories (for a prompt's block): each topic once, with how many of the ids it holds, in the ids' order. */
+/** A topic a prompt's block may name: its key, label words, size, and which of the prompt's candidates it holds. */
+export interface PromptTopic {
+	key: string;
+	words: string[];
+	size: number;
+	ids: number[];
+}
+
+/** Two words are the same for naming a topic: equal, or one is the other with a plural ending (`runbook`, `runbooks`). */
+const sameWord = (a: string, b: string) =>
+	a === b || (a.length >= 4 && b.length >= 4 && (a === `${b}s` || b === `${a}s` || a === `${b}es` || b === `${a}es`));
+
+/**
+ * The topics a prompt names by their key (`staging` for "deploy my branch to staging", `billing-invoice` when
+ * it says both), the most specific (fewest memories) first: what the prompt is about by name, though recall
+ * may rank none of the topic's memories high in a large project. Catch-all topics (`other-…`) are never named.
+ */
+export function topicsNamedBy(topics: Iterable<Topic>, words: string[]): PromptTopic[] {
+	if (words.length === 0) return [];
+	const out: PromptTopic[] = [];
+	for (const t of topics) {
+		if (t.key.startsWith("other-")) continue;
+		const keyWords = t.key.replace(/-\d+$/, "").split("-");
+		if (keyWords.every((k) => k.length >= 3 && words.some((w) => sameWord(w, k))))
+			out.push({ key: t.key, words: t.words, size: t.members.length, ids: [] });
+	}
+	return out.sort((a, b) => a.size - b.size || (a.key < b.key ? -1 : 1));
+}
+
+/**
+ * The topics holding these memories (for a prompt's block): each topic once, with how many of the ids it holds,
+ * in the ids' order; and the topics the prompt's `words` name (`topicsNamedBy`).
+ */
 export async function topicsOf(
 	db: ProjectDb,
 	ctx: ProjectContext,
 	ids: number[],
-): Promise<{ key: string; words: string[]; size: number; ids: number[] }[]> {
+	words: string[] = [],
+): Promise<{ holding: PromptTopic[]; named: PromptTopic[] }> {
 	// A prompt never waits for the topics: until they are made (once per change of the memories), it names none.
 	const summary = await summaryOf(db, ctx, ["personal", "team"], true);
-	if (!summary) return [];
-	const out = new Map<string, { key: string; words: string[]; size: number; ids: number[] }>();
+	if (!summary) return { holding: [], named: [] };
+	const out = new Map<string, PromptTopic>();
 	for (const id of ids) {
 		// One topic per memory: the last of its topics in the map's order, as the measured figures were taken.
 		const t = summary.topicsById.get(id)?.at(-1);
@@ -204,5 +237,5 @@ export async function topicsOf(
 		entry.ids.push(id);
 		out.set(t.key, entry);
 	}
-	return [...out.values()];
+	return { holding: [...out.values()], named: topicsNamedBy(summary.members.values(), words) };
 }
