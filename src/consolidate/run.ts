@@ -17,6 +17,8 @@ import {
 	writeMemory,
 } from "../memory/store";
 import { projectTenant } from "../registry/projects";
+import { forgetSummaries, offlineTopics } from "../search/start-view";
+import { labelTopics } from "../search/topic-labels";
 import { assessDanger } from "../security/danger";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { effectiveSettings } from "../settings/settings";
@@ -426,6 +428,21 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 					await env.FILES.delete(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
 					throw err;
 				}
+			}
+			// With a model, the user's topics are named by what they hold (src/search/topic-labels.ts) when they changed.
+			if (model) {
+				const named = await labelTopics(env.PDB, ctx, await offlineTopics(env.PDB, ctx), model);
+				if (named.outcome === "named") {
+					forgetSummaries(projectId);
+					events.push({
+						op: "topics",
+						target: "topics",
+						outcome: "applied",
+						reason: `named ${named.topics} topics${named.merged > 0 ? `, merged ${named.merged}` : ""}`,
+						evidence: [],
+					});
+				} else if (named.outcome === "skipped")
+					events.push({ op: "topics", target: "topics", outcome: "skipped", reason: named.reason, evidence: [] });
 			}
 			await faults.beforeMarkConsolidated?.();
 			const now = nowIso();

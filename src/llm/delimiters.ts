@@ -4,6 +4,7 @@ import selectorPrompt from "../../prompts/recall_selector.md";
 import sessionMemoryPrompt from "../../prompts/session_memory.md";
 import stageOneInput from "../../prompts/stage_one_input.md";
 import stageOneSystem from "../../prompts/stage_one_system.md";
+import topicsPrompt from "../../prompts/topics.md";
 
 /**
  * The tags Cairn's prompts wrap untrusted text in: every `<name>` that a prompt also closes with
@@ -21,7 +22,15 @@ function promptTags(): string[] {
 		"query",
 		"manifest",
 	]);
-	for (const prompt of [consolidationPrompt, readPathPrompt, selectorPrompt, sessionMemoryPrompt, stageOneInput, stageOneSystem]) {
+	for (const prompt of [
+		consolidationPrompt,
+		readPathPrompt,
+		selectorPrompt,
+		sessionMemoryPrompt,
+		stageOneInput,
+		stageOneSystem,
+		topicsPrompt,
+	]) {
 		for (const m of prompt.matchAll(/<\/([a-z][a-z0-9_-]*)>/gi)) if (m[1]) tags.add(m[1].toLowerCase());
 	}
 	return [...tags];

@@ -16,6 +16,8 @@ const PROJECT_TABLES = [
 	"session_chunks",
 	"session_records",
 	"sessions",
+	"topic_labels",
+	"topic_labelling",
 ];
 
 /**

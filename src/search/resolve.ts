@@ -32,7 +32,9 @@ function topicFile(topic: Topic): string {
 	const lines = topic.members.map(
 		(m) => `- ${memoryUrl(m.scope === "team" ? "team" : "personal", m.name)} (${m.type}) — ${m.description.replace(/\s+/g, " ").trim()}`,
 	);
-	const about = [topic.key.startsWith("other-") ? "" : topic.key, ...topic.words].filter(Boolean).join(", ");
+	const about = topic.title
+		? `${topic.title}${topic.words.length > 0 ? `: ${topic.words.join(", ")}` : ""}`
+		: [topic.key.startsWith("other-") ? "" : topic.key, ...topic.words].filter(Boolean).join(", ");
 	return [
 		`# ${topicUrl(topic.key)}: ${about} (${topic.members.length})`,
 		"",

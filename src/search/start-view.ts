@@ -10,6 +10,7 @@ import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } fr
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
 import { awaitingCount, servedInSql } from "../trust/vouch";
+import { applyLabels, storedLabels } from "./topic-labels";
 import { groupTopics, type Topic, type TopicMember } from "./topics";
 
 export interface HeaderRow {
@@ -56,6 +57,8 @@ export interface TopicRef {
 	key: string;
 	words: string[];
 	ids: number[];
+	/** A model's title for it, when one named the topics (src/search/topic-labels.ts). */
+	title?: string;
 }
 
 /** Standing: team memory first, then the most served, then the most recently confirmed. */
@@ -67,6 +70,10 @@ const standing = (a: HeaderRow, b: HeaderRow) =>
 
 type Summary = Pick<StartView, "counts" | "topics"> & {
 	members: Map<string, Topic>;
+	/** Keys of topics a model merged into another: the key → the topic it is now part of. */
+	aliases: Map<string, string>;
+	/** The topics as grouped offline, before a model's names (what a model is shown to name them). */
+	offline: Topic[];
 	/** Each memory's topics, by memory id (a prompt looks its candidates up here). */
 	topicsById: Map<number, TopicRef[]>;
 };
@@ -81,6 +88,11 @@ const summaryKey = async (db: ProjectDb, ctx: ProjectContext, scopes: MemoryScop
 	const generation = await db.prepare("SELECT index_generation AS g FROM projects WHERE id = ?").bind(ctx.projectId).first<{ g: number }>();
 	return `${ctx.projectId}/${ctx.userId}/${scopes.join(",")}/${generation?.g ?? 0}`;
 };
+
+/** Forgets a project's summaries (its topics were named anew): the next request makes them again. */
+export function forgetSummaries(projectId: string): void {
+	for (const key of [...summaries.keys()]) if (key.startsWith(`${projectId}/`)) summaries.delete(key);
+}
 
 /** Summaries being made, so that requests arriving together make one. */
 const making = new Map<string, Promise<Summary>>();
@@ -160,19 +172,39 @@ export async function startView(
 
 /** Counts per type and the topics of every memory the caller may see. */
 async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]): Promise<Summary> {
+	const results = await visibleHeaders(db, ctx, scopes);
+	const counts: Record<MemoryType, number> = { user: 0, feedback: 0, project: 0, reference: 0 };
+	for (const row of results) counts[row.type] += 1;
+	const offline = groupTopics(results);
+	const { topics: grouped, aliases } = applyLabels(offline, await storedLabels(db, ctx));
+	const topics = grouped.map((t) => ({
+		key: t.key,
+		words: t.words,
+		ids: t.members.map((m) => m.id),
+		...(t.title ? { title: t.title } : {}),
+	}));
+	const topicsById = new Map<number, TopicRef[]>();
+	for (const t of topics) for (const id of t.ids) topicsById.set(id, [...(topicsById.get(id) ?? []), t]);
+	return { counts, topics, members: new Map(grouped.map((t) => [t.key, t])), aliases, offline, topicsById };
+}
+
+/** The headers topics are made of: every memory the caller may see in `scopes`, in id order. */
+async function visibleHeaders(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope[]) {
 	const { results } = await db
 		.prepare(
 			`SELECT m.id, m.name, m.type, m.description, m.scope FROM memories m WHERE m.project_id = ?1 AND ${servedInSql(scopes, "m", "?3")} AND m.archived_at IS NULL ORDER BY m.id`,
 		)
 		.bind(ctx.projectId, null, ctx.userId)
 		.all<TopicMember & { type: MemoryType; scope: MemoryScope }>();
-	const counts: Record<MemoryType, number> = { user: 0, feedback: 0, project: 0, reference: 0 };
-	for (const row of results) counts[row.type] += 1;
-	const grouped = groupTopics(results);
-	const topics = grouped.map((t) => ({ key: t.key, words: t.words, ids: t.members.map((m) => m.id) }));
-	const topicsById = new Map<number, TopicRef[]>();
-	for (const t of topics) for (const id of t.ids) topicsById.set(id, [...(topicsById.get(id) ?? []), t]);
-	return { counts, topics, members: new Map(grouped.map((t) => [t.key, t])), topicsById };
+	return results;
+}
+
+/**
+ * Every topic the caller's memories fall in as grouped offline, without a model's names (what a model is shown
+ * to name them): from the made topics, so that naming them costs no second grouping.
+ */
+export async function offlineTopics(db: ProjectDb, ctx: ProjectContext): Promise<Topic[]> {
+	return (await summaryOf(db, ctx, ["personal", "team"]))?.offline ?? [];
 }
 
 /** Every topic the caller's memories fall in, as memory_read of memory://root/topics lists them. */
@@ -183,7 +215,7 @@ export async function allTopics(db: ProjectDb, ctx: ProjectContext): Promise<Top
 /** A topic's members, as memory_read of memory://root/topics/<key>.md lists them; null when no such topic. */
 export async function topicMembers(db: ProjectDb, ctx: ProjectContext, key: string): Promise<Topic | null> {
 	const summary = await summaryOf(db, ctx, ["personal", "team"]);
-	return summary?.members.get(key) ?? null;
+	return summary?.members.get(key) ?? summary?.members.get(summary.aliases.get(key) ?? "") ?? null;
 }
 
 /** A topic a prompt's block may name: its key, label words, size, and which of the prompt's candidates it holds. */
@@ -192,6 +224,7 @@ export interface PromptTopic {
 	words: string[];
 	size: number;
 	ids: number[];
+	title?: string;
 }
 
 /** Two words are the same for naming a topic: equal, or one is the other with a plural ending (`runbook`, `runbooks`). */
@@ -210,7 +243,7 @@ export function topicsNamedBy(topics: Iterable<Topic>, words: string[]): PromptT
 		if (t.key.startsWith("other-")) continue;
 		const keyWords = t.key.replace(/-\d+$/, "").split("-");
 		if (keyWords.every((k) => k.length >= 3 && words.some((w) => sameWord(w, k))))
-			out.push({ key: t.key, words: t.words, size: t.members.length, ids: [] });
+			out.push({ key: t.key, words: t.words, size: t.members.length, ids: [], ...(t.title ? { title: t.title } : {}) });
 	}
 	return out.sort((a, b) => a.size - b.size || (a.key < b.key ? -1 : 1));
 }
@@ -233,7 +266,7 @@ export async function topicsOf(
 		// One topic per memory: the last of its topics in the map's order, as the measured figures were taken.
 		const t = summary.topicsById.get(id)?.at(-1);
 		if (!t) continue;
-		const entry = out.get(t.key) ?? { key: t.key, words: t.words, size: t.ids.length, ids: [] };
+		const entry = out.get(t.key) ?? { key: t.key, words: t.words, size: t.ids.length, ids: [], ...(t.title ? { title: t.title } : {}) };
 		entry.ids.push(id);
 		out.set(t.key, entry);
 	}

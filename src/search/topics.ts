@@ -23,9 +23,11 @@ export interface TopicMember {
 export interface Topic {
 	/** The key, also the topic's file name: memory://root/topics/<key>.md. */
 	key: string;
-	/** Besides the key, the words its members are most about (at most `LABEL_WORDS`). */
+	/** Besides the key, the words its members are most about (at most `LABEL_WORDS`; a model's, when one named the topic). */
 	words: string[];
 	members: TopicMember[];
+	/** What its memories are about, in a few words, when a model named the topic (src/search/topic-labels.ts). */
+	title?: string;
 }
 
 /** A topic holds at most this many memories: a larger group is split by its next word. */
@@ -192,8 +194,10 @@ export const topicRef = (key: string) => `topics/${key}.md`;
  * A topic's line in a block: its file, what it is about, and how many memories it holds (with how many of
  * them the block already lists, when some are).
  */
-export function topicLine(topic: Pick<Topic, "key" | "words">, n: number, listed = 0): string {
+export function topicLine(topic: Pick<Topic, "key" | "words" | "title">, n: number, listed = 0): string {
 	const about = topic.key.startsWith("other-") ? [] : [topic.key.replace(/-(\d+)$/, "").replace(/-/g, " ")];
-	const words = [...about, ...topic.words].join(", ");
+	const words = topic.title
+		? `${topic.title}${topic.words.length > 0 ? `: ${topic.words.join(", ")}` : ""}`
+		: [...about, ...topic.words].join(", ");
 	return `- ${topicRef(topic.key)} — ${words || "other memories"} (${n}${listed > 0 ? `, ${listed} listed` : ""})`;
 }

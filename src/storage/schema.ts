@@ -320,6 +320,26 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 		PRIMARY KEY (project_id, key_id)
 	);
 	ALTER TABLE session_writes ADD COLUMN origin_checked_at TEXT;`,
+	// Topics named by a model (src/search/topic-labels.ts): per user, a title and words for a topic key, or the
+	// key of the topic it was merged into; `topic_labelling` keeps which topics (keys and sizes) were named, so
+	// they are named again only when they change.
+	`CREATE TABLE topic_labels (
+		project_id TEXT NOT NULL,
+		owner_id TEXT NOT NULL,
+		key TEXT NOT NULL,
+		title TEXT NOT NULL,
+		words_json TEXT NOT NULL,
+		merge_into TEXT,
+		labelled_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, owner_id, key)
+	);
+	CREATE TABLE topic_labelling (
+		project_id TEXT NOT NULL,
+		owner_id TEXT NOT NULL,
+		topics_hash TEXT NOT NULL,
+		labelled_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, owner_id)
+	);`,
 ];
 
 /** The version that adds code citations, found by its table rather than by a number other migrations would shift. */
