@@ -4,8 +4,9 @@
  * memory in its own session; the danger check reads shapes and may not know this one. When the session's
  * transcript arrives (the write usually lands before it), each memory its agent wrote naming that session
  * is compared with what the agent had seen before the write: a host, a command or a path outside the
- * repository that a tool result printed and the person never typed, or instructions whose words are a
- * tool result's and not the person's, mean the memory came from tool output. It is then held — its text
+ * repository that a tool result printed and the person never typed, instructions whose words are a
+ * tool result's and not the person's, or a sentence copied from a tool result that the person never said,
+ * mean the memory came from tool output. It is then held — its text
  * goes to the review queue as a `held` item for the writer, with that reason (which kinds, which turns,
  * never the text), and the memory is taken back: its earlier text served again, or removed — so the
  * writer's next session is not served it either. A project admin approving it writes it back as reviewed.
@@ -44,6 +45,31 @@ const OUTSIDE_PATH =
 
 const isPersonsMessage = (t: Turn) => t.role === "user" && !t.sidechain && !t.kind;
 const lower = (s: string) => s.toLowerCase();
+
+/** Text compared for copying: lower case, markdown's emphasis and quotes gone, every run of space one space. */
+const flat = (s: string) =>
+	s
+		.toLowerCase()
+		.normalize("NFKC")
+		.replace(/[`*_>#|]+/g, " ")
+		.replace(/\s+/g, " ")
+		.trim();
+const HANGUL = /\p{Script=Hangul}/u;
+/**
+ * A sentence long enough that finding it whole in a tool result means it was copied from there: at least
+ * six words and 30 characters (Korean, whose words carry their grammar: four words and 20 characters).
+ */
+const copyable = (sentence: string) => {
+	const words = sentence.split(" ").filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+	return HANGUL.test(sentence) ? words >= 4 && sentence.length >= 20 : words >= 6 && sentence.length >= 30;
+};
+/** The sentences of a memory's text: split at line ends and at sentence ends followed by a space. */
+export const sentencesOf = (text: string): string[] =>
+	text
+		.split(/\n+|(?<=[.!?。])\s+/u)
+		.map(flat)
+		.map((s) => s.replace(/^[-+\d.)\s]+/, "").replace(/[.!?。:;,\s]+$/u, ""))
+		.filter(copyable);
 
 /**
  * Where the parts of `text` that steer an agent come from, in `turns` (what the agent had seen before the
@@ -85,6 +111,17 @@ export function toolOrigin(text: string, turns: Turn[]): OriginFinding[] {
 	for (const m of text.matchAll(OUTSIDE_PATH)) {
 		const path = lower(m[0].replace(/[.,;:)]+$/, ""));
 		if (!person.includes(path)) add("path", printedBy(path));
+	}
+	// A sentence copied whole from a tool result that the person's messages do not hold: the agent wrote down
+	// what it read, in the words it read it in — whatever those words ask for.
+	const printed = results.map((t) => ({ t, text: flat(t.text) }));
+	const said = flat(person);
+	for (const sentence of sentencesOf(text)) {
+		if (said.includes(sentence)) continue;
+		add(
+			"instructions",
+			printed.filter((p) => p.text.includes(sentence)).map((p) => p.t),
+		);
 	}
 	// Instructions: most of the memory's distinctive words are a tool result's, and the person's messages do not carry them.
 	const words = distinctiveWords(text);
