@@ -26,6 +26,8 @@ const PROJECT_DATA_TABLES = [
 	"sessions",
 	"skills",
 	"stage1_outputs",
+	"topic_labelling",
+	"topic_labels",
 ];
 
 /**
@@ -129,6 +131,21 @@ async function populated(tenant: Tenant, remote?: string) {
 	}
 	await env.PROJECT_COORDINATOR.getByName(projectId).requestRun(projectId);
 	await runDurableObjectAlarm(env.PROJECT_COORDINATOR.getByName(projectId));
+	// A model's names for the user's topics, as consolidation stores them (src/search/topic-labels.ts; naming itself is
+	// tested in topic-labels-integration with a scripted model over a project large enough to name).
+	await runInDurableObject(env.PROJECT_COORDINATOR.getByName(projectId), async (i: ProjectCoordinator) => {
+		const now = new Date().toISOString();
+		await i.db.batch([
+			i.db
+				.prepare(
+					"INSERT INTO topic_labels (project_id, owner_id, key, title, words_json, merge_into, labelled_at) VALUES (?, ?, 'testing', 'Tests', '[]', NULL, ?)",
+				)
+				.bind(projectId, tenant.userId, now),
+			i.db
+				.prepare("INSERT INTO topic_labelling (project_id, owner_id, topics_hash, labelled_at) VALUES (?, ?, 'h', ?)")
+				.bind(projectId, tenant.userId, now),
+		]);
+	});
 	// What the inject handed the session is recorded off the response path.
 	for (let i = 0; i < 100; i++) {
 		if ((await tableCounts(projectId)).session_served) break;

@@ -17,8 +17,6 @@ import {
 	writeMemory,
 } from "../memory/store";
 import { projectTenant } from "../registry/projects";
-import { forgetSummaries, offlineTopics } from "../search/start-view";
-import { labelTopics } from "../search/topic-labels";
 import { assessDanger } from "../security/danger";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { effectiveSettings } from "../settings/settings";
@@ -44,10 +42,23 @@ export interface ConsolidationFaults {
 	beforeMarkConsolidated?: () => void | Promise<void>;
 }
 
+/** What a step after a user's consolidation records in the run's audit (an event without evidence). */
+export interface AfterUserEvent {
+	op: string;
+	target: string;
+	outcome: "applied" | "skipped";
+	reason: string;
+}
+
 export interface RunOptions {
 	/** The consolidation model; by default the `smol` role (falling back to `default`). null = offline. */
 	model?: LanguageModel | null;
 	faults?: ConsolidationFaults;
+	/**
+	 * With a model, run after each user's consolidation, before its audit batch (the object passes the naming of
+	 * the user's topics, src/search/start-view.ts `nameTopics`): what it returns is recorded with the run's events.
+	 */
+	afterUser?: (ctx: ProjectContext, model: LanguageModel) => Promise<AfterUserEvent | null>;
 }
 
 export interface RunOutcome {
@@ -429,20 +440,10 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 					throw err;
 				}
 			}
-			// With a model, the user's topics are named by what they hold (src/search/topic-labels.ts) when they changed.
-			if (model) {
-				const named = await labelTopics(env.PDB, ctx, await offlineTopics(env.PDB, ctx), model);
-				if (named.outcome === "named") {
-					forgetSummaries(projectId);
-					events.push({
-						op: "topics",
-						target: "topics",
-						outcome: "applied",
-						reason: `named ${named.topics} topics${named.merged > 0 ? `, merged ${named.merged}` : ""}`,
-						evidence: [],
-					});
-				} else if (named.outcome === "skipped")
-					events.push({ op: "topics", target: "topics", outcome: "skipped", reason: named.reason, evidence: [] });
+			// With a model, what runs after a user's consolidation (the naming of their topics) is recorded with its events.
+			if (model && options.afterUser) {
+				const after = await options.afterUser(ctx, model);
+				if (after) events.push({ ...after, evidence: [] });
 			}
 			await faults.beforeMarkConsolidated?.();
 			const now = nowIso();

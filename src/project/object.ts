@@ -51,7 +51,7 @@ import { enqueueSessions, scanProjectIdleSessions } from "../pipeline/triggers";
 import { backfillVectors, type CandidateOptions, findCandidates } from "../search/candidates";
 import { findMemory, resolveMemoryUrl } from "../search/resolve";
 import { recordServed, servedTo } from "../search/served";
-import { type Kind, startView, topicsOf } from "../search/start-view";
+import { type Kind, nameTopics, startView, topicsOf } from "../search/start-view";
 import { readSessionMemory, refreshSessionMemory } from "../session-memory/session-memory";
 import { deadLetterCount, listSessions, markEnded, requireOwnSession, sessionsWithPendingTurns } from "../sessions/sessions";
 import type { ProjectContext } from "../storage/context";
@@ -129,7 +129,11 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		this.penv = { ...env, PDB: this.db, embedder: () => this.embedding().embedder };
 		this.scheduler = new ConsolidationScheduler(ctx.storage, async (projectId, runId) => {
 			await this.seams.onRunStart?.();
-			return consolidateProject(this.penv, projectId, runId, { model: this.seams.model, faults: this.seams.faults });
+			return consolidateProject(this.penv, projectId, runId, {
+				model: this.seams.model,
+				faults: this.seams.faults,
+				afterUser: (ctx, model) => nameTopics(this.db, ctx, model),
+			});
 		});
 		ctx.blockConcurrencyWhile(async () => {
 			migrateProjectSchema(ctx.storage);

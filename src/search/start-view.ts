@@ -6,11 +6,12 @@
  * adds the candidates recall ranks for the session's context and orders the lines
  * (src/inject/start-index.ts); MEMORY.md is untouched by this view.
  */
+import type { LanguageModel } from "ai";
 import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } from "../memory/topic-file";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
 import { awaitingCount, servedInSql } from "../trust/vouch";
-import { applyLabels, storedLabels } from "./topic-labels";
+import { applyLabels, labelTopics, storedLabels } from "./topic-labels";
 import { groupTopics, type Topic, type TopicMember } from "./topics";
 
 export interface HeaderRow {
@@ -205,6 +206,27 @@ async function visibleHeaders(db: ProjectDb, ctx: ProjectContext, scopes: Memory
  */
 export async function offlineTopics(db: ProjectDb, ctx: ProjectContext): Promise<Topic[]> {
 	return (await summaryOf(db, ctx, ["personal", "team"]))?.offline ?? [];
+}
+
+/**
+ * After a user's consolidation with a model: names their topics when the topics changed (src/search/topic-labels.ts)
+ * and forgets the made ones so the next block shows the names; what happened, for the run's audit.
+ */
+export async function nameTopics(
+	db: ProjectDb,
+	ctx: ProjectContext,
+	model: LanguageModel,
+): Promise<{ op: string; target: string; outcome: "applied" | "skipped"; reason: string } | null> {
+	const named = await labelTopics(db, ctx, await offlineTopics(db, ctx), model);
+	if (named.outcome === "unchanged") return null;
+	if (named.outcome === "skipped") return { op: "topics", target: "topics", outcome: "skipped", reason: named.reason };
+	forgetSummaries(ctx.projectId);
+	return {
+		op: "topics",
+		target: "topics",
+		outcome: "applied",
+		reason: `named ${named.topics} topics${named.merged > 0 ? `, merged ${named.merged}` : ""}`,
+	};
 }
 
 /** Every topic the caller's memories fall in, as memory_read of memory://root/topics lists them. */
