@@ -208,6 +208,9 @@ export async function offlineTopics(db: ProjectDb, ctx: ProjectContext): Promise
 	return (await summaryOf(db, ctx, ["personal", "team"]))?.offline ?? [];
 }
 
+/** The audit events of topic naming name the topic list, which no memory's name can be. */
+const TOPICS_TARGET = "memory://root/topics";
+
 /**
  * After a user's consolidation with a model: names their topics when the topics changed (src/search/topic-labels.ts)
  * and forgets the made ones so the next block shows the names; what happened, for the run's audit.
@@ -219,11 +222,11 @@ export async function nameTopics(
 ): Promise<{ op: string; target: string; outcome: "applied" | "skipped"; reason: string } | null> {
 	const named = await labelTopics(db, ctx, await offlineTopics(db, ctx), model);
 	if (named.outcome === "unchanged") return null;
-	if (named.outcome === "skipped") return { op: "topics", target: "topics", outcome: "skipped", reason: named.reason };
+	if (named.outcome === "skipped") return { op: "topics", target: TOPICS_TARGET, outcome: "skipped", reason: named.reason };
 	forgetSummaries(ctx.projectId);
 	return {
 		op: "topics",
-		target: "topics",
+		target: TOPICS_TARGET,
 		outcome: "applied",
 		reason: `named ${named.topics} topics${named.merged > 0 ? `, merged ${named.merged}` : ""}`,
 	};
