@@ -2,6 +2,7 @@ import { generateText, type LanguageModel, Output } from "ai";
 import consolidationPrompt from "../../prompts/consolidation.md";
 import { fillTemplate } from "../lib/template";
 import { stripDelimiters } from "../llm/delimiters";
+import { modelFailure } from "../llm/models";
 import { cuesOf } from "../memory/store";
 import { redactSecrets } from "../security/secrets";
 import { truncateToTokens } from "../text/tokens";
@@ -89,11 +90,9 @@ export async function modelPlan(
 		});
 		return ConsolidationSchema.parse(result.output);
 	} catch (err) {
-		const name = err instanceof Error ? err.name : "Error";
-		if (name === "AbortError" || name === "TimeoutError") throw new ConsolidationError("the consolidation model timed out");
-		if (/NoObjectGenerated|NoOutput|TypeValidation|JSONParse|ZodError/i.test(name)) {
-			throw new ConsolidationError("the consolidation model's answer was not valid consolidation JSON");
-		}
+		const { kind, name } = modelFailure(err);
+		if (kind === "timeout") throw new ConsolidationError("the consolidation model timed out");
+		if (kind === "invalid") throw new ConsolidationError("the consolidation model's answer was not valid consolidation JSON");
 		throw new ConsolidationError(`the consolidation model call failed (${name})`);
 	}
 }

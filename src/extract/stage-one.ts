@@ -3,6 +3,7 @@ import inputTemplate from "../../prompts/stage_one_input.md";
 import systemPrompt from "../../prompts/stage_one_system.md";
 import { fillTemplate } from "../lib/template";
 import { stripDelimiters } from "../llm/delimiters";
+import { modelFailure } from "../llm/models";
 import { findSecrets, redactSecrets } from "../security/secrets";
 import { clip, type Turn } from "../sessions/turns";
 import { tokenCount } from "../text/tokens";
@@ -69,10 +70,10 @@ export class StageOneError extends Error {
 }
 
 function describeFailure(err: unknown): string {
-	const name = err instanceof Error ? err.name : "Error";
-	if (name === "AbortError" || name === "TimeoutError") return "the model call timed out";
-	if (/NoObjectGenerated|NoOutput|TypeValidation|JSONParse|ZodError/i.test(name)) return "the model's answer was not valid stage-1 JSON";
-	if (/APICall|RetryError|LoadAPIKey/i.test(name)) return `the model provider refused or failed the call (${name})`;
+	const { kind, name } = modelFailure(err);
+	if (kind === "timeout") return "the model call timed out";
+	if (kind === "invalid") return "the model's answer was not valid stage-1 JSON";
+	if (kind === "provider") return `the model provider refused or failed the call (${name})`;
 	return `the model call failed (${name})`;
 }
 

@@ -19,6 +19,19 @@ export interface ModelEnv {
 export class ModelConfigError extends Error {}
 
 /**
+ * How a model call failed, told by the error's name only (never the model's words): it timed out, its answer
+ * was not valid JSON of the expected shape, the provider refused or failed it, or something else. `name` is
+ * the error's name, for messages that say which.
+ */
+export function modelFailure(err: unknown): { kind: "timeout" | "invalid" | "provider" | "other"; name: string } {
+	const name = err instanceof Error ? err.name : "Error";
+	if (name === "AbortError" || name === "TimeoutError") return { kind: "timeout", name };
+	if (/NoObjectGenerated|NoOutput|TypeValidation|JSONParse|ZodError/i.test(name)) return { kind: "invalid", name };
+	if (/APICall|RetryError|LoadAPIKey/i.test(name)) return { kind: "provider", name };
+	return { kind: "other", name };
+}
+
+/**
  * Builds the model for a role from `provider:model`:
  * `workers-ai:<model>`, `anthropic:<model>`, `openai:<model>`, `openai-compatible:<model>@<baseURL>`.
  * `smol` falls back to `default`. Returns null when neither is configured (the offline path).

@@ -7,6 +7,7 @@
  * (src/inject/start-index.ts); MEMORY.md is untouched by this view.
  */
 import type { LanguageModel } from "ai";
+import type { AfterUserEvent } from "../consolidate/run";
 import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } from "../memory/topic-file";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
@@ -215,11 +216,7 @@ const TOPICS_TARGET = "memory://root/topics";
  * After a user's consolidation with a model: names their topics when the topics changed (src/search/topic-labels.ts)
  * and forgets the made ones so the next block shows the names; what happened, for the run's audit.
  */
-export async function nameTopics(
-	db: ProjectDb,
-	ctx: ProjectContext,
-	model: LanguageModel,
-): Promise<{ op: string; target: string; outcome: "applied" | "skipped"; reason: string } | null> {
+export async function nameTopics(db: ProjectDb, ctx: ProjectContext, model: LanguageModel): Promise<AfterUserEvent | null> {
 	const named = await labelTopics(db, ctx, await offlineTopics(db, ctx), model);
 	if (named.outcome === "unchanged") return null;
 	if (named.outcome === "skipped") return { op: "topics", target: TOPICS_TARGET, outcome: "skipped", reason: named.reason };

@@ -8,11 +8,13 @@
  * only when a topic is added, split or gone. What the model returns is checked like any untrusted text: known keys only,
  * letters, digits and a few separators, short; a merge never chains and never makes a topic too large.
  */
+
 import { generateText, type LanguageModel, Output } from "ai";
 import { z } from "zod";
 import topicsPrompt from "../../prompts/topics.md";
 import { fillTemplate } from "../lib/template";
 import { stripDelimiters } from "../llm/delimiters";
+import { modelFailure } from "../llm/models";
 import { assessDanger } from "../security/danger";
 import { redactSecrets } from "../security/secrets";
 import type { ProjectContext } from "../storage/context";
@@ -164,11 +166,11 @@ export async function labelTopics(db: ProjectDb, ctx: ProjectContext, topics: To
 		});
 		labels = checkedLabels(TopicLabelsSchema.parse(result.output), topics);
 	} catch (err) {
-		const name = err instanceof Error ? err.name : "Error";
+		const { kind, name } = modelFailure(err);
 		const reason =
-			name === "AbortError" || name === "TimeoutError"
+			kind === "timeout"
 				? "the model timed out naming the topics"
-				: /NoObjectGenerated|NoOutput|TypeValidation|JSONParse|ZodError/i.test(name)
+				: kind === "invalid"
 					? "the model's topic names were not valid JSON of the expected shape"
 					: `the model call naming the topics failed (${name})`;
 		return { outcome: "skipped", reason };
