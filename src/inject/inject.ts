@@ -135,6 +135,8 @@ async function promptTopics(
 	words: string[],
 ): Promise<string[]> {
 	const ids = ranked.map((m) => m.row.id);
+	// Nothing to name and too little found to name a topic by: no call to the object.
+	if (words.length === 0 && (found < TOPIC_MIN_FOUND || ids.length < TOPIC_MIN_CANDIDATES)) return [];
 	const rank = new Map(ids.map((id, i) => [id, i]));
 	const { holding, named } = await store.topicsOf(ctx, ids, words);
 	const held =
