@@ -11,10 +11,12 @@ import { currentText } from "../memory/value-history";
 import { projectStore } from "../project/client";
 import type { StoredLayout } from "../project/object";
 import { type Engine, type RecallResult, recall } from "../recall/recall";
+import { kindsNamedBy, kindWords } from "../search/fact-kinds";
 import { type HeaderRow, kindOf } from "../search/start-view";
 import { topicLine, topicUrl } from "../search/topics";
 import { effectiveSettings, featureOff } from "../settings/settings";
 import type { ProjectContext } from "../storage/context";
+import { hasCjk } from "../text/grams";
 import { queryTerms } from "../text/terms";
 import { fitsTokens, surelyWithin, tokenCount, truncateToTokens } from "../text/tokens";
 import { awaitingLine } from "../trust/vouch";
@@ -121,6 +123,8 @@ const TOPIC_MIN_FOUND = 3;
 const TOPIC_MIN_CANDIDATES = 2;
 /** Besides those, at most this many topics the prompt names by their key (src/search/start-view.ts `topicsNamedBy`). */
 const PROMPT_NAMED_TOPICS = 2;
+/** And at most this many kind topics the prompt names by their words (src/search/fact-kinds.ts). */
+const PROMPT_KIND_TOPICS = 2;
 
 /**
  * The lines of the topics that hold most of a prompt's ranked candidates (earlier ranks weigh more), when it
@@ -132,13 +136,15 @@ async function promptTopics(
 	ctx: ProjectContext,
 	ranked: { row: { id: number } }[],
 	found: number,
-	words: string[],
+	query: string,
 ): Promise<string[]> {
 	const ids = ranked.map((m) => m.row.id);
+	const words = queryTerms(query);
+	const kinds = kindsNamedBy(query).slice(0, PROMPT_KIND_TOPICS);
 	// Nothing to name and too little found to name a topic by: no call to the object.
-	if (words.length === 0 && (found < TOPIC_MIN_FOUND || ids.length < TOPIC_MIN_CANDIDATES)) return [];
+	if (words.length === 0 && kinds.length === 0 && (found < TOPIC_MIN_FOUND || ids.length < TOPIC_MIN_CANDIDATES)) return [];
 	const rank = new Map(ids.map((id, i) => [id, i]));
-	const { holding, named } = await store.topicsOf(ctx, ids, words);
+	const { holding, named, kinds: ofKind } = await store.topicsOf(ctx, ids, words, kinds);
 	const held =
 		found >= TOPIC_MIN_FOUND && ranked.length >= TOPIC_MIN_CANDIDATES
 			? holding
@@ -150,7 +156,10 @@ async function promptTopics(
 			: [];
 	const keys = new Set(held.map((t) => t.key));
 	const byName = named.filter((t) => !keys.has(t.key)).slice(0, PROMPT_NAMED_TOPICS);
-	return [...held, ...byName].map((t) => `- ${topicUrl(t.key)} — ${topicLine(t, t.size).replace(/^- \S+ — /, "")}`);
+	// A kind topic's line in the prompt's language: its Korean words too when the prompt is in Korean.
+	const korean = hasCjk(query);
+	const byKind = ofKind.map((t) => ({ ...t, words: kindWords(t.key, korean) ?? t.words }));
+	return [...held, ...byName, ...byKind].map((t) => `- ${topicUrl(t.key)} — ${topicLine(t, t.size).replace(/^- \S+ — /, "")}`);
 }
 
 /** A part other than the first waits this long for the first to lay the block out (it runs git before asking). */
@@ -438,7 +447,7 @@ export async function buildInjection(
 		// The topics this prompt's candidates fall in, for what recall ranks too low to offer: a topic holding
 		// several of them is where the rest of what the prompt touches is, one read away (only when the prompt
 		// found several); and the topics the prompt names by their key.
-		const topics = await promptTopics(store, ctx, recalled?.ranked ?? [], served.length + offered.length, queryTerms(request.query ?? ""));
+		const topics = await promptTopics(store, ctx, recalled?.ranked ?? [], served.length + offered.length, request.query ?? "");
 		const assemble = () =>
 			[
 				memoryBlocks.length === 0

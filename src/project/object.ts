@@ -371,9 +371,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		while (this.startLayouts.size > START_LAYOUTS) this.startLayouts.delete(this.startLayouts.keys().next().value as string);
 	}
 
-	/** The topics holding these memories (src/search/topics.ts), for a prompt's block. */
-	topicsOf(ctx: ProjectContext, ids: number[], words: string[] = []) {
-		return this.run(ctx.projectId, () => topicsOf(this.db, ctx, ids, words));
+	/** The topics holding these memories (src/search/topics.ts), and those the prompt names by key or by kind, for a prompt's block. */
+	topicsOf(ctx: ProjectContext, ids: number[], words: string[] = [], kinds: string[] = []) {
+		return this.run(ctx.projectId, () => topicsOf(this.db, ctx, ids, words, kinds));
 	}
 
 	/** Every path the caller's memories cite, for a check from the repository (src/memory/code-check.ts). */

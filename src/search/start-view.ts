@@ -12,6 +12,7 @@ import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } fr
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
 import { awaitingCount, servedInSql } from "../trust/vouch";
+import { kindTopics } from "./fact-kinds";
 import { applyLabels, labelTopics, storedLabels } from "./topic-labels";
 import { groupTopics, type Topic, type TopicMember } from "./topics";
 
@@ -78,6 +79,8 @@ type Summary = Pick<StartView, "counts" | "topics"> & {
 	offline: Topic[];
 	/** Each memory's topics, by memory id (a prompt looks its candidates up here). */
 	topicsById: Map<number, TopicRef[]>;
+	/** The kind topics of the facts (src/search/fact-kinds.ts), by key: listed and read like the others, not in the start block's map. */
+	kinds: Map<string, Topic>;
 };
 /**
  * The counts and the topics read every memory's header: kept per (project, caller, index generation)
@@ -187,7 +190,8 @@ async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope
 	}));
 	const topicsById = new Map<number, TopicRef[]>();
 	for (const t of topics) for (const id of t.ids) topicsById.set(id, [...(topicsById.get(id) ?? []), t]);
-	return { counts, topics, members: new Map(grouped.map((t) => [t.key, t])), aliases, offline, topicsById };
+	const kinds = new Map(kindTopics(results).map((t) => [t.key, t]));
+	return { counts, topics, members: new Map([...grouped.map((t) => [t.key, t] as const), ...kinds]), aliases, offline, topicsById, kinds };
 }
 
 /** The headers topics are made of: every memory the caller may see in `scopes`, in id order. */
@@ -279,10 +283,11 @@ export async function topicsOf(
 	ctx: ProjectContext,
 	ids: number[],
 	words: string[] = [],
-): Promise<{ holding: PromptTopic[]; named: PromptTopic[] }> {
+	kinds: string[] = [],
+): Promise<{ holding: PromptTopic[]; named: PromptTopic[]; kinds: PromptTopic[] }> {
 	// A prompt never waits for the topics: until they are made (once per change of the memories), it names none.
 	const summary = await summaryOf(db, ctx, ["personal", "team"], true);
-	if (!summary) return { holding: [], named: [] };
+	if (!summary) return { holding: [], named: [], kinds: [] };
 	const out = new Map<string, PromptTopic>();
 	for (const id of ids) {
 		// One topic per memory: the last of its topics in the map's order, as the measured figures were taken.
@@ -292,5 +297,10 @@ export async function topicsOf(
 		entry.ids.push(id);
 		out.set(t.key, entry);
 	}
-	return { holding: [...out.values()], named: topicsNamedBy(summary.members.values(), words) };
+	const kindTopics = kinds.flatMap((key) => {
+		const t = summary.kinds.get(key);
+		return t ? [{ key, words: t.words, size: t.members.length, ids: [], ...(t.title ? { title: t.title } : {}) }] : [];
+	});
+	const wordTopics = [...summary.members.values()].filter((t) => !summary.kinds.has(t.key));
+	return { holding: [...out.values()], named: topicsNamedBy(wordTopics, words), kinds: kindTopics };
 }
