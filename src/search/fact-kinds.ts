@@ -27,7 +27,7 @@ export const FACT_KINDS: readonly FactKind[] = [
 	{
 		id: "people",
 		title: "People and ownership (담당)",
-		shown: { en: ["owners", "reviewers", "approvals", "teams", "leads", "contacts"], ko: ["담당자", "리뷰어", "승인"] },
+		shown: { en: ["owner", "reviewer", "approval", "team", "lead", "contact"], ko: ["담당자", "리뷰어", "승인"] },
 		words: `owner owners owns owned ownership maintainer maintainers maintains lead leads manager managers team teams reviewer reviewers
 			review reviews approve approves approval approvals approver approvers codeowners contact contacts person people hire hires
 			newcomer buddy expert experts 담당 담당자 리뷰 리뷰어 승인 팀 팀장 오너 신입 버디 책임자`,
@@ -35,21 +35,21 @@ export const FACT_KINDS: readonly FactKind[] = [
 	{
 		id: "oncall",
 		title: "On-call and incidents (온콜·장애)",
-		shown: { en: ["oncall", "paging", "escalation", "incidents", "outages", "alerts", "runbooks"], ko: ["온콜", "장애", "알람", "런북"] },
+		shown: { en: ["oncall", "paging", "escalation", "incident", "outage", "alert", "runbook"], ko: ["온콜", "장애", "알람", "런북"] },
 		words: `oncall pager pagerduty opsgenie page pages paging escalation escalate escalations incident incidents outage outages sev
 			alert alerts alerting runbook runbooks postmortem postmortems 장애 온콜 당번 당직 알람 알림 런북 에스컬레이션 긴급 포스트모템`,
 	},
 	{
 		id: "observe",
 		title: "Where to look (모니터링)",
-		shown: { en: ["dashboards", "logs", "metrics", "errors", "traces", "monitoring"], ko: ["대시보드", "로그", "모니터링"] },
+		shown: { en: ["dashboard", "log", "metric", "error", "crash", "trace", "monitoring"], ko: ["대시보드", "로그", "모니터링"] },
 		words: `dashboard dashboards grafana datadog sentry kibana logs logging log metrics metric monitoring monitor traces tracing
 			errors crashes cloudwatch newrelic prometheus 대시보드 로그 모니터링 메트릭 에러 그라파나 지표`,
 	},
 	{
 		id: "access",
 		title: "Environments and access (환경·접근)",
-		shown: { en: ["staging", "prod", "hosts", "urls", "databases", "access", "logins"], ko: ["스테이징", "운영", "서버", "접근"] },
+		shown: { en: ["staging", "prod", "host", "url", "database", "access", "login"], ko: ["스테이징", "운영", "서버", "접근"] },
 		words: `staging prod production environment environments env host hosts hostname url urls domain endpoint endpoints server
 			servers access login logins vpn tailscale ssh bastion kubectl kubeconfig cluster clusters database databases db psql replica
 			sandbox 스테이징 운영 서버 접근 로그인 권한 주소 디비 데이터베이스 샌드박스 클러스터`,
@@ -57,35 +57,35 @@ export const FACT_KINDS: readonly FactKind[] = [
 	{
 		id: "secrets",
 		title: "Secrets and configuration (시크릿·설정)",
-		shown: { en: ["secrets", "keys", "tokens", "credentials", "env vars", "config"], ko: ["시크릿", "키", "토큰", "환경변수"] },
+		shown: { en: ["secret", "key", "token", "credential", "env var", "config"], ko: ["시크릿", "키", "토큰", "환경변수"] },
 		words: `secret secrets vault token tokens key keys apikey credential credentials password passwords vars variables variable
 			config configuration dotenv 1password ssm kms 시크릿 키 토큰 환경변수 비밀번호 비밀키 설정`,
 	},
 	{
 		id: "releases",
 		title: "Releases and deploy windows (배포)",
-		shown: { en: ["deploys", "releases", "freezes", "windows", "rollouts"], ko: ["배포", "릴리스"] },
+		shown: { en: ["deploy", "release", "freeze", "window", "rollout"], ko: ["배포", "릴리스"] },
 		words: `deploy deploys deployed deploying deployment deployments release releases releasing ship shipping freeze freezes window
 			windows rollout rollouts hotfix hotfixes 배포 릴리스 릴리즈 정기배포 프리즈 롤아웃 핫픽스`,
 	},
 	{
 		id: "setup",
 		title: "Setup and commands (설정·명령어)",
-		shown: { en: ["setup", "install", "local dev", "commands", "tests", "builds"], ko: ["로컬", "설치", "명령어", "테스트", "빌드"] },
+		shown: { en: ["setup", "install", "run", "local dev", "command", "test", "build"], ko: ["로컬", "설치", "명령어", "테스트", "빌드"] },
 		words: `setup install installing local localhost run running command commands make makefile task script scripts test tests
 			testing build builds onboarding 로컬 설치 실행 명령어 테스트 빌드 온보딩`,
 	},
 	{
 		id: "layout",
 		title: "Code layout (코드 구조)",
-		shown: { en: ["where code lives", "layout", "modules", "packages", "folders"], ko: ["구조", "모듈", "패키지"] },
+		shown: { en: ["where code lives", "layout", "module", "package", "folder"], ko: ["구조", "모듈", "패키지"] },
 		words: `layout structure module modules package packages workspace workspaces monorepo folder folders directory directories
 			repo repos 구조 모듈 패키지 폴더 디렉토리 레포`,
 	},
 	{
 		id: "conventions",
 		title: "Units and formats (단위·형식)",
-		shown: { en: ["units", "formats", "naming", "time zones", "money"], ko: ["단위", "형식", "네이밍"] },
+		shown: { en: ["unit", "format", "naming", "time zone", "money"], ko: ["단위", "형식", "네이밍"] },
 		words: `unit units format formats formatting naming convention conventions timezone timezones currency money cents 단위 형식 포맷
 			네이밍 타임존 통화`,
 	},
@@ -149,9 +149,7 @@ export function kindHits(text: string): Map<number, number> {
 
 /** The fact kinds a prompt names, the most named first (ties: the order of `FACT_KINDS`), as topic keys. */
 export function kindsNamedBy(prompt: string): string[] {
-	return [...kindHits(prompt)]
-		.sort((a, b) => b[1] - a[1] || a[0] - b[0])
-		.map(([i]) => kindKey(FACT_KINDS[i]?.id ?? ""));
+	return [...kindHits(prompt)].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([i]) => kindKey(FACT_KINDS[i]?.id ?? ""));
 }
 
 /**
@@ -171,6 +169,13 @@ export function kindTopics(rows: (TopicMember & { type: string })[]): Topic[] {
 	return FACT_KINDS.flatMap((kind, i) => {
 		const list = members[i] ?? [];
 		if (list.length === 0) return [];
-		return [{ key: kindKey(kind.id), title: kind.title, words: korean ? [...kind.shown.en, ...kind.shown.ko] : [...kind.shown.en], members: list }];
+		return [
+			{
+				key: kindKey(kind.id),
+				title: kind.title,
+				words: korean ? [...kind.shown.en, ...kind.shown.ko] : [...kind.shown.en],
+				members: list,
+			},
+		];
 	});
 }
