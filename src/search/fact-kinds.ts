@@ -124,7 +124,7 @@ function vocabulary(): { latin: Map<string, number[]>; korean: [string, number[]
 /** "on-call" and "on call" are one word here (the hyphen would leave only "call"). */
 const joined = (text: string) => text.replace(/\bon[\s-]+call\b/gi, "oncall");
 
-/** The kinds one word names: itself, or without a plural or verb ending; a Korean word by the longest vocabulary word it starts with. */
+/** The kinds one word names: itself, its plural, or itself without a plural or verb ending; a Korean word by the longest vocabulary word it starts with. */
 function kindsOfWord(word: string): number[] {
 	const { latin: l, korean: k } = vocabulary();
 	if (hasCjk(word)) {
@@ -132,7 +132,7 @@ function kindsOfWord(word: string): number[] {
 		for (const [w, kinds] of k) if (word.startsWith(w) && w.startsWith(stem)) return kinds;
 		return [];
 	}
-	for (const form of [word, word.replace(/(?:es|s)$/, ""), word.replace(/(?:ing|ed)$/, "")])
+	for (const form of [word, word.replace(/(?:es|s)$/, ""), `${word}s`, word.replace(/(?:ing|ed)$/, "")])
 		if (form.length >= 2) {
 			const kinds = l.get(form);
 			if (kinds) return kinds;
