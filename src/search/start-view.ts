@@ -190,7 +190,9 @@ async function summarise(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope
 	}));
 	const topicsById = new Map<number, TopicRef[]>();
 	for (const t of topics) for (const id of t.ids) topicsById.set(id, [...(topicsById.get(id) ?? []), t]);
-	const kinds = new Map(kindTopics(results).map((t) => [t.key, t]));
+	// A word topic keyed like a kind (memories named `facts-access-…`) keeps its key; that kind is not made.
+	const wordKeys = new Set(grouped.map((t) => t.key));
+	const kinds = new Map(kindTopics(results).flatMap((t) => (wordKeys.has(t.key) ? [] : [[t.key, t] as const])));
 	return { counts, topics, members: new Map([...grouped.map((t) => [t.key, t] as const), ...kinds]), aliases, offline, topicsById, kinds };
 }
 
