@@ -90,6 +90,14 @@ const MUTATIONS = [
 		project: "node",
 		tests: ["test/node/assertions.test.ts"],
 	},
+	{
+		claim: "a prompt that asks about a kind of fact gets that kind's topic line",
+		file: "src/inject/inject.ts",
+		from: "const kinds = kindsNamedBy(query).slice(0, PROMPT_KIND_TOPICS);",
+		to: "const kinds = kindsNamedBy(query).slice(0, 0);",
+		project: "worker",
+		tests: ["test/fact-kinds.test.ts"],
+	},
 ];
 
 /** Replaces `from` with `to` in `text`, insisting it occurs exactly once. */
