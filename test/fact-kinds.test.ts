@@ -7,11 +7,11 @@ import { call, createProject, createTenant, json, type Loose, type Tenant } from
 describe("which kinds a text names", () => {
 	it("reads a prompt's everyday words for each kind, in English and Korean", () => {
 		expect(kindsNamedBy("how do i get a psql shell on staging?")).toEqual(["facts-access"]);
-		expect(kindsNamedBy("who is on-call this week")).toEqual(["facts-oncall"]);
-		expect(kindsNamedBy("who is on call this week")).toEqual(["facts-oncall"]);
-		expect(kindsNamedBy("이번주 billing 당번 누구야?")).toEqual(["facts-oncall"]);
+		expect(kindsNamedBy("who is on-call this week")).toEqual(["facts-oncall", "facts-people"]);
+		expect(kindsNamedBy("is he on call this week")).toEqual(["facts-oncall"]);
+		expect(kindsNamedBy("이번주 billing 당번 누구야?")).toEqual(["facts-oncall", "facts-people"]);
 		expect(kindsNamedBy("where do i see crashes for the latest android release")).toEqual(["facts-observe", "facts-releases"]);
-		expect(kindsNamedBy("they gave us an api key, where does it go")).toEqual(["facts-secrets"]);
+		expect(kindsNamedBy("they gave us an api key, where does it go")).toEqual(["facts-secrets", "facts-layout"]);
 		// The kind most named first: three words of access before one of releases.
 		expect(kindsNamedBy("deploy my branch to the staging server, and the staging db too")[0]).toBe("facts-access");
 	});
@@ -29,6 +29,24 @@ describe("which kinds a text names", () => {
 		expect(kindsNamedBy("")).toEqual([]);
 		// The hyphen of on-call leaves no bare "call": an API call is no page.
 		expect(kindsNamedBy("retry the call to the pricing api")).toEqual([]);
+		// Everyday words of front-end work that only sound like a kind: a web page, an alert dialog, a window,
+		// a page layout, "make", shipping costs, an unfreezing app.
+		for (const prompt of [
+			"fix the checkout page layout",
+			"add an alert when the upload fails",
+			"open a new window for the preview",
+			"make the button blue",
+			"free shipping over $50",
+			"the app freezes when scrolling",
+		])
+			expect(kindsNamedBy(prompt)).toEqual([]);
+	});
+
+	it("reads the questions that ask for a person or for where code goes", () => {
+		expect(kindsNamedBy("who do i tag on the PR")).toEqual(["facts-people"]);
+		expect(kindsNamedBy("트랜스코딩 쪽 코드 누가 제일 잘 알아?")).toEqual(["facts-people"]);
+		expect(kindsNamedBy("where should the code for the new reminder feature go?")).toEqual(["facts-layout"]);
+		expect(kindsNamedBy("where is the staging db")).toEqual(["facts-access"]);
 	});
 
 	it("files each fact under every kind its name or description names; rules and kinds no fact is of stay out", () => {

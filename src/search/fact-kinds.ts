@@ -36,15 +36,15 @@ export const FACT_KINDS: readonly FactKind[] = [
 		id: "oncall",
 		title: "On-call and incidents (온콜·장애)",
 		shown: { en: ["oncall", "paging", "escalation", "incident", "outage", "alert", "runbook"], ko: ["온콜", "장애", "알람", "런북"] },
-		words: `oncall pager pagerduty opsgenie page pages paging escalation escalate escalations incident incidents outage outages sev
-			alert alerts alerting runbook runbooks postmortem postmortems 장애 온콜 당번 당직 알람 알림 런북 에스컬레이션 긴급 포스트모템`,
+		words: `oncall pager pagerduty opsgenie paged paging escalation escalate escalations incident incidents outage outages sev
+			alerts alerting runbook runbooks postmortem postmortems 장애 온콜 당번 당직 알람 알림 런북 에스컬레이션 긴급 포스트모템`,
 	},
 	{
 		id: "observe",
 		title: "Where to look (모니터링)",
 		shown: { en: ["dashboard", "log", "metric", "error", "crash", "trace", "monitoring"], ko: ["대시보드", "로그", "모니터링"] },
-		words: `dashboard dashboards grafana datadog sentry kibana logs logging log metrics metric monitoring monitor traces tracing
-			errors crashes cloudwatch newrelic prometheus 대시보드 로그 모니터링 메트릭 에러 그라파나 지표`,
+		words: `dashboard dashboards grafana datadog sentry kibana logs logging log metrics metric monitoring monitor trace traces tracing
+			errors crash crashes cloudwatch newrelic prometheus 대시보드 로그 모니터링 메트릭 에러 그라파나 지표`,
 	},
 	{
 		id: "access",
@@ -65,28 +65,27 @@ export const FACT_KINDS: readonly FactKind[] = [
 		id: "releases",
 		title: "Releases and deploy windows (배포)",
 		shown: { en: ["deploy", "release", "freeze", "window", "rollout"], ko: ["배포", "릴리스"] },
-		words: `deploy deploys deployed deploying deployment deployments release releases releasing ship shipping freeze freezes window
-			windows rollout rollouts hotfix hotfixes 배포 릴리스 릴리즈 정기배포 프리즈 롤아웃 핫픽스`,
+		words: `deploy deploys deployed deploying deployment deployments release releases releasing ship freeze rollout rollouts hotfix hotfixes 배포 릴리스 릴리즈 정기배포 프리즈 롤아웃 핫픽스`,
 	},
 	{
 		id: "setup",
 		title: "Setup and commands (설정·명령어)",
 		shown: { en: ["setup", "install", "run", "local dev", "command", "test", "build"], ko: ["로컬", "설치", "명령어", "테스트", "빌드"] },
-		words: `setup install installing local localhost run running command commands make makefile task script scripts test tests
+		words: `setup install installing local localhost run running command commands makefile script scripts test tests
 			testing build builds onboarding 로컬 설치 실행 명령어 테스트 빌드 온보딩`,
 	},
 	{
 		id: "layout",
 		title: "Code layout (코드 구조)",
 		shown: { en: ["where code lives", "layout", "module", "package", "folder"], ko: ["구조", "모듈", "패키지"] },
-		words: `layout structure module modules package packages workspace workspaces monorepo folder folders directory directories
+		words: `module modules package packages workspace workspaces monorepo folder folders directory directories
 			repo repos 구조 모듈 패키지 폴더 디렉토리 레포`,
 	},
 	{
 		id: "conventions",
 		title: "Units and formats (단위·형식)",
 		shown: { en: ["unit", "format", "naming", "time zone", "money"], ko: ["단위", "형식", "네이밍"] },
-		words: `unit units format formats formatting naming convention conventions timezone timezones currency money cents 단위 형식 포맷
+		words: `units format formats formatting naming convention conventions timezone timezones currency money cent cents 단위 형식 포맷
 			네이밍 타임존 통화`,
 	},
 ];
@@ -124,7 +123,7 @@ function vocabulary(): { latin: Map<string, number[]>; korean: [string, number[]
 /** "on-call" and "on call" are one word here (the hyphen would leave only "call"). */
 const joined = (text: string) => text.replace(/\bon[\s-]+call\b/gi, "oncall");
 
-/** The kinds one word names: itself, its plural, or itself without a plural or verb ending; a Korean word by the longest vocabulary word it starts with. */
+/** The kinds one word names: itself, or without a plural or verb ending (a singular is listed where it names the kind); a Korean word by the longest vocabulary word it starts with. */
 function kindsOfWord(word: string): number[] {
 	const { latin: l, korean: k } = vocabulary();
 	if (hasCjk(word)) {
@@ -132,7 +131,7 @@ function kindsOfWord(word: string): number[] {
 		for (const [w, kinds] of k) if (word.startsWith(w) && w.startsWith(stem)) return kinds;
 		return [];
 	}
-	for (const form of [word, word.replace(/(?:es|s)$/, ""), `${word}s`, word.replace(/(?:ing|ed)$/, "")])
+	for (const form of [word, word.replace(/(?:es|s)$/, ""), word.replace(/(?:ing|ed)$/, "")])
 		if (form.length >= 2) {
 			const kinds = l.get(form);
 			if (kinds) return kinds;
@@ -140,10 +139,25 @@ function kindsOfWord(word: string): number[] {
 	return [];
 }
 
+/**
+ * Questions that ask for a kind though their words are function words: who (a person: people and ownership),
+ * where a piece of code goes (code layout). English and Korean.
+ */
+const QUESTIONS: { kind: string; pattern: RegExp }[] = [
+	{ kind: "people", pattern: /\bwho(?:m|se)?\b|누구|누가/i },
+	{ kind: "layout", pattern: /\bwhere\b[^?.!\n]{0,80}\b(?:go|goes|live|lives|belong|belongs|put)\b|어디에\s*(?:넣|두|놓|만들)/i },
+];
+
 /** How many words of a text name each kind (by index into `FACT_KINDS`); kinds it never names are absent. */
 export function kindHits(text: string): Map<number, number> {
 	const hits = new Map<number, number>();
 	for (const word of queryTerms(joined(text))) for (const i of kindsOfWord(word)) hits.set(i, (hits.get(i) ?? 0) + 1);
+	for (const q of QUESTIONS)
+		if (q.pattern.test(text)) {
+			const i = FACT_KINDS.findIndex((k) => k.id === q.kind);
+			// Half a word: a kind the prompt names by its words goes first ("who is on call" is on-call before people).
+			hits.set(i, (hits.get(i) ?? 0) + 0.5);
+		}
 	return hits;
 }
 
