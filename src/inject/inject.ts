@@ -446,7 +446,7 @@ export async function buildInjection(
 		}));
 		// The topics this prompt's candidates fall in, for what recall ranks too low to offer: a topic holding
 		// several of them is where the rest of what the prompt touches is, one read away (only when the prompt
-		// found several); and the topics the prompt names by their key.
+		// found several); the topics the prompt names by their key; and the kinds of fact it asks about.
 		const topics = await promptTopics(store, ctx, recalled?.ranked ?? [], served.length + offered.length, request.query ?? "");
 		const assemble = () =>
 			[
