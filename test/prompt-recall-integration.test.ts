@@ -247,6 +247,25 @@ describe("per-prompt recall without a model", () => {
 		expect(parts.offered.length).toBeLessThanOrEqual(OFFER.limit);
 	});
 
+	it("offers recall's first guesses as lines on fainter evidence than the rest", async () => {
+		// A long report that touches one note by one word: too faint for a line past the first few candidates.
+		const query = "latency spikes at midnight, redis?";
+		const r = await recall(env, ctx, { query, purpose: "prompt", trace: true });
+		const candidates = r.trace?.candidates ?? [];
+		const at = candidates.findIndex((c) => c.name === "redis-cluster");
+		const guess = candidates[at];
+		expect(at).toBeGreaterThanOrEqual(0);
+		expect(at).toBeLessThan(OFFER.top);
+		expect(guess?.coverage ?? 1).toBeLessThan(OFFER.minCoverage);
+		expect(guess?.coverage ?? 0).toBeGreaterThanOrEqual(OFFER.topCoverage);
+		expect(r.offered.map((m) => m.row.name)).toContain("redis-cluster");
+		// Past the first few, a candidate as faint is not offered.
+		const faintLater = candidates.filter(
+			(c, i) => i >= OFFER.top + 1 && (c.coverage ?? 0) < OFFER.minCoverage && r.memories.every((m) => m.name !== c.name),
+		);
+		for (const c of faintLater) expect(r.offered.map((m) => m.row.name)).not.toContain(c.name);
+	});
+
 	it("explains the decision in the trace: evidence, coverage, shared concepts", async () => {
 		const res = await call(`/v1/projects/${projectId}/recall`, { token: tenant.token, json: { query: "bump axios", trace: true } });
 		const body = await json(res);

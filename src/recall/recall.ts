@@ -320,6 +320,8 @@ export async function recall(
 	const servedLimit = forPrompt ? Math.min(PROMPT_LIMIT, limit) : limit;
 	let chosen = eligible.slice(0, limit);
 	let offerable: ScoredMemory[] = [];
+	/** Candidates with some evidence covering at least `OFFER.topCoverage`: offered when among the first `OFFER.top` not yet seen. */
+	let faint = new Set<ScoredMemory>();
 	const coverageOf = new Map<ScoredMemory, number>();
 	let weightsTrace: NonNullable<RecallResult["trace"]>["weights"];
 	if (forPrompt) {
@@ -349,6 +351,7 @@ export async function recall(
 				});
 		}
 		offerable = judged.filter((j) => (j.r.evidence > 0 && j.r.coverage >= OFFER.minCoverage) || j.semantic).map((j) => j.item);
+		faint = new Set(judged.filter((j) => j.r.evidence > 0 && j.r.coverage >= OFFER.topCoverage).map((j) => j.item));
 		for (const j of judged) coverageOf.set(j.item, j.semantic ? 1 : j.r.coverage);
 		const { kept, belowBest } = decide(judged, servedLimit);
 		for (const m of belowBest) {
@@ -389,10 +392,14 @@ export async function recall(
 		if (fallbackReason) engine = "lexical-fallback";
 	}
 
-	// The next candidates in ranked order, as lines: neither chosen nor already shown to the session.
+	// The next candidates in ranked order, as lines: neither chosen nor already shown to the session. The first
+	// few of them are offered on fainter evidence: recall's best guesses, for the agent to judge by their line.
 	const listed = new Set(candidates.listed ?? []);
-	const offered = offerable
-		.filter((m) => !chosen.includes(m) && !listed.has(m.row.name) && !shown.includes(m.row.name))
+	const unseen = (m: ScoredMemory) => !chosen.includes(m) && !listed.has(m.row.name) && !shown.includes(m.row.name);
+	const offerableSet = new Set(offerable);
+	const top = new Set(eligible.filter(unseen).slice(0, OFFER.top));
+	const offered = eligible
+		.filter((m) => unseen(m) && (offerableSet.has(m) || (top.has(m) && faint.has(m))))
 		.filter((m, i) => i < OFFER.first || (coverageOf.get(m) ?? 0) >= OFFER.wideCoverage)
 		.slice(0, OFFER.limit);
 	for (const t of trace) {

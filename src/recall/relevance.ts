@@ -74,11 +74,14 @@ export const PROMPT_LIMIT = 3;
  * concept of the prompt's) covering at least `minCoverage` of its informative part; at most `limit`,
  * never a line the session was already shown, within the prompt budget (`memories.promptBudget`).
  * `minCoverage` was calibrated on bench/prompts/dev like `RELEVANCE`; `limit` is recall's top 15, the
- * depth at which a grown project's needed fact is among the candidates for most prompts; past the
- * `first` ten, a line must cover `wideCoverage` of the prompt (a faint match does not fill a quiet
- * prompt's block with lines).
+ * depth at which a grown project's needed fact is among the candidates for most prompts. The first `top`
+ * candidates not yet seen need only cover `topCoverage`: in a project of ~1,000 memories the fact a prompt
+ * needs is often recall's first or second guess on a few of the prompt's words (an hour, a port, a
+ * retention), below the coverage the rest must show. Past the `first` four lines, a line must cover
+ * `wideCoverage` of the prompt: in grown projects the lines past the fourth were needed about once in twenty
+ * on prompts that need nothing, the first guesses far more often — the room goes to those.
  */
-export const OFFER = { limit: 15, minCoverage: 0.1, first: 10, wideCoverage: 0.2 };
+export const OFFER = { limit: 15, minCoverage: 0.1, first: 4, wideCoverage: 0.2, top: 3, topCoverage: 0.05 };
 
 /** BM25's inverse document frequency: ln(1 + (N − df + 0.5) / (df + 0.5)). */
 export const idf = (total: number, df: number) => Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));
