@@ -98,6 +98,14 @@ const MUTATIONS = [
 		project: "worker",
 		tests: ["test/fact-kinds.test.ts"],
 	},
+	{
+		claim: "recall's first guesses are offered as lines on fainter evidence",
+		file: "src/recall/recall.ts",
+		from: "(offerableSet.has(m) || (top.has(m) && faint.has(m)))",
+		to: "(offerableSet.has(m) || false)",
+		project: "worker",
+		tests: ["test/prompt-recall-integration.test.ts"],
+	},
 ];
 
 /** Replaces `from` with `to` in `text`, insisting it occurs exactly once. */
