@@ -170,5 +170,20 @@ describe("a prompt's kind topic, through the service", () => {
 		expect(String(none.text)).not.toMatch(/topics\/facts-/);
 		// A kind no fact is of is no topic.
 		expect((await read(pid, "memory://root/topics/facts-layout.md")).status).toBe(404);
+		// A session is not shown a topic line twice: the same question again in the session names it no more (what a
+		// block showed is recorded off the response path), while another session is shown it.
+		const again = async (sessionId: string) =>
+			String(
+				(await ask(pid, { query: "where is the staging db?", include: "memories", sessionId, onlyNew: true, maxChars: 9500 })).text,
+			);
+		expect(await again("kinds-twice")).toMatch(/topics\/facts-access\.md/);
+		let second = "";
+		for (let i = 0; i < 40; i++) {
+			second = await again("kinds-twice");
+			if (!second.includes("topics/facts-access.md")) break;
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		expect(second).not.toMatch(/topics\/facts-access\.md/);
+		expect(await again("kinds-other")).toMatch(/topics\/facts-access\.md/);
 	});
 });

@@ -21,6 +21,7 @@ const PROJECT_DATA_TABLES = [
 	"session_chunks",
 	"session_records",
 	"session_served",
+	"session_topics",
 	"session_used",
 	"session_writes",
 	"sessions",
@@ -144,6 +145,9 @@ async function populated(tenant: Tenant, remote?: string) {
 			i.db
 				.prepare("INSERT INTO topic_labelling (project_id, owner_id, topics_hash, labelled_at) VALUES (?, ?, 'h', ?)")
 				.bind(projectId, tenant.userId, now),
+			i.db
+				.prepare("INSERT INTO session_topics (project_id, session_id, topic_key, shown_at) VALUES (?, 'u/s', 'facts-access', ?)")
+				.bind(projectId, now),
 		]);
 	});
 	// What the inject handed the session is recorded off the response path.

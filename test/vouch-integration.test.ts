@@ -357,6 +357,7 @@ describe("upgrading", () => {
 			// And of every version after it (found by its SQL, not by a number later versions shift).
 			sql.exec("DROP TABLE topic_labels");
 			sql.exec("DROP TABLE topic_labelling");
+			sql.exec("DROP TABLE session_topics");
 			const before = PROJECT_MIGRATIONS.findIndex((m) => m.includes("ADD COLUMN vouched_by"));
 			sql.exec("UPDATE _cairn_schema SET version = ?", before);
 			expect(migrateProjectSchema(state.storage)).toBe(before);

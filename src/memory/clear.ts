@@ -11,6 +11,7 @@ const PROJECT_TABLES = [
 	"consolidation_events",
 	"session_writes",
 	"session_served",
+	"session_topics",
 	"session_used",
 	"code_citations",
 	"session_chunks",

@@ -372,8 +372,8 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/** The topics holding these memories (src/search/topics.ts), and those the prompt names by key or by kind, for a prompt's block. */
-	topicsOf(ctx: ProjectContext, ids: number[], words: string[] = [], kinds: string[] = []) {
-		return this.run(ctx.projectId, () => topicsOf(this.db, ctx, ids, words, kinds));
+	topicsOf(ctx: ProjectContext, ids: number[], words: string[] = [], kinds: string[] = [], session?: string) {
+		return this.run(ctx.projectId, () => topicsOf(this.db, ctx, ids, words, kinds, session));
 	}
 
 	/** Every path the caller's memories cite, for a check from the repository (src/memory/code-check.ts). */
@@ -396,9 +396,9 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		});
 	}
 
-	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `sessionUseKey`); `listedIds`: index lines shown alone. */
-	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string, listedIds?: number[]) {
-		return this.run(ctx.projectId, () => recordServed(this.db, ctx, memoryIds, sessionId, listedIds));
+	/** Marks memories as handed to the caller's session `sessionId` (kept per user: see `sessionUseKey`); `listedIds`: index lines shown alone; `topicKeys`: topic lines shown. */
+	recordServed(ctx: ProjectContext, memoryIds: number[], sessionId?: string, listedIds?: number[], topicKeys?: string[]) {
+		return this.run(ctx.projectId, () => recordServed(this.db, ctx, memoryIds, sessionId, listedIds, topicKeys));
 	}
 
 	/** What this session was already handed (recall and inject with its id): bodies, and index lines shown alone. */

@@ -13,7 +13,8 @@ import { servedSql } from "../trust/vouch";
  * session was handed them, and the count of sessions each reached): the basis for ranking and for
  * proposing unused memories for archiving. `listedIds`: memories whose index line alone the session was
  * shown (the session-start block's ranked index): kept per session so that the prompt block does not
- * offer the line again, never counted as served. Called through waitUntil, off the response path, or
+ * offer the line again, never counted as served; `topicKeys`: topic lines its prompt block named, kept per
+ * session likewise. Called through waitUntil, off the response path, or
  * awaited where the next request of the session depends on it.
  */
 export async function recordServed(
@@ -22,10 +23,12 @@ export async function recordServed(
 	memoryIds: number[],
 	sessionId?: string,
 	listedIds: number[] = [],
+	topicKeys: string[] = [],
 ): Promise<void> {
 	const ids = [...new Set(memoryIds)].slice(0, 90);
 	const listed = sessionId ? [...new Set(listedIds)].filter((id) => !ids.includes(id)).slice(0, 400) : [];
-	if (ids.length === 0 && listed.length === 0) return;
+	const topics = sessionId ? [...new Set(topicKeys)].slice(0, 20) : [];
+	if (ids.length === 0 && listed.length === 0 && topics.length === 0) return;
 	const now = nowIso();
 	const statements = [];
 	if (ids.length > 0)
@@ -56,8 +59,26 @@ export async function recordServed(
 				.bind(ctx.projectId, key, now, JSON.stringify(list), flag);
 		if (ids.length > 0) statements.push(upsert(ids, 0));
 		if (listed.length > 0) statements.push(upsert(listed, 1));
+		if (topics.length > 0)
+			statements.push(
+				db
+					.prepare(
+						`INSERT INTO session_topics (project_id, session_id, topic_key, shown_at) SELECT ?1, ?2, value, ?3 FROM json_each(?4)
+						 WHERE true ON CONFLICT (project_id, session_id, topic_key) DO UPDATE SET shown_at = excluded.shown_at`,
+					)
+					.bind(ctx.projectId, key, now, JSON.stringify(topics)),
+			);
 	}
 	await db.batch(statements);
+}
+
+/** The topic lines the caller's session `sessionId` was already shown in its prompt blocks. */
+export async function topicsShownTo(db: ProjectDb, ctx: ProjectContext, sessionId: string): Promise<Set<string>> {
+	const { results } = await db
+		.prepare("SELECT topic_key FROM session_topics WHERE project_id = ? AND session_id = ?")
+		.bind(ctx.projectId, sessionUseKey(ctx, sessionId))
+		.all<{ topic_key: string }>();
+	return new Set(results.map((r) => r.topic_key));
 }
 
 /** What the caller's session `sessionId` was already handed: memories whose file it was given, and those whose index line alone it was shown. */

@@ -13,6 +13,7 @@ import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
 import { awaitingCount, servedInSql } from "../trust/vouch";
 import { kindTopics } from "./fact-kinds";
+import { topicsShownTo } from "./served";
 import { applyLabels, labelTopics, storedLabels } from "./topic-labels";
 import { groupTopics, type Topic, type TopicMember } from "./topics";
 
@@ -286,10 +287,14 @@ export async function topicsOf(
 	ids: number[],
 	words: string[] = [],
 	kinds: string[] = [],
+	/** A session whose prompt blocks already named some topics: those are left out. */
+	session?: string,
 ): Promise<{ holding: PromptTopic[]; named: PromptTopic[]; kinds: PromptTopic[] }> {
 	// A prompt never waits for the topics: until they are made (once per change of the memories), it names none.
 	const summary = await summaryOf(db, ctx, ["personal", "team"], true);
 	if (!summary) return { holding: [], named: [], kinds: [] };
+	const shown = session ? await topicsShownTo(db, ctx, session) : new Set<string>();
+	const unseen = (t: PromptTopic) => !shown.has(t.key);
 	const out = new Map<string, PromptTopic>();
 	for (const id of ids) {
 		// One topic per memory: the last of its topics in the map's order, as the measured figures were taken.
@@ -304,5 +309,9 @@ export async function topicsOf(
 		return t ? [{ key, words: t.words, size: t.members.length, ids: [], ...(t.title ? { title: t.title } : {}) }] : [];
 	});
 	const wordTopics = [...summary.members.values()].filter((t) => !summary.kinds.has(t.key));
-	return { holding: [...out.values()], named: topicsNamedBy(wordTopics, words), kinds: kindTopics };
+	return {
+		holding: [...out.values()].filter(unseen),
+		named: topicsNamedBy(wordTopics, words).filter(unseen),
+		kinds: kindTopics.filter(unseen),
+	};
 }

@@ -340,6 +340,15 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
 		labelled_at TEXT NOT NULL,
 		PRIMARY KEY (project_id, owner_id)
 	);`,
+	// The topic lines a session's prompt blocks named (src/search/served.ts), so that a session is not shown the
+	// same topic line twice (`onlyNew`); the session key as in `session_served`.
+	`CREATE TABLE session_topics (
+		project_id TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		topic_key TEXT NOT NULL,
+		shown_at TEXT NOT NULL,
+		PRIMARY KEY (project_id, session_id, topic_key)
+	);`,
 ];
 
 /** The version that adds code citations, found by its table rather than by a number other migrations would shift. */

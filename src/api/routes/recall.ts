@@ -319,8 +319,8 @@ recallRoutes.openapi(
 		const result = await injectBlock(c.env, ctx, request);
 		// Recorded off the response path; the call to the project's object leaves before the answer does, so
 		// the session's next request (its first prompt) finds what this block listed.
-		c.executionCtx.waitUntil(recordServedMemories(c.env, ctx, result.servedIds, request.sessionId, result.listedIds));
-		const { servedIds: _ids, listedIds: _listed, layout: _layout, ...body } = result;
+		c.executionCtx.waitUntil(recordServedMemories(c.env, ctx, result.servedIds, request.sessionId, result.listedIds, result.topicKeys));
+		const { servedIds: _ids, listedIds: _listed, topicKeys: _topics, layout: _layout, ...body } = result;
 		return c.json(body, 200);
 	},
 );

@@ -127,7 +127,7 @@ teamMemoryRoutes.openapi(
 		responses: { 200: jsonResponse("The inject payload", InjectResultSchema), ...errors(401, 403, 404) },
 	}),
 	async (c) => {
-		const { servedIds: _ids, listedIds: _listed, ...body } = await buildInjection(c.env, c.get("projectContext"), {});
+		const { servedIds: _ids, listedIds: _listed, topicKeys: _topics, ...body } = await buildInjection(c.env, c.get("projectContext"), {});
 		return c.json(body, 200);
 	},
 );
