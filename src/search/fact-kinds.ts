@@ -90,21 +90,21 @@ export const FACT_KINDS: readonly FactKind[] = [
 	},
 ];
 
-/** A kind's topic key: `facts-` and its id, which no word topic's key takes (a word topic is keyed by one name word). */
+/** A kind's topic key: `facts-` and its id (a word topic keyed the same way keeps its key: src/search/start-view.ts). */
 export const kindKey = (id: string) => `facts-${id}`;
-const byKey = (key: string) => FACT_KINDS.find((k) => kindKey(k.id) === key);
+const shownWords = (kind: FactKind, korean: boolean) => [...kind.shown.en, ...(korean ? kind.shown.ko : [])];
 
 /** The words a kind topic's line shows: English, and Korean too when `korean`; undefined for a key that is no kind. */
 export function kindWords(key: string, korean: boolean): string[] | undefined {
-	const kind = byKey(key);
-	return kind ? [...kind.shown.en, ...(korean ? kind.shown.ko : [])] : undefined;
+	const kind = FACT_KINDS.find((k) => kindKey(k.id) === key);
+	return kind ? shownWords(kind, korean) : undefined;
 }
 
 /** Every vocabulary word → the kinds it belongs to; Korean words apart (matched as a prefix of a word, which carries its particles). */
-let latin: Map<string, number[]> | undefined;
-let korean: [string, number[]][] | undefined;
+let latinVocabulary: Map<string, number[]> | undefined;
+let koreanVocabulary: [string, number[]][] | undefined;
 function vocabulary(): { latin: Map<string, number[]>; korean: [string, number[]][] } {
-	if (!latin || !korean) {
+	if (!latinVocabulary || !koreanVocabulary) {
 		const l = new Map<string, number[]>();
 		const k = new Map<string, number[]>();
 		FACT_KINDS.forEach((kind, i) => {
@@ -113,11 +113,11 @@ function vocabulary(): { latin: Map<string, number[]>; korean: [string, number[]
 				map.set(w, [...(map.get(w) ?? []), i]);
 			}
 		});
-		latin = l;
+		latinVocabulary = l;
 		// Longest first: a word takes the longest vocabulary word it starts with (로그인 is a login, not a log).
-		korean = [...k].sort((a, b) => b[0].length - a[0].length);
+		koreanVocabulary = [...k].sort((a, b) => b[0].length - a[0].length);
 	}
-	return { latin, korean };
+	return { latin: latinVocabulary, korean: koreanVocabulary };
 }
 
 /** "on-call" and "on call" are one word here (the hyphen would leave only "call"). */
@@ -187,7 +187,7 @@ export function kindTopics(rows: (TopicMember & { type: string })[]): Topic[] {
 			{
 				key: kindKey(kind.id),
 				title: kind.title,
-				words: korean ? [...kind.shown.en, ...kind.shown.ko] : [...kind.shown.en],
+				words: shownWords(kind, korean),
 				members: list,
 			},
 		];
