@@ -1,11 +1,13 @@
 // The session-start block in parts (src/inject/start-parts.ts): one layout per session answered in parts,
 // each within the agent's per-hook unit, the whole within the start budget, no line twice; topics for what
 // is not listed, readable as memory://root/topics/<topic>.md.
+import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { rankHeaders } from "../src/inject/start-index";
 import { layOut, type StartItem, utf8Length } from "../src/inject/start-parts";
+import type { ProjectCoordinator } from "../src/project/object";
 import type { HeaderRow } from "../src/search/start-view";
-import { topicsNamedBy } from "../src/search/start-view";
+import { startView, topicsNamedBy } from "../src/search/start-view";
 import { groupTopics } from "../src/search/topics";
 import { call, createProject, createTenant, expectError, json, type Loose, type Tenant } from "./helpers";
 
@@ -233,6 +235,33 @@ describe("laying out the parts", () => {
 	});
 });
 
+describe("laying out the parts, at the cap", () => {
+	const unbounded = { maxChars: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY };
+	it("places a line that opens a section when the part then holds exactly its cap, and not one character more", () => {
+		const rule: StartItem = { section: "rules", text: "- a-rule — tests use the real database", id: 1 };
+		for (const [text, limitsOf, size] of [
+			[
+				"- the-port — the api listens on 8080",
+				(n: number) => ({ maxChars: n, maxBytes: Number.POSITIVE_INFINITY }),
+				(s: string) => s.length,
+			],
+			// A run of five backticks lengthens the section's fence.
+			["- ticks — a line with ````` inside", (n: number) => ({ maxChars: n, maxBytes: Number.POSITIVE_INFINITY }), (s: string) => s.length],
+			["- 포트 — 결제 API는 8080 포트를 쓴다", (n: number) => ({ maxChars: Number.POSITIVE_INFINITY, maxBytes: n }), utf8Length],
+		] as const) {
+			const fact: StartItem = { section: "facts", text, id: 2 };
+			const whole = layOut([rule, fact], "# Head", 1, unbounded, Number.POSITIVE_INFINITY).parts[0] ?? "";
+			const exact = layOut([rule, fact], "# Head", 1, limitsOf(size(whole)), Number.POSITIVE_INFINITY);
+			expect(exact.placed.map((i) => i.id)).toEqual([1, 2]);
+			expect(exact.parts[0]).toBe(whole);
+			expect(layOut([rule, fact], "# Head", 1, limitsOf(size(whole) - 1), Number.POSITIVE_INFINITY).left.map((i) => i.id)).toEqual([2]);
+			// The budget the same way (in the same unit): exactly the whole fits, one less leaves the line out.
+			expect(layOut([rule, fact], "# Head", 1, limitsOf(1e9), size(whole)).placed).toHaveLength(2);
+			expect(layOut([rule, fact], "# Head", 1, limitsOf(1e9), size(whole) - 1).left.map((i) => i.id)).toEqual([2]);
+		}
+	});
+});
+
 describe("topics", () => {
 	it("puts every memory in a topic (one it was grouped in, and others its name spells out), keyed by words names share, English and Korean alike", () => {
 		const rows = memoriesOf(200).map((m, id) => ({ id, ...m }));
@@ -274,6 +303,39 @@ describe("what a large project's blocks choose", () => {
 		updated_at: at,
 		verified_at: at,
 		times_served: 0,
+	});
+
+	it("sends the Worker only the rows a block of the parts' size could list: every one it would, whole, in standing order", async () => {
+		// Rules and facts of very different lengths, some used, so that the block's order is neither the object's nor by length alone.
+		const memories = Array.from({ length: 260 }, (_, i) => ({
+			name: `${i % 2 ? "rule" : "fact"}-${i}`,
+			type: i % 2 ? (i % 13 === 0 ? "user" : "feedback") : i % 5 === 0 ? "reference" : "project",
+			description: `note ${i} ${"about the service and its limits ".repeat(1 + ((i * 7) % 11))}`.trim().slice(0, 300),
+			body: `Body of ${i}.`,
+		}));
+		const pid = await projectWith(memories);
+		await call(`/v1/projects/${pid}/memories/rule-7`, { token: tenant.token }); // read once: a use
+		const ctx = { tenantId: tenant.tenantId, userId: tenant.userId, projectId: pid };
+		const limit = { rules: 400, facts: 400 };
+		const fill = 6_000;
+		const [whole, filled] = await runInDurableObject(env.PROJECT_COORDINATOR.getByName(pid), async (i: ProjectCoordinator) => [
+			await startView(i.db, ctx, ["personal", "team"], limit),
+			await startView(i.db, ctx, ["personal", "team"], limit, fill),
+		]);
+		const now = Date.now();
+		for (const kind of ["rules", "facts"] as const) {
+			expect(whole[kind]).toHaveLength(130);
+			// Fewer, each whole (its description read), in the object's standing order.
+			expect(filled[kind].length).toBeLessThan(whole[kind].length);
+			expect(filled[kind]).toEqual(whole[kind].filter((r) => filled[kind].some((f) => f.id === r.id)));
+			// Every row the block's own order lists before `fill` characters of names and descriptions is among them.
+			let used = 0;
+			for (const row of rankHeaders(whole[kind], new Map(), now)) {
+				if (used + row.name.length + row.description.length > fill) break;
+				used += row.name.length + row.description.length;
+				expect(filled[kind].map((r) => r.id)).toContain(row.id);
+			}
+		}
 	});
 
 	it("lists the shorter of rows nothing tells apart first, and counts freshness in whole days", () => {

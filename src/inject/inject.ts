@@ -356,14 +356,49 @@ export async function buildInjection(
 	const store = projectStore(env, ctx.projectId);
 	const memoriesOnly = request.include === "memories";
 	const sessionId = request.sessionId;
-	// Settings (D1), the summary (R2) and the index's rows (the project's object), concurrently. What this
-	// session was already handed is read by recall, in the same call as its candidates.
-	const [settings, summaryObject, view, code] = await Promise.all([
-		effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId),
+	// Settings (D1), the summary (R2), the index's rows (the project's object) and recall, concurrently;
+	// recall once the settings are read (they are usually in the isolate's cache). What this session was
+	// already handed is read by recall, in the same call as its candidates.
+	// A prompt, or a caller's query at session start, recalls topic files; the session's context alone
+	// recalls only those the relevance decision is sure of, and ranks the index.
+	const contextText = !memoriesOnly && request.context ? contextQuery(request.context) : "";
+	const recallQuery = request.query || contextText;
+	const settingsRead = effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);
+	const recalling = settingsRead.then((settings) =>
+		recallQuery && featureOff(settings, "memory", ["memories.enabled"]) === null
+			? recall(
+					env,
+					ctx,
+					{
+						query: recallQuery,
+						recentTools: request.recentTools,
+						exclude: request.exclude ?? [],
+						...(sessionId ? { session: { id: sessionId, onlyNew: request.onlyNew === true } } : {}),
+						...(memoriesOnly || !request.query ? { purpose: "prompt" as const } : {}),
+						...(request.waitMs !== undefined ? { waitMs: Math.max(0, request.waitMs - (Date.now() - started)) } : {}),
+						...(request.trace ? { trace: true } : {}),
+					},
+					Date.now(),
+					settings,
+					selectorModel,
+				)
+			: null,
+	);
+	// In parts, the object sends only the rows a block of the parts' size could list.
+	const fill = request.part
+		? request.part.of *
+			Math.min(
+				request.maxChars ?? (request.maxBytes === undefined ? DEFAULT_PART_CHARS : Number.POSITIVE_INFINITY),
+				request.maxBytes ?? Number.POSITIVE_INFINITY,
+			)
+		: undefined;
+	const [settings, summaryObject, view, code, recalled] = await Promise.all([
+		settingsRead,
 		// The summary without lines about memories changed or deleted since it was written (never a dead memory:// path).
 		memoriesOnly ? Promise.resolve(null) : store.summary(ctx),
-		memoriesOnly ? Promise.resolve(null) : store.startView(ctx, ["personal", "team"], request.part ? START_ROWS_PARTS : START_ROWS),
+		memoriesOnly ? Promise.resolve(null) : store.startView(ctx, ["personal", "team"], request.part ? START_ROWS_PARTS : START_ROWS, fill),
 		store.checkCode(ctx, request.code ?? null),
+		recalling,
 	]);
 	const marks = new Map(code.marks.map((m) => [m.id, m]));
 	const cited = code.cited ? { cited: code.cited } : {};
@@ -375,29 +410,6 @@ export async function buildInjection(
 	const warnings: string[] = [];
 	let truncated = false;
 	const mode = request.mode ?? (settings["memories.mode"].value === "assistant" ? "assistant" : "default");
-
-	// A prompt, or a caller's query at session start, recalls topic files; the session's context alone
-	// recalls only those the relevance decision is sure of, and ranks the index.
-	const contextText = !memoriesOnly && request.context ? contextQuery(request.context) : "";
-	const recallQuery = request.query || contextText;
-	const recalled = recallQuery
-		? await recall(
-				env,
-				ctx,
-				{
-					query: recallQuery,
-					recentTools: request.recentTools,
-					exclude: request.exclude ?? [],
-					...(sessionId ? { session: { id: sessionId, onlyNew: request.onlyNew === true } } : {}),
-					...(memoriesOnly || !request.query ? { purpose: "prompt" as const } : {}),
-					...(request.waitMs !== undefined ? { waitMs: Math.max(0, request.waitMs - (Date.now() - started)) } : {}),
-					...(request.trace ? { trace: true } : {}),
-				},
-				Date.now(),
-				settings,
-				selectorModel,
-			)
-		: null;
 	warnings.push(...(recalled?.warnings ?? []));
 	const served = recalled?.served ?? [];
 	const recallInfo = recalled

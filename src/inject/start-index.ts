@@ -5,9 +5,10 @@
  * from git), then team scope, use and freshness. One compact line each (name and description); what
  * does not fit is named by a short map of topics with counts and the ways to reach it.
  */
-import { useOf, useScore } from "../memory/use";
 import type { HeaderRow, Kind, StartView } from "../search/start-view";
 import { provenanceTag } from "../trust/words";
+
+export { rankHeaders, START_WEIGHTS } from "../search/start-view";
 
 /** What the session is about, as the session-start hook reads it from git (bounded by the API). */
 export interface SessionContext {
@@ -29,41 +30,6 @@ export function contextQuery(context: SessionContext): string {
 		.filter(Boolean)
 		.join("\n")
 		.slice(0, 4000);
-}
-
-/**
- * How much each signal weighs in a line's rank: relevance to the session's context dominates; the rest
- * order the unrelated. A person's preferences (type `user`: how they want answers, reviews, commits)
- * apply to every prompt of theirs, so they lead the rules when not all fit.
- */
-export const START_WEIGHTS = { relevance: 1, use: 0.6, freshness: 0.15, team: 0.1, preference: 0.3 };
-const DAY = 86_400_000;
-
-/**
- * The rows in the order the block lists them. `relevance`: memory id → recall's score for the session's
- * context; normalised by the best so that it weighs the same whatever the query. Freshness counts whole
- * days (memories confirmed the same day are as fresh). Ties — rows nothing tells apart, as in a project
- * with no history yet — go to the shorter line: when not all fit, the block then lists as many as it can,
- * each as likely to be needed as the next. Rows of the same length keep the object's standing order.
- */
-export function rankHeaders(rows: HeaderRow[], relevance: Map<number, number>, now: number): HeaderRow[] {
-	const best = Math.max(0, ...relevance.values());
-	const scoreOf = (r: HeaderRow) => {
-		const rel = best > 0 ? (relevance.get(r.id) ?? 0) / best : 0;
-		// What it was worth to the sessions it reached: cited or read, not merely served (src/memory/use.ts).
-		const use = useScore(useOf(r), now);
-		const ageDays = Math.max(0, Math.floor((now - Date.parse(r.verified_at || r.updated_at)) / DAY));
-		const freshness = Number.isFinite(ageDays) ? Math.exp(-ageDays / 60) : 0;
-		return (
-			START_WEIGHTS.relevance * rel +
-			START_WEIGHTS.use * use +
-			START_WEIGHTS.freshness * freshness +
-			START_WEIGHTS.team * (r.scope === "team" ? 1 : 0) +
-			START_WEIGHTS.preference * (r.type === "user" ? 1 : 0)
-		);
-	};
-	const scored = rows.map((r, i) => ({ r, i, s: scoreOf(r), length: r.name.length + r.description.length }));
-	return scored.sort((a, b) => b.s - a.s || a.length - b.length || a.i - b.i).map((x) => x.r);
 }
 
 /** One index line: the name (its file is memory://root/<name>.md, team: memory://root/team/<name>.md) and the description. */

@@ -67,6 +67,12 @@ function render(index: number, of: number, head: string, items: StartItem[]): st
 }
 
 /**
+ * A text that adds exactly itself when it opens a section: no backtick run that would lengthen the fence,
+ * no carriage return or trailing newline the fence would rewrite.
+ */
+const plain = (text: string) => !/`{4,}|\r|\n$/.test(text);
+
+/**
  * Lays `items` out over `of` parts in order, each within `limits`, all within `budget` (in the unit of
  * `limits`). `head` leads part 1 and is never cut here (the caller fits it first). An item that does
  * not fit is left out and the next ones are still tried, so a long line does not stop shorter ones.
@@ -84,6 +90,17 @@ export function layOut(items: StartItem[], head: string, of: number, limits: Par
 	const left: StartItem[] = [];
 	let current = 0;
 	let used = sizes.reduce((a, b) => a + b, 0);
+	const openings = new Map<string, { size: number; chars: number }>();
+	const opening = (p: number, section: Section) => {
+		const key = `${p}/${section}/${parts[p]?.length ?? 0}`;
+		let open = openings.get(key);
+		if (!open) {
+			const text = render(p + 1, of, p === 0 ? head : "", [...(parts[p] ?? []), { section, text: "" }]);
+			open = { size: size(text), chars: text.length };
+			openings.set(key, open);
+		}
+		return open;
+	};
 	for (const item of items) {
 		let done = false;
 		for (let p = current; p < of && !done; p++) {
@@ -96,6 +113,12 @@ export function layOut(items: StartItem[], head: string, of: number, limits: Par
 			if (has) {
 				trialSize = (sizes[p] ?? 0) + size(separator) + size(item.text);
 				trialChars = (chars[p] ?? 0) + separator.length + item.text.length;
+			} else if (plain(item.text)) {
+				// Opening a section adds what the part renders with an empty item there, and the item's text:
+				// rendered once per part, section and count of items, not once per item tried.
+				const open = opening(p, item.section);
+				trialSize = open.size + size(item.text);
+				trialChars = open.chars + item.text.length;
 			} else {
 				trial = render(p + 1, of, p === 0 ? head : "", [...(parts[p] ?? []), item]);
 				trialSize = size(trial);

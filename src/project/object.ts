@@ -334,8 +334,8 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	}
 
 	/** The session-start block's index rows: every header the caller may see in `scopes`, the first `limit` of each kind by standing, counts and topics. */
-	startView(ctx: ProjectContext, scopes: MemoryScope[], limit: Record<Kind, number>) {
-		return this.run(ctx.projectId, () => startView(this.db, ctx, scopes, limit));
+	startView(ctx: ProjectContext, scopes: MemoryScope[], limit: Record<Kind, number>, fill?: number) {
+		return this.run(ctx.projectId, () => startView(this.db, ctx, scopes, limit, fill));
 	}
 
 	/**

@@ -9,6 +9,7 @@
 import type { LanguageModel } from "ai";
 import type { AfterUserEvent } from "../consolidate/run";
 import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } from "../memory/topic-file";
+import { useOf, useScore } from "../memory/use";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectDb } from "../storage/sql";
 import { awaitingCount, servedInSql } from "../trust/vouch";
@@ -63,6 +64,47 @@ export interface TopicRef {
 	ids: number[];
 	/** A model's title for it, when one named the topics (src/search/topic-labels.ts). */
 	title?: string;
+}
+
+/**
+ * How much each signal weighs in a line's rank: relevance to the session's context dominates; the rest
+ * order the unrelated. A person's preferences (type `user`: how they want answers, reviews, commits)
+ * apply to every prompt of theirs, so they lead the rules when not all fit.
+ */
+export const START_WEIGHTS = { relevance: 1, use: 0.6, freshness: 0.15, team: 0.1, preference: 0.3 };
+const DAY = 86_400_000;
+
+/**
+ * The rows in the order the block lists them. `relevance`: memory id → recall's score for the session's
+ * context; normalised by the best so that it weighs the same whatever the query. Freshness counts whole
+ * days (memories confirmed the same day are as fresh). Ties — rows nothing tells apart, as in a project
+ * with no history yet — go to the shorter line: when not all fit, the block then lists as many as it can,
+ * each as likely to be needed as the next. Rows of the same length keep the object's standing order.
+ */
+export function rankHeaders<R extends HeaderRow>(
+	rows: R[],
+	relevance: Map<number, number>,
+	now: number,
+	/** A line's length as ties are broken: its name and description. */
+	lengthOf: (r: R) => number = (r) => r.name.length + r.description.length,
+): R[] {
+	const best = Math.max(0, ...relevance.values());
+	const scoreOf = (r: R) => {
+		const rel = best > 0 ? (relevance.get(r.id) ?? 0) / best : 0;
+		// What it was worth to the sessions it reached: cited or read, not merely served (src/memory/use.ts).
+		const use = useScore(useOf(r), now);
+		const ageDays = Math.max(0, Math.floor((now - Date.parse(r.verified_at || r.updated_at)) / DAY));
+		const freshness = Number.isFinite(ageDays) ? Math.exp(-ageDays / 60) : 0;
+		return (
+			START_WEIGHTS.relevance * rel +
+			START_WEIGHTS.use * use +
+			START_WEIGHTS.freshness * freshness +
+			START_WEIGHTS.team * (r.scope === "team" ? 1 : 0) +
+			START_WEIGHTS.preference * (r.type === "user" ? 1 : 0)
+		);
+	};
+	const scored = rows.map((r, i) => ({ r, i, s: scoreOf(r), length: lengthOf(r) }));
+	return scored.sort((a, b) => b.s - a.s || a.length - b.length || a.i - b.i).map((x) => x.r);
 }
 
 /** Standing: team memory first, then the most served, then the most recently confirmed. */
@@ -129,16 +171,43 @@ async function summaryOf(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope
 	return pending;
 }
 
+/** Rows kept past those whose lines fill the block: for rows the Worker leaves out (files served whole, a scope switched off, code gone) and lines a part skips. */
+const FILL_MARGIN_ROWS = 40;
+
+/** A row as `fitting` chooses among them: its header without the description's text, and that text's length. */
+type Sized = HeaderRow & { description_length: number };
+const sizedLength = (r: HeaderRow) => r.name.length + ((r as Sized).description_length ?? r.description.length);
+
+/**
+ * The rows a block of `fill` characters could list, in the object's standing order: those first in the
+ * order the block ranks rows the session's context does not lift (recall's candidates reach the Worker with
+ * their own rows) until their names and descriptions fill `fill` (a line is longer), and a margin.
+ */
+function fitting(rows: Sized[], fill: number, now: number): Sized[] {
+	const keep = new Set<number>();
+	let used = 0;
+	let margin = FILL_MARGIN_ROWS;
+	for (const row of rankHeaders(rows, new Map(), now, sizedLength)) {
+		if (used >= fill && margin-- <= 0) break;
+		keep.add(row.id);
+		used += sizedLength(row);
+	}
+	return keep.size === rows.length ? rows : rows.filter((r) => keep.has(r.id));
+}
+
 /**
  * The view. Rows: per type of rule, the first `limit.rules` by use (cited or read, then served); per type
  * of fact, the first `limit.facts` most served through the (project, type, times served, updated) index
- * (team memory is ranked up by the Worker among them). Counts and topics: one pass over the headers, cached as above.
+ * (team memory is ranked up by the Worker among them); with `fill`, only those a block of that many
+ * characters could list (`fitting`), so that a project of long lines does not send hundreds it cannot.
+ * Counts and topics: one pass over the headers, cached as above.
  */
 export async function startView(
 	db: ProjectDb,
 	ctx: ProjectContext,
 	scopes: MemoryScope[],
 	limit: Record<Kind, number>,
+	fill?: number,
 ): Promise<StartView> {
 	const view: StartView = {
 		rules: [],
@@ -149,6 +218,10 @@ export async function startView(
 	if (scopes.length === 0) return view;
 	const columns =
 		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at, m.source, m.trust, m.reviewed_by, m.author_id, m.vouched_by";
+	// With `fill`, the rows are chosen from their headers without the descriptions' text (its length only),
+	// and only the chosen are read whole.
+	const chosenBy =
+		fill === undefined ? columns : columns.replace("m.description,", "'' AS description, length(m.description) AS description_length,");
 	// Rules and preferences are few and all compete for the block: by use first (cited or read), then by how
 	// often served. Facts can be many: the most served through the index (recall's candidates for the
 	// session's context join them in the Worker).
@@ -159,20 +232,38 @@ export async function startView(
 	const statements = MEMORY_TYPES.map((type) =>
 		db
 			.prepare(
-				`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${servedInSql(scopes, "m", "?3")} AND m.archived_at IS NULL
+				`SELECT ${chosenBy} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${servedInSql(scopes, "m", "?3")} AND m.archived_at IS NULL
 				 ORDER BY ${order(kindOf(type))} LIMIT ?4`,
 			)
 			.bind(ctx.projectId, type, ctx.userId, limit[kindOf(type)]),
 	);
 	const [results, summary, awaiting] = await Promise.all([
-		db.batch<HeaderRow>(statements),
+		db.batch<Sized>(statements),
 		summaryOf(db, ctx, scopes),
 		scopes.includes("team") ? awaitingCount(db, ctx.projectId) : 0,
 	]);
 	view.awaiting = awaiting;
-	for (const row of results.flatMap((r) => r.results)) view[kindOf(row.type)].push(row);
-	view.rules = view.rules.sort(standing).slice(0, limit.rules);
-	view.facts = view.facts.sort(standing).slice(0, limit.facts);
+	const rows: Record<Kind, Sized[]> = { rules: [], facts: [] };
+	for (const row of results.flatMap((r) => r.results)) rows[kindOf(row.type)].push(row);
+	rows.rules = rows.rules.sort(standing).slice(0, limit.rules);
+	rows.facts = rows.facts.sort(standing).slice(0, limit.facts);
+	if (fill === undefined) {
+		view.rules = rows.rules;
+		view.facts = rows.facts;
+	} else {
+		const now = Date.now();
+		const chosen = [...fitting(rows.rules, fill, now), ...fitting(rows.facts, fill, now)];
+		const { results: whole } = await db
+			.prepare(`SELECT ${columns} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?1))`)
+			.bind(JSON.stringify(chosen.map((r) => r.id)))
+			.all<HeaderRow>();
+		const byId = new Map(whole.map((r) => [r.id, r]));
+		// In the standing order chosen (a row archived meanwhile is gone).
+		for (const r of chosen) {
+			const row = byId.get(r.id);
+			if (row) view[kindOf(row.type)].push(row);
+		}
+	}
 	return summary ? { ...view, counts: summary.counts, topics: summary.topics } : view;
 }
 
