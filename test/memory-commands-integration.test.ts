@@ -205,8 +205,12 @@ describe("memory commands", () => {
 			"forbidden",
 		);
 
+		// The start block has read the summary (the object keeps what it read); after the clear it has none.
+		const startBefore = await json(await call(`/v1/projects/${projectId}/inject`, { token, json: {} }));
+		expect(startBefore.text).not.toContain("_No summary yet._");
 		const res = await call(`/v1/projects/${projectId}/memory?confirm=${projectId}`, { token, method: "DELETE" });
 		expect(res.status).toBe(204);
+		expect((await json(await call(`/v1/projects/${projectId}/inject`, { token, json: {} }))).text).toContain("_No summary yet._");
 		expect(await r2(projectId)).toBe(0);
 		expect((await json(await call(`/v1/projects/${projectId}/memories`, { token }))).memories).toEqual([]);
 		expect((await json(await call(`/v1/projects/${projectId}/memories?scope=team`, { token }))).memories).toEqual([]);

@@ -1,5 +1,6 @@
 import { nowIso, sha256Hex } from "../lib/ids";
 import { objectKey, summaryKey } from "../memory/paths";
+import { forgetStoredSummaries, keepSummary } from "../memory/summary-cache";
 import { effectiveSettings } from "../settings/settings";
 import { holdContent } from "../storage/content-holds";
 import type { ProjectContext } from "../storage/context";
@@ -55,10 +56,14 @@ export async function rebuildSummary(env: ProjectEnv, ctx: ProjectContext): Prom
 export async function writeSummary(env: Env, ctx: ProjectContext, text: string): Promise<string> {
 	const at = new Date();
 	const dated = datedSummary(text, at);
-	await env.FILES.put(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId), dated, {
+	const key = summaryKey(ctx.tenantId, ctx.projectId, ctx.userId);
+	// Forgotten before the put (a read meanwhile keeps nothing), kept once it is stored.
+	forgetStoredSummaries(key);
+	await env.FILES.put(key, dated, {
 		httpMetadata: { contentType: "text/markdown; charset=utf-8" },
 		customMetadata: { writtenAt: at.toISOString() },
 	});
+	keepSummary(key, { text: dated, writtenAt: at.toISOString() });
 	return dated;
 }
 

@@ -16,6 +16,7 @@ import {
 	type WriteGuard,
 	writeMemory,
 } from "../memory/store";
+import { forgetStoredSummaries } from "../memory/summary-cache";
 import { projectTenant } from "../registry/projects";
 import { assessDanger } from "../security/danger";
 import { findSecrets, redactSecrets } from "../security/secrets";
@@ -436,6 +437,7 @@ export async function consolidateProject(env: ProjectEnv, projectId: string, run
 					await guard.check();
 				} catch (err) {
 					// Cleared while the put was in flight: the clear's listing may have missed it.
+					forgetStoredSummaries(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
 					await env.FILES.delete(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
 					throw err;
 				}

@@ -1,4 +1,5 @@
 import { summaryKey } from "../memory/paths";
+import { keepSummary, keptSummary, type StoredSummary, summaryEpoch } from "../memory/summary-cache";
 import { type MemoryType, NAME_SOURCE } from "../memory/topic-file";
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
@@ -128,9 +129,16 @@ export async function withoutStaleLines(
 	return { text: kept.join("\n"), dropped };
 }
 
-/** The stored summary and when it was written (its metadata, else the object's upload time). */
-export async function storedSummary(env: ProjectEnv | Env, ctx: ProjectContext): Promise<{ text: string; writtenAt: string } | null> {
-	const object = await env.FILES.get(summaryKey(ctx.tenantId, ctx.projectId, ctx.userId));
-	if (!object) return null;
-	return { text: await object.text(), writtenAt: object.customMetadata?.writtenAt ?? object.uploaded.toISOString() };
+/** The stored summary and when it was written (its metadata, else the object's upload time); kept in the isolate (src/memory/summary-cache.ts). */
+export async function storedSummary(env: ProjectEnv | Env, ctx: ProjectContext): Promise<StoredSummary | null> {
+	const key = summaryKey(ctx.tenantId, ctx.projectId, ctx.userId);
+	const hit = keptSummary(key);
+	if (hit !== undefined) return hit;
+	const since = summaryEpoch();
+	const object = await env.FILES.get(key);
+	const stored = object
+		? { text: await object.text(), writtenAt: object.customMetadata?.writtenAt ?? object.uploaded.toISOString() }
+		: null;
+	keepSummary(key, stored, since);
+	return stored;
 }

@@ -1,6 +1,7 @@
 import type { ProjectContext } from "../storage/context";
 import type { ProjectEnv } from "../storage/env";
 import { projectPrefix } from "./paths";
+import { forgetStoredSummaries } from "./summary-cache";
 
 /** Tables holding memory artifacts of a project; the project row, keys and settings are not among them. */
 const PROJECT_TABLES = [
@@ -39,7 +40,9 @@ export async function clearProjectMemory(env: ProjectEnv, ctx: ProjectContext): 
 		db.prepare("DELETE FROM memories WHERE project_id = ?").bind(ctx.projectId),
 		db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
 	]);
+	forgetStoredSummaries(projectPrefix(ctx.tenantId, ctx.projectId));
 	const objects = await deletePrefix(env.FILES, projectPrefix(ctx.tenantId, ctx.projectId));
+	forgetStoredSummaries(projectPrefix(ctx.tenantId, ctx.projectId));
 	return { objects };
 }
 
