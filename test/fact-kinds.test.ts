@@ -173,9 +173,7 @@ describe("a prompt's kind topic, through the service", () => {
 		// A session is not shown a topic line twice: the same question again in the session names it no more (what a
 		// block showed is recorded off the response path), while another session is shown it.
 		const again = async (sessionId: string) =>
-			String(
-				(await ask(pid, { query: "where is the staging db?", include: "memories", sessionId, onlyNew: true, maxChars: 9500 })).text,
-			);
+			String((await ask(pid, { query: "where is the staging db?", include: "memories", sessionId, onlyNew: true, maxChars: 9500 })).text);
 		expect(await again("kinds-twice")).toMatch(/topics\/facts-access\.md/);
 		let second = "";
 		for (let i = 0; i < 40; i++) {
