@@ -64,7 +64,9 @@ const pct = (x: number, of: number) => (of ? `${((x / of) * 100).toFixed(1)} %` 
  * Whether the method was tuned on a set after its first measurement: `dev` was built on; `fresh` and
  * `holdout` were written blind and measured once, then tuned on; `facts` was measured once and not since
  * (its rows are the honest figure); `grown` asks the base sets' prompts; `grown-facts` asks the facts set's prompts
- * in its projects grown to ~1,000, measured once (docs/benchmarks.md keeps that row) and seen since. A *before* row takes its set's word.
+ * in its projects grown to ~1,000, measured once (docs/benchmarks.md keeps that row) and seen since; `facts2` and
+ * `grown-facts2` (two more fact-heavy projects, and the same grown to ~1,000) were written blind and measured once.
+ * A *before* row takes its set's word.
  */
 const SEEN: Record<string, string> = {
 	dev: "seen",
@@ -73,6 +75,8 @@ const SEEN: Record<string, string> = {
 	grown: "seen",
 	facts: "measured once",
 	"grown-facts": "seen (after its one measurement)",
+	facts2: "measured once",
+	"grown-facts2": "measured once",
 };
 const seen = (set: string) => {
 	const name = (set.split(",")[0] ?? "").trim();
