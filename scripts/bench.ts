@@ -130,6 +130,8 @@ if (process.env.CAIRN_BENCH_REUSE === "1" && existsSync(saved)) {
 	if (!line) throw new Error(`the Worker benchmark did not report:\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`);
 	result = JSON.parse(line.slice(line.indexOf("CAIRN_BENCH_RESULT ") + "CAIRN_BENCH_RESULT ".length)) as BenchResult;
 	result.load = run.load;
+	// What the service refused of a labelled set (names and codes) is said, not hidden in the Worker's output.
+	for (const l of run.stdout.split("\n")) if (/prompts: .* the service refused /.test(l)) console.log(l.slice(l.indexOf("prompts: ")));
 	console.log(`the Worker benchmark took ${((performance.now() - started) / 60_000).toFixed(1)} min`);
 	mkdirSync(dirname(saved), { recursive: true });
 	// A partial run (CAIRN_BENCH_ONLY) is kept beside the full one, never in its place.
