@@ -106,6 +106,22 @@ const MUTATIONS = [
 		project: "worker",
 		tests: ["test/prompt-recall-integration.test.ts"],
 	},
+	{
+		claim: "a start-block line opening a section is charged exactly what it adds to its part",
+		file: "src/inject/start-parts.ts",
+		from: "trialChars = open.chars + item.text.length;",
+		to: "trialChars = open.chars + item.text.length - 1;",
+		project: "worker",
+		tests: ["test/start-parts.test.ts"],
+	},
+	{
+		claim: "a clear forgets the summary the object kept",
+		file: "src/memory/clear.ts",
+		from: "\tforgetStoredSummaries(projectPrefix(ctx.tenantId, ctx.projectId));\n\tconst objects = await deletePrefix(env.FILES, projectPrefix(ctx.tenantId, ctx.projectId));\n\tforgetStoredSummaries(projectPrefix(ctx.tenantId, ctx.projectId));",
+		to: "\tconst objects = await deletePrefix(env.FILES, projectPrefix(ctx.tenantId, ctx.projectId));",
+		project: "worker",
+		tests: ["test/memory-commands-integration.test.ts"],
+	},
 ];
 
 /** Replaces `from` with `to` in `text`, insisting it occurs exactly once. */
