@@ -221,7 +221,9 @@ export async function startView(
 	// With `fill`, the rows are chosen from their headers without the descriptions' text (its length only),
 	// and only the chosen are read whole.
 	const chosenBy =
-		fill === undefined ? columns : columns.replace("m.description,", "'' AS description, length(m.description) AS description_length,");
+		fill === undefined
+			? columns
+			: "m.id, m.name, m.type, '' AS description, length(m.description) AS description_length, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at";
 	// Rules and preferences are few and all compete for the block: by use first (cited or read), then by how
 	// often served. Facts can be many: the most served through the index (recall's candidates for the
 	// session's context join them in the Worker).
