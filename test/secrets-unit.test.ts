@@ -9,6 +9,9 @@ type Family = [rule: string, text: string, also?: string[]];
 
 // Synthetic values in real formats; none of them is a live credential.
 const SECRETS: Record<string, Family> = {
+	"netrc entry with a plain word": ["netrc-password", "machine git.internal.example login deploy password bluehorizon"],
+	"netrc default entry": ["netrc-password", "default login anonymous password seagull"],
+	"login line with a password-like value": ["netrc-password", "login deploy password Zq7!vR2m#Lx9"],
 	// The policy: a provider's real format is a secret even as a documented example.
 	"aws documented example": ["provider-prefix", "AKIAIOSFODNN7EXAMPLE"],
 	"aws access key id": ["aws-access-key-id", "AKIAZ7VRSQ4TLXW3MQ5B"],
@@ -58,6 +61,7 @@ const SECRETS: Record<string, Family> = {
 };
 
 const NOT_SECRETS: Record<string, string> = {
+	"login and password in prose": "per-IP rate limits on login and password reset, 100 requests / 5 min",
 	"placeholder token": "export GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
 	"env reference": "Authorization: Bearer $API_TOKEN",
 	// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell template is the case under test.

@@ -1271,10 +1271,16 @@ export const SECRET_RULES: SecretRule[] = [
 		check: (v) => !/^\$/.test(v) && (isPasswordLike(v, false) || isRandomToken(v, 12)),
 	},
 	{
+		// A .netrc entry: `machine api.example.com login alice password s3cret` (or `default login … password …`).
+		// Without `machine`/`default` before it the words also read as prose ("rate limits on login and password
+		// reset"), so then only a value that looks like a password counts.
 		id: "netrc-password",
-		pattern: re(`\\blogin[ \\t]{1,8}[^\\s]{1,128}[ \\t]{1,8}password[ \\t]{1,8}([^\\s]{4,256})`),
-		group: 1,
-		check: (v) => !looksLikePlaceholder(v) && !/^\$/.test(v),
+		pattern: re(
+			`(\\b(?:machine[ \\t]{1,8}[^\\s]{1,253}|default)[ \\t]{1,8})?\\blogin[ \\t]{1,8}[^\\s]{1,128}[ \\t]{1,8}password[ \\t]{1,8}([^\\s]{4,256})`,
+		),
+		group: 2,
+		accept: (v, m) =>
+			!looksLikePlaceholder(v) && !/^\$/.test(v) && (m[1] !== undefined || isPasswordLike(v, false) || isRandomToken(v, 12)),
 	},
 
 	{
