@@ -356,11 +356,11 @@ export async function buildInjection(
 	const store = projectStore(env, ctx.projectId);
 	const memoriesOnly = request.include === "memories";
 	const sessionId = request.sessionId;
-	// Settings (D1), the summary (R2), the index's rows (the project's object) and recall, concurrently;
-	// recall once the settings are read (they are usually in the isolate's cache). What this session was
-	// already handed is read by recall, in the same call as its candidates.
-	// A prompt, or a caller's query at session start, recalls topic files; the session's context alone
-	// recalls only those the relevance decision is sure of, and ranks the index.
+	// Settings (D1), the summary and the index's rows (the project's object), and recall as soon as the
+	// settings are in (usually from the isolate's cache), concurrently. A prompt, or a caller's query at
+	// session start, recalls topic files; the session's context alone recalls only those the relevance
+	// decision is sure of, and ranks the index. What this session was already handed is read by recall, in
+	// the same call as its candidates.
 	const contextText = !memoriesOnly && request.context ? contextQuery(request.context) : "";
 	const recallQuery = request.query || contextText;
 	const settingsRead = effectiveSettings(env.DB, ctx.tenantId, ctx.userId, ctx.projectId);

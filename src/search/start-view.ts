@@ -256,11 +256,11 @@ export async function startView(
 		const now = Date.now();
 		const chosen = [...fitting(rows.rules, fill, now), ...fitting(rows.facts, fill, now)];
 		const { results: whole } = await db
-			.prepare(`SELECT ${columns} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?1))`)
-			.bind(JSON.stringify(chosen.map((r) => r.id)))
+			.prepare(`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))`)
+			.bind(ctx.projectId, JSON.stringify(chosen.map((r) => r.id)))
 			.all<HeaderRow>();
 		const byId = new Map(whole.map((r) => [r.id, r]));
-		// In the standing order chosen (a row archived meanwhile is gone).
+		// In the standing order they were chosen in.
 		for (const r of chosen) {
 			const row = byId.get(r.id);
 			if (row) view[kindOf(row.type)].push(row);
