@@ -56,9 +56,9 @@ async function call(path: string, init: RequestInit & { token?: string } = {}): 
 	return res;
 }
 
-/** A new project, filled through the batch endpoint (the public write path, one memory at a time inside the object). */
 /**
- * A project of `memories`, through the batch endpoint. A memory the service refuses fails the run, unless
+ * A new project of `memories`, filled through the batch endpoint (the public write path, one memory at a time
+ * inside the object). A memory the service refuses fails the run, unless
  * `refused` is given: then its name and the error's code (never its text) are collected there, as a user's
  * agent would lose it, and the run goes on.
  */
@@ -76,11 +76,10 @@ async function seed(token: string, name: string, memories: SeedMemory[], refused
 			}),
 		});
 		const { results } = (await r.json()) as { results: { status: string; name?: string; error?: { code?: string } }[] };
-		const failed = results.filter((x) => x.status === "error");
 		// The memory's name and the error's code only: never the memory's text.
-		if (refused) refused.push(...failed.map((x) => `${x.name ?? "?"} (${x.error?.code ?? "?"})`));
-		else if (failed.length > 0)
-			throw new Error(`seeding ${name} failed: ${failed.map((x) => `${x.name ?? "?"} (${x.error?.code ?? "?"})`).join(", ")}`);
+		const failed = results.filter((x) => x.status === "error").map((x) => `${x.name ?? "?"} (${x.error?.code ?? "?"})`);
+		if (refused) refused.push(...failed);
+		else if (failed.length > 0) throw new Error(`seeding ${name} failed: ${failed.join(", ")}`);
 	}
 	return { id, fillSeconds: (performance.now() - t0) / 1000 };
 }

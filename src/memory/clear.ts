@@ -40,6 +40,7 @@ export async function clearProjectMemory(env: ProjectEnv, ctx: ProjectContext): 
 		db.prepare("DELETE FROM memories WHERE project_id = ?").bind(ctx.projectId),
 		db.prepare("UPDATE projects SET index_generation = index_generation + 1 WHERE id = ?").bind(ctx.projectId),
 	]);
+	// Forgotten before the objects go (a read meanwhile keeps nothing) and after (what a read kept while they went).
 	forgetStoredSummaries(projectPrefix(ctx.tenantId, ctx.projectId));
 	const objects = await deletePrefix(env.FILES, projectPrefix(ctx.tenantId, ctx.projectId));
 	forgetStoredSummaries(projectPrefix(ctx.tenantId, ctx.projectId));
