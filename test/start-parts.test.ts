@@ -170,6 +170,37 @@ describe("the start block in parts", () => {
 		expect((await ask("compact")).text).toContain("- late-rule — Written after the session started");
 	});
 
+	it("holds a waiting part in the object until the layout is kept, and lets a late part claim a stale start", async () => {
+		const pid = await projectWith(memoriesOf(5));
+		const ctx = { tenantId: tenant.tenantId, userId: tenant.userId, projectId: pid };
+		const stub = env.PROJECT_COORDINATOR.getByName(pid);
+		const layout = { parts: ["a", "b"], servedIds: [], listedIds: [], listed: { rules: 0, facts: 0, ofRules: 0, ofFacts: 0, topics: 0 }, warnings: [] };
+		const unwrap = <T>(o: { ok: boolean; value?: T }) => {
+			expect(o.ok).toBe(true);
+			return o.value as T;
+		};
+		type State = { layout: typeof layout | null; claimed: boolean };
+		// Nothing there and no claim asked for: a short wait answers "not yet".
+		expect(unwrap<State>(await stub.startLayout(ctx, "s1", false, 20))).toEqual({ layout: null, claimed: false });
+		// One part claims it; another waits (4 s at most) and is answered the moment the layout is kept, not at the end of its wait.
+		expect(unwrap<State>(await stub.startLayout(ctx, "s1", true, 0))).toEqual({ layout: null, claimed: true });
+		const waiting = stub.startLayout(ctx, "s1", true, 4_000);
+		await new Promise((r) => setTimeout(r, 50));
+		unwrap(await stub.keepStartLayout(ctx, "s1", layout));
+		const answer = await Promise.race([waiting, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 1_500))]);
+		expect(answer).not.toBe("still waiting");
+		expect(unwrap<State>(answer as { ok: boolean; value?: State })).toEqual({ layout, claimed: false });
+		// A part waiting before anyone claimed is woken by the claim, then by the layout.
+		const early = stub.startLayout(ctx, "s2", false, 4_000);
+		await new Promise((r) => setTimeout(r, 20));
+		expect(unwrap<State>(await stub.startLayout(ctx, "s2", true, 0)).claimed).toBe(true);
+		unwrap(await stub.keepStartLayout(ctx, "s2", { ...layout, parts: ["c"] }));
+		const second = await Promise.race([early, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 1_500))]);
+		expect(unwrap<State>(second as { ok: boolean; value?: State }).layout?.parts).toEqual(["c"]);
+		// The first layout kept wins.
+		expect(unwrap<typeof layout>(await stub.keepStartLayout(ctx, "s2", { ...layout, parts: ["d"] })).parts).toEqual(["c"]);
+	});
+
 	it("refuses bad parts with a clear 400", async () => {
 		const pid = await projectWith(memoriesOf(3));
 		for (const bad of [{ index: 0, of: 3 }, { index: 4, of: 3 }, { index: 1, of: 9 }, { index: 1 }, { index: 1, of: 3, x: 1 }, "1/3"]) {

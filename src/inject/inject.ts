@@ -171,16 +171,12 @@ async function promptTopics(
 
 /** A part other than the first waits this long for the first to lay the block out (it runs git before asking). */
 const PART_GRACE_MS = 1_200;
-const PART_POLL_MS = 15;
-/** Layouts being made in this isolate, by project, caller and session start: the other parts await them. */
-const building = new Map<string, Promise<StoredLayout | null>>();
-const BUILDING_KEPT = 64;
-
 /**
  * One part of a session's start block: laid out once per session (by the first part to claim it — part 1
  * at once, the others after `PART_GRACE_MS` — in the project's object) and every part answered from that
- * one layout, so no line is in two parts whatever order the agent runs its hooks in. Without a session,
- * or for anything but a start part, the block is built as asked.
+ * one layout, so no line is in two parts whatever order the agent runs its hooks in. A part that does not
+ * lay it out waits in the object, which answers it the moment the layout is kept. Without a session, or
+ * for anything but a start part, the block is built as asked.
  */
 export async function injectBlock(
 	env: Env,
@@ -197,43 +193,20 @@ export async function injectBlock(
 	);
 	const started = Date.now();
 	const deadline = started + Math.max(0, Math.min(request.waitMs ?? 2_000, 5_000) - 300);
-	const graceOver = () => part.index === 1 || Date.now() - started >= Math.min(PART_GRACE_MS, (deadline - started) / 2);
-	const local = `${ctx.projectId}/${ctx.userId}/${key}`;
-	let state = await store.startLayout(ctx, key, graceOver());
-	while (!state.layout && !state.claimed && Date.now() < deadline) {
-		// The part laying it out in this isolate is awaited directly; one elsewhere is asked for again shortly.
-		const here = building.get(local);
-		const ready = here ? await Promise.race([here, new Promise<null>((r) => setTimeout(() => r(null), deadline - Date.now()))]) : null;
-		if (ready) return partResult(ready, part.index, part.of, false, false);
-		if (!here) await new Promise((r) => setTimeout(r, PART_POLL_MS));
-		state = await store.startLayout(ctx, key, graceOver());
-	}
+	const graceEnds = part.index === 1 ? started : started + Math.min(PART_GRACE_MS, (deadline - started) / 2);
+	// Before the grace is over a part waits for another to claim and keep the layout; after it, it claims it
+	// itself unless someone holds the claim, and then waits for that one's layout until the deadline.
+	const ask = () => {
+		const now = Date.now();
+		return store.startLayout(ctx, key, now >= graceEnds, Math.max(0, (now >= graceEnds ? deadline : graceEnds) - now));
+	};
+	let state = await ask();
+	while (!state.layout && !state.claimed && Date.now() < deadline) state = await ask();
 	if (state.layout) return partResult(state.layout, part.index, part.of, false, false);
 	// This request lays the block out (or the one that claimed it is late: the first layout kept wins).
-	let done: (layout: StoredLayout | null) => void = () => {};
-	building.set(
-		local,
-		new Promise((r) => {
-			done = r;
-		}),
-	);
-	let built: InjectResult;
-	try {
-		built = await buildInjection(env, ctx, request, selectorModel);
-	} catch (err) {
-		done(null);
-		building.delete(local);
-		throw err;
-	}
-	if (!built.layout) {
-		done(null);
-		building.delete(local);
-		return built;
-	}
+	const built = await buildInjection(env, ctx, request, selectorModel);
+	if (!built.layout) return built;
 	const kept = await store.keepStartLayout(ctx, key, built.layout);
-	done(kept);
-	// Kept for the other parts still on their way; the oldest go once there are many.
-	while (building.size > BUILDING_KEPT) building.delete(building.keys().next().value as string);
 	const { layout: _layout, ...answer } = built;
 	return kept === built.layout || JSON.stringify(kept.parts) === JSON.stringify(built.layout.parts)
 		? answer

@@ -101,6 +101,8 @@ const START_LAYOUT_MS = 30_000;
 /** A claim older than this is taken over: its holder failed or went away. */
 const STALE_CLAIM_MS = 5_000;
 const START_LAYOUTS = 256;
+/** The longest a part's request waits in the object for another part's layout (the hooks wait at most 5 s). */
+const LAYOUT_WAIT_MS = 5_000;
 
 /**
  * One instance per project (addressed by project id, `getByName(projectId)`): it owns the project's
@@ -122,6 +124,8 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	readonly penv: ProjectEnv;
 	private boundProject: string | null = null;
 	private readonly startLayouts = new Map<string, { at: number; layout: StoredLayout | null }>();
+	/** Parts waiting for a session's layout to be claimed or kept, by session key: woken when it is. */
+	private readonly layoutWaiters = new Map<string, Set<() => void>>();
 
 	constructor(ctx: DurableObjectState, env: Env) {
 		super(ctx, env);
@@ -342,16 +346,26 @@ export class ProjectCoordinator extends DurableObject<Env> {
 	 * A session's start block, laid out once and answered in parts (src/inject/start-parts.ts): the parts'
 	 * requests may arrive together and in any order, in different isolates. `claim`: the caller will lay it
 	 * out unless someone holds a claim younger than `STALE_CLAIM_MS` or the layout is here; the answer says
-	 * which. Kept in the object's memory for `START_LAYOUT_MS`, at most `START_LAYOUTS` sessions.
+	 * which. Otherwise the call waits here up to `waitMs` for the layout (woken the moment it is kept), so a
+	 * part that is not laying it out answers as soon as the one that is has finished. Kept in the object's
+	 * memory for `START_LAYOUT_MS`, at most `START_LAYOUTS` sessions.
 	 */
-	startLayout(ctx: ProjectContext, key: string, claim: boolean) {
+	startLayout(ctx: ProjectContext, key: string, claim: boolean, waitMs = 0) {
 		return this.run(ctx.projectId, async () => {
-			const now = Date.now();
-			const entry = this.startLayouts.get(`${ctx.userId}/${key}`);
-			if (entry?.layout && now - entry.at < START_LAYOUT_MS) return { layout: entry.layout, claimed: false };
-			if (entry && !entry.layout && now - entry.at < STALE_CLAIM_MS) return { layout: null, claimed: false };
-			if (claim) this.keepLayout(`${ctx.userId}/${key}`, { at: now, layout: null });
-			return { layout: null, claimed: claim };
+			const at = `${ctx.userId}/${key}`;
+			const until = Date.now() + Math.max(0, Math.min(waitMs, LAYOUT_WAIT_MS));
+			for (;;) {
+				const now = Date.now();
+				const entry = this.startLayouts.get(at);
+				if (entry?.layout && now - entry.at < START_LAYOUT_MS) return { layout: entry.layout, claimed: false };
+				const held = entry !== undefined && !entry.layout && now - entry.at < STALE_CLAIM_MS;
+				if (!held && claim) {
+					this.keepLayout(at, { at: now, layout: null });
+					return { layout: null, claimed: true };
+				}
+				if (now >= until) return { layout: null, claimed: false };
+				await this.layoutChange(at, until - now);
+			}
 		});
 	}
 
@@ -369,6 +383,25 @@ export class ProjectCoordinator extends DurableObject<Env> {
 		this.startLayouts.delete(key);
 		this.startLayouts.set(key, entry);
 		while (this.startLayouts.size > START_LAYOUTS) this.startLayouts.delete(this.startLayouts.keys().next().value as string);
+		const waiting = this.layoutWaiters.get(key);
+		this.layoutWaiters.delete(key);
+		for (const wake of waiting ?? []) wake();
+	}
+
+	/** Resolves when the session's layout is claimed or kept, or after `ms`. */
+	private layoutChange(key: string, ms: number): Promise<void> {
+		return new Promise((resolve) => {
+			const waiting = this.layoutWaiters.get(key) ?? new Set<() => void>();
+			this.layoutWaiters.set(key, waiting);
+			const wake = () => {
+				clearTimeout(timer);
+				waiting.delete(wake);
+				if (waiting.size === 0 && this.layoutWaiters.get(key) === waiting) this.layoutWaiters.delete(key);
+				resolve();
+			};
+			const timer = setTimeout(wake, ms);
+			waiting.add(wake);
+		});
 	}
 
 	/** The topics holding these memories (src/search/topics.ts), and those the prompt names by key or by kind, for a prompt's block. */
