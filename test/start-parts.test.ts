@@ -174,7 +174,13 @@ describe("the start block in parts", () => {
 		const pid = await projectWith(memoriesOf(5));
 		const ctx = { tenantId: tenant.tenantId, userId: tenant.userId, projectId: pid };
 		const stub = env.PROJECT_COORDINATOR.getByName(pid);
-		const layout = { parts: ["a", "b"], servedIds: [], listedIds: [], listed: { rules: 0, facts: 0, ofRules: 0, ofFacts: 0, topics: 0 }, warnings: [] };
+		const layout = {
+			parts: ["a", "b"],
+			servedIds: [],
+			listedIds: [],
+			listed: { rules: 0, facts: 0, ofRules: 0, ofFacts: 0, topics: 0 },
+			warnings: [],
+		};
 		const unwrap = <T>(o: { ok: boolean; value?: T }) => {
 			expect(o.ok).toBe(true);
 			return o.value as T;
