@@ -181,7 +181,8 @@ describe("the start block in parts", () => {
 			listed: { rules: 0, facts: 0, ofRules: 0, ofFacts: 0, topics: 0 },
 			warnings: [],
 		};
-		const unwrap = <T>(o: { ok: boolean; value?: T }) => {
+		const unwrap = <T>(outcome: unknown) => {
+			const o = outcome as { ok: boolean; value?: T };
 			expect(o.ok).toBe(true);
 			return o.value as T;
 		};
@@ -195,14 +196,14 @@ describe("the start block in parts", () => {
 		unwrap(await stub.keepStartLayout(ctx, "s1", layout));
 		const answer = await Promise.race([waiting, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 1_500))]);
 		expect(answer).not.toBe("still waiting");
-		expect(unwrap<State>(answer as { ok: boolean; value?: State })).toEqual({ layout, claimed: false });
+		expect(unwrap<State>(answer)).toEqual({ layout, claimed: false });
 		// A part waiting before anyone claimed is woken by the claim, then by the layout.
 		const early = stub.startLayout(ctx, "s2", false, 4_000);
 		await new Promise((r) => setTimeout(r, 20));
 		expect(unwrap<State>(await stub.startLayout(ctx, "s2", true, 0)).claimed).toBe(true);
 		unwrap(await stub.keepStartLayout(ctx, "s2", { ...layout, parts: ["c"] }));
 		const second = await Promise.race([early, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), 1_500))]);
-		expect(unwrap<State>(second as { ok: boolean; value?: State }).layout?.parts).toEqual(["c"]);
+		expect(unwrap<State>(second).layout?.parts).toEqual(["c"]);
 		// The first layout kept wins.
 		expect(unwrap<typeof layout>(await stub.keepStartLayout(ctx, "s2", { ...layout, parts: ["d"] })).parts).toEqual(["c"]);
 	});

@@ -11,7 +11,7 @@ import type { AfterUserEvent } from "../consolidate/run";
 import { MEMORY_TYPES, type MemoryScope, type MemorySource, type MemoryType } from "../memory/topic-file";
 import { useOf, useScore } from "../memory/use";
 import type { ProjectContext } from "../storage/context";
-import type { ProjectDb } from "../storage/sql";
+import { namedRows, type ProjectDb } from "../storage/sql";
 import { awaitingCount, servedInSql } from "../trust/vouch";
 import { kindTopics } from "./fact-kinds";
 import { topicsShownTo } from "./served";
@@ -171,6 +171,34 @@ async function summaryOf(db: ProjectDb, ctx: ProjectContext, scopes: MemoryScope
 	return pending;
 }
 
+/** A header as the view reads it, column by column. */
+const HEADER_COLUMNS = [
+	"id",
+	"name",
+	"type",
+	"description",
+	"scope",
+	"updated_at",
+	"verified_at",
+	"times_served",
+	"served_sessions",
+	"cited_sessions",
+	"read_sessions",
+	"last_cited_at",
+	"last_read_at",
+	"source",
+	"trust",
+	"reviewed_by",
+	"author_id",
+	"vouched_by",
+] as const;
+/** What rows are chosen by (`fitting`): the ranking columns and the description's length, not its text. */
+const RANKING_COLUMNS = [...HEADER_COLUMNS.slice(0, 3), "description_length", ...HEADER_COLUMNS.slice(4, 13)] as const;
+/** What a chosen row still needs: its description's text and the provenance its line carries. */
+const REST_COLUMNS = ["id", "description", "source", "trust", "reviewed_by", "author_id", "vouched_by"] as const;
+const selectList = (columns: readonly string[]) =>
+	columns.map((c) => (c === "description_length" ? "length(m.description)" : `m.${c}`)).join(", ");
+
 /** Rows kept past those whose lines fill the block: for rows the Worker leaves out (files served whole, a scope switched off, code gone) and lines a part skips. */
 const FILL_MARGIN_ROWS = 40;
 
@@ -216,14 +244,9 @@ export async function startView(
 		topics: [],
 	};
 	if (scopes.length === 0) return view;
-	const columns =
-		"m.id, m.name, m.type, m.description, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at, m.source, m.trust, m.reviewed_by, m.author_id, m.vouched_by";
 	// With `fill`, the rows are chosen from their headers without the descriptions' text (its length only),
 	// and only the chosen are read whole.
-	const chosenBy =
-		fill === undefined
-			? columns
-			: "m.id, m.name, m.type, '' AS description, length(m.description) AS description_length, m.scope, m.updated_at, m.verified_at, m.times_served, m.served_sessions, m.cited_sessions, m.read_sessions, m.last_cited_at, m.last_read_at";
+	const chosenBy = fill === undefined ? HEADER_COLUMNS : RANKING_COLUMNS;
 	// Rules and preferences are few and all compete for the block: by use first (cited or read), then by how
 	// often served. Facts can be many: the most served through the index (recall's candidates for the
 	// session's context join them in the Worker).
@@ -231,22 +254,30 @@ export async function startView(
 		kind === "rules"
 			? "m.cited_sessions + m.read_sessions DESC, m.times_served DESC, m.updated_at DESC"
 			: "m.times_served DESC, m.updated_at DESC";
-	const statements = MEMORY_TYPES.map((type) =>
-		db
-			.prepare(
-				`SELECT ${chosenBy} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${servedInSql(scopes, "m", "?3")} AND m.archived_at IS NULL
-				 ORDER BY ${order(kindOf(type))} LIMIT ?4`,
-			)
-			.bind(ctx.projectId, type, ctx.userId, limit[kindOf(type)]),
-	);
+	const read = async () => {
+		const perType: Sized[][] = [];
+		for (const type of MEMORY_TYPES)
+			perType.push(
+				await namedRows<Sized>(
+					db
+						.prepare(
+							`SELECT ${selectList(chosenBy)} FROM memories m WHERE m.project_id = ?1 AND m.type = ?2 AND ${servedInSql(scopes, "m", "?3")} AND m.archived_at IS NULL
+							 ORDER BY ${order(kindOf(type))} LIMIT ?4`,
+						)
+						.bind(ctx.projectId, type, ctx.userId, limit[kindOf(type)]),
+					chosenBy,
+				),
+			);
+		return perType.flat();
+	};
 	const [results, summary, awaiting] = await Promise.all([
-		db.batch<Sized>(statements),
+		read(),
 		summaryOf(db, ctx, scopes),
 		scopes.includes("team") ? awaitingCount(db, ctx.projectId) : 0,
 	]);
 	view.awaiting = awaiting;
 	const rows: Record<Kind, Sized[]> = { rules: [], facts: [] };
-	for (const row of results.flatMap((r) => r.results)) rows[kindOf(row.type)].push(row);
+	for (const row of results) rows[kindOf(row.type)].push(row);
 	rows.rules = rows.rules.sort(standing).slice(0, limit.rules);
 	rows.facts = rows.facts.sort(standing).slice(0, limit.facts);
 	if (fill === undefined) {
@@ -255,15 +286,19 @@ export async function startView(
 	} else {
 		const now = Date.now();
 		const chosen = [...fitting(rows.rules, fill, now), ...fitting(rows.facts, fill, now)];
-		const { results: whole } = await db
-			.prepare(`SELECT ${columns} FROM memories m WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))`)
-			.bind(ctx.projectId, JSON.stringify(chosen.map((r) => r.id)))
-			.all<HeaderRow>();
-		const byId = new Map(whole.map((r) => [r.id, r]));
-		// In the standing order they were chosen in.
+		const rest = await namedRows<Pick<HeaderRow, (typeof REST_COLUMNS)[number]>>(
+			db
+				.prepare(`SELECT ${selectList(REST_COLUMNS)} FROM memories m WHERE m.project_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))`)
+				.bind(ctx.projectId, JSON.stringify(chosen.map((r) => r.id))),
+			REST_COLUMNS,
+		);
+		const byId = new Map(rest.map((r) => [r.id, r]));
+		// In the standing order they were chosen in, each with the rest of its header.
 		for (const r of chosen) {
-			const row = byId.get(r.id);
-			if (row) view[kindOf(row.type)].push(row);
+			const more = byId.get(r.id);
+			if (!more) continue;
+			const { description_length: _length, ...header } = r;
+			view[kindOf(r.type)].push({ ...header, ...more });
 		}
 	}
 	return summary ? { ...view, counts: summary.counts, topics: summary.topics } : view;
