@@ -587,15 +587,22 @@ export async function buildInjection(
 		// Compact when the rules would not all fit beside full topic lines: the topic's key words and size only.
 		let compact = false;
 		// `mostOpenFirst`: the topics holding the most unlisted memories first (when not all of them will fit).
-		const topicItems = (listed: Set<number>, mostOpenFirst = false): StartItem[] =>
-			(view?.topics ?? [])
-				.map((t) => ({ t, shown: t.ids.filter((id) => listed.has(id)).length }))
+		// Each memory's topics by index, made once: a layout lists hundreds of memories, the topics hold them all.
+		const topics = view?.topics ?? [];
+		const topicsOfId = new Map<number, number[]>();
+		for (const [i, t] of topics.entries()) for (const id of t.ids) topicsOfId.set(id, [...(topicsOfId.get(id) ?? []), i]);
+		const topicItems = (listed: Set<number>, mostOpenFirst = false): StartItem[] => {
+			const shownIn = new Array<number>(topics.length).fill(0);
+			for (const id of listed) for (const i of topicsOfId.get(id) ?? []) shownIn[i] = (shownIn[i] ?? 0) + 1;
+			return topics
+				.map((t, i) => ({ t, shown: shownIn[i] ?? 0 }))
 				.filter(({ t, shown }) => shown < t.ids.length)
 				.sort((a, b) => (mostOpenFirst ? b.t.ids.length - b.shown - (a.t.ids.length - a.shown) || (a.t.key < b.t.key ? -1 : 1) : 0))
 				.map(({ t, shown }) => ({
 					section: "topics" as const,
 					text: compact ? topicLine({ key: t.key, words: [] }, t.ids.length) : topicLine(t, t.ids.length, shown),
 				}));
+		};
 		const idsOf = (placed: StartItem[]) => new Set(placed.flatMap((i) => (i.id === undefined ? [] : [i.id])));
 		let layout = layOut(items, head, of, limits, budget);
 		if (idsOf(layout.placed).size < visibleCount) {
