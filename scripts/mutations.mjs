@@ -122,6 +122,14 @@ const MUTATIONS = [
 		project: "worker",
 		tests: ["test/memory-commands-integration.test.ts"],
 	},
+	{
+		claim: "a start part waiting in the object is answered the moment the layout is kept",
+		file: "src/project/object.ts",
+		from: "for (const wake of waiting ?? []) wake();",
+		to: "void waiting;",
+		project: "worker",
+		tests: ["test/start-parts.test.ts"],
+	},
 ];
 
 /** Replaces `from` with `to` in `text`, insisting it occurs exactly once. */

@@ -66,7 +66,8 @@ const pct = (x: number, of: number) => (of ? `${((x / of) * 100).toFixed(1)} %` 
  * (its rows are the honest figure); `grown` asks the base sets' prompts; `grown-facts` asks the facts set's prompts
  * in its projects grown to ~1,000, measured once (docs/benchmarks.md keeps that row) and seen since; `facts2` and
  * `grown-facts2` (two more fact-heavy projects, and the same grown to ~1,000) were written blind and measured once
- * (their misses were read since, nothing was tuned on them); `facts3` and `grown-facts3` likewise, later.
+ * (their misses were read since, nothing was tuned on them); `facts3` and `grown-facts3` likewise, later, and
+ * `facts4` and `grown-facts4` after the start parts' latency work.
  * A *before* row takes its set's word.
  */
 const SEEN: Record<string, string> = {
@@ -80,6 +81,8 @@ const SEEN: Record<string, string> = {
 	"grown-facts2": "measured once",
 	facts3: "measured once",
 	"grown-facts3": "measured once",
+	facts4: "measured once",
+	"grown-facts4": "measured once",
 };
 const seen = (set: string) => {
 	const name = (set.split(",")[0] ?? "").trim();
