@@ -263,8 +263,11 @@ const empty = (warnings: string[]): InjectResult => blockResult("", false, warni
  * most served (about 60–80 lines fit 9,500 characters; recall's candidates for the session's context join them).
  */
 const START_ROWS = { rules: 200, facts: 60 };
-/** In parts the start block has room for a few hundred lines: every rule a project is likely to have, and facts to fill it. */
-const START_ROWS_PARTS = { rules: 400, facts: 400 };
+/**
+ * In parts the start block has room for a few hundred lines: every rule a project is likely to have, and facts to
+ * fill it (25,000 characters hold about 200 lines of a real project, 600 only when lines average 40 characters).
+ */
+const START_ROWS_PARTS = { rules: 300, facts: 300 };
 /** What a part's headings and fences take, at most. */
 const PART_OVERHEAD = 400;
 /** What a part's topics section adds besides its lines (heading and fence). */
