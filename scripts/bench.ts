@@ -616,8 +616,8 @@ out("The two blocks an agent gets, as the hooks ask for them: the session-start 
 out("commit subject and a file from the question's words, a new session, its three parts at once, 9,500 characters each;");
 out("its index read and ranked");
 out("from every memory's header) and the per-prompt block (above). Target: p95 at 10,000 memories within 1.5× of the");
-out("blocks before the start block became a ranked view and the prompt block offered lines (the old start block: `inject`");
-out("with a query, MEMORY.md by name).");
+out("blocks before the start block came in parts (one 9,500-character block; the median of six runs of that tree on this");
+out("machine, interleaved with runs of the parts: single runs vary by ±30 %).");
 out();
 out("| memories | start block p50 | p95 | p99 | p95 before | ratio | prompt block p95 | p95 before | ratio |");
 out("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");

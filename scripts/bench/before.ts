@@ -495,11 +495,13 @@ export const FRONT_BEFORE: FrontFigures[] = [
 ];
 
 /**
- * The session-start and per-prompt blocks' p95 before the start block became a ranked view, from the
- * latency run of 2026-12-02 (the old start block: `inject` with a query, MEMORY.md by name; the prompt
- * block: `include: "memories"`), in ms. Target: within 1.5× of these.
+ * The session-start and per-prompt blocks' p95 before the start block came in parts (commit b94abf8: one
+ * 9,500-character start block), in ms: the median of six `CAIRN_BENCH_ONLY=latency` runs of that tree on
+ * 2026-12-08, interleaved with runs of the parts on the same machine (single runs there vary by ±30 %).
+ * Target: within 1.5× of these. (Before the start block became a ranked view, 2026-12-02: 30 / 15 ms at
+ * 1,000 memories, 21 / 11 ms at 10,000.)
  */
 export const BLOCKS_P95_BEFORE: Record<number, { start: number; prompt: number }> = {
-	1000: { start: 30, prompt: 15 },
-	10000: { start: 21, prompt: 11 },
+	1000: { start: 21, prompt: 9 },
+	10000: { start: 24, prompt: 12 },
 };
