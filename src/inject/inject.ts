@@ -611,7 +611,10 @@ export async function buildInjection(
 		if (idsOf(layout.placed).size < visibleCount) {
 			// Room for the topic lines the lines leave unlisted, found by a few rounds (fewer lines, more topics).
 			// Rules come before topics: when full topic lines would leave rules out, topics are named compactly.
-			const rulesLeftOut = (placed: StartItem[]) => ruleRows.some((r) => !idsOf(placed).has(r.id));
+			const rulesLeftOut = (placed: StartItem[]) => {
+				const ids = idsOf(placed);
+				return ruleRows.some((r) => !ids.has(r.id));
+			};
 			const topicSize = (topics: StartItem[]) => topics.reduce((n, t) => n + size(t.text) + 1, 0) + TOPICS_HEADING;
 			const linesBesideTopics = () => {
 				let reserve = topicSize(topicItems(idsOf(layout.placed)));
