@@ -170,7 +170,7 @@ describe("the start block in parts", () => {
 		expect((await ask("compact")).text).toContain("- late-rule — Written after the session started");
 	});
 
-	it("holds a waiting part in the object until the layout is kept, and lets a late part claim a stale start", async () => {
+	it("holds a waiting part in the object until the layout is claimed and kept; the first layout kept wins", async () => {
 		const pid = await projectWith(memoriesOf(5));
 		const ctx = { tenantId: tenant.tenantId, userId: tenant.userId, projectId: pid };
 		const stub = env.PROJECT_COORDINATOR.getByName(pid);
