@@ -274,6 +274,13 @@ const PART_OVERHEAD = 400;
 const TOPICS_HEADING = 200;
 /** A part's cap when the request gives none (Claude Code's per-hook cap, less a margin). */
 const DEFAULT_PART_CHARS = 9_500;
+/** One part's limits as the request gives them: characters (Claude Code's unit, the default) and UTF-8 bytes (Codex's). */
+const partLimits = (request: InjectRequest) => ({
+	maxChars: request.maxChars ?? (request.maxBytes === undefined ? DEFAULT_PART_CHARS : Number.POSITIVE_INFINITY),
+	maxBytes: request.maxBytes ?? Number.POSITIVE_INFINITY,
+});
+/** What one part holds at most, in the smaller of its limits. */
+const partCap = (request: InjectRequest) => Math.min(partLimits(request).maxChars, partLimits(request).maxBytes);
 
 const ageShort = (days: number) =>
 	days < 1 ? "today" : days < 60 ? `${days} day${days === 1 ? "" : "s"} old` : `${Math.round(days / 30)} months old`;
@@ -361,13 +368,7 @@ export async function buildInjection(
 			: null,
 	);
 	// In parts, the object sends only the rows a block of the parts' size could list.
-	const fill = request.part
-		? request.part.of *
-			Math.min(
-				request.maxChars ?? (request.maxBytes === undefined ? DEFAULT_PART_CHARS : Number.POSITIVE_INFINITY),
-				request.maxBytes ?? Number.POSITIVE_INFINITY,
-			)
-		: undefined;
+	const fill = request.part ? request.part.of * partCap(request) : undefined;
 	const [settings, summaryObject, view, code, recalled] = await Promise.all([
 		settingsRead,
 		// The summary without lines about memories changed or deleted since it was written (never a dead memory:// path).
@@ -544,13 +545,10 @@ export async function buildInjection(
 
 	if (request.part) {
 		// The block in parts: rules, the files the context is sure of, facts, then topics for the rest.
-		const limits = {
-			maxChars: request.maxChars ?? (request.maxBytes === undefined ? DEFAULT_PART_CHARS : Number.POSITIVE_INFINITY),
-			maxBytes,
-		};
+		const limits = partLimits(request);
 		const size = sizeIn(limits);
 		const of = request.part.of;
-		const cap = Math.min(limits.maxChars, limits.maxBytes);
+		const cap = partCap(request);
 		// Each part also carries its heading: the whole is at most what the parts hold less that.
 		const budget = Math.min(request.startBudget ?? Number(settings["memories.startBudget"].value), of * (cap - PART_OVERHEAD));
 		// Part 1 leads with the guidance (the summary cut to leave room), after a compaction the session's own notes first.

@@ -192,10 +192,13 @@ const HEADER_COLUMNS = [
 	"author_id",
 	"vouched_by",
 ] as const;
-/** What rows are chosen by (`fitting`): the ranking columns and the description's length, not its text. */
-const RANKING_COLUMNS = [...HEADER_COLUMNS.slice(0, 3), "description_length", ...HEADER_COLUMNS.slice(4, 13)] as const;
 /** What a chosen row still needs: its description's text and the provenance its line carries. */
 const REST_COLUMNS = ["id", "description", "source", "trust", "reviewed_by", "author_id", "vouched_by"] as const;
+/** What rows are chosen by (`fitting`): the rest of the header, and the description's length instead of its text. */
+const RANKING_COLUMNS = [
+	...HEADER_COLUMNS.filter((c) => c === "id" || !(REST_COLUMNS as readonly string[]).includes(c)),
+	"description_length",
+];
 const selectList = (columns: readonly string[]) =>
 	columns.map((c) => (c === "description_length" ? "length(m.description)" : `m.${c}`)).join(", ");
 
